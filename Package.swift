@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every Rewind target shares: Swift 6 language mode (complete concurrency checking)
+/// plus the upcoming features the house style asks for.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Rewind",
+    // `Synchronization.Mutex` (the store's locks) is the floor on Apple platforms.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Rewind", targets: ["Rewind"]),
+        .library(name: "RewindExamples", targets: ["RewindExamples"]),
+        .executable(name: "rewind", targets: ["rewind"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The store core: no dependencies beyond the toolchain.
+        .target(name: "Rewind", swiftSettings: strictSettings),
+
+        // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
+        .target(name: "RewindExamples", dependencies: ["Rewind"], swiftSettings: strictSettings),
+
+        // The `rewind` command-line tool.
+        .executableTarget(
+            name: "rewind",
+            dependencies: [
+                "Rewind",
+                "RewindExamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/rewind",
+            swiftSettings: strictSettings
+        ),
+
+        // Helpers shared by the test targets.
+        .target(name: "RewindTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        // Benchmarks of Rewind's workloads against their baselines (run with -c release).
+        .executableTarget(
+            name: "rewind-bench",
+            dependencies: [
+                "Rewind",
+                "RewindExamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/rewind-bench",
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "RewindExamplesTests",
+            dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,58 @@
+/// Feeds actions from a running effect back into the store.
+///
+/// Each call captures its own call site, so the recorded source of a fed-back action points at
+/// the line inside the effect that sent it, marked with origin ``ActionSource/Origin/effect``.
+///
+/// ```swift
+/// .run { send in
+///     let products = try await api.fetchCatalogue()
+///     send(.catalogue(.loaded(products)))
+/// }
+/// ```
+public struct Send<Action: Sendable>: Sendable {
+    private let deliver: @Sendable (Action, ActionSource) -> Void
+
+    /// Creates a sender from a function that dispatches an action with its source.
+    ///
+    /// - Parameter deliver: Receives each action and the source it was sent from.
+    public init(_ deliver: @escaping @Sendable (Action, ActionSource) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Sends an action back to the store.
+    ///
+    /// - Parameters:
+    ///   - action: The action.
+    ///   - info: An optional note for the source.
+    public func callAsFunction(
+        _ action: Action,
+        info: String? = nil,
+        file: String = #fileID,
+        function: String = #function,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        deliver(
+            action,
+            ActionSource(file: file, function: function, line: line, column: column, info: info, origin: .effect)
+        )
+    }
+
+    /// Sends an action with an explicit source, kept as it is.
+    ///
+    /// - Parameters:
+    ///   - action: The action.
+    ///   - source: Its source.
+    public func callAsFunction(_ action: Action, from source: ActionSource) {
+        deliver(action, source)
+    }
+
+    /// A sender of smaller actions that wraps each one before passing it on.
+    ///
+    /// - Parameter transform: Wraps a smaller action into this sender's action.
+    /// - Returns: The wrapping sender.
+    public func map<Local: Sendable>(_ transform: @escaping @Sendable (Local) -> Action) -> Send<Local> {
+        let deliver = self.deliver
+        return Send<Local> { action, source in deliver(transform(action), source) }
+    }
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Rewind's one-stop developer command: installs what a fresh machine lacks, then runs a job.
+#
+#   Tools/dev.sh demo [rewind demo options]   record the shop app's scripted session and show it
+#   Tools/dev.sh test [swift test options]    build and run the whole test suite
+#   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
+#
+# On Debian or Ubuntu it installs libsqlite3-dev through apt-get when it is missing (with sudo
+# when not root). On macOS the system SQLite is used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'dev.sh: %s\n' "$*" >&2; }
+
+require_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        say "Swift 6.1 or newer is needed and 'swift' is not on PATH: see https://www.swift.org/install/"
+        exit 2
+    fi
+}
+
+ensure_sqlite() {
+    [ "$(uname -s)" = "Linux" ] || return 0
+    if command -v dpkg-query >/dev/null 2>&1; then
+        if dpkg-query -W -f='${Status}' libsqlite3-dev 2>/dev/null | grep -q "install ok installed"; then
+            return 0
+        fi
+        say "installing libsqlite3-dev (SQLite headers for the event log)"
+        local sudo=""
+        if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev >/dev/null
+    elif [ ! -f /usr/include/sqlite3.h ]; then
+        say "SQLite's headers (sqlite3.h) are missing: install your distribution's SQLite development package"
+        exit 2
+    fi
+}
+
+job="${1:-}"
+[ $# -gt 0 ] && shift
+case "$job" in
+    demo)
+        require_swift
+        ensure_sqlite
+        exec swift run rewind demo "$@"
+        ;;
+    test)
+        require_swift
+        ensure_sqlite
+        exec swift test "$@"
+        ;;
+    bench)
+        require_swift
+        ensure_sqlite
+        exec swift run -c release rewind-bench "$@"
+        ;;
+    *)
+        sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+        [ -z "$job" ] && exit 0
+        say "unknown job '$job'"
+        exit 2
+        ;;
+esac
