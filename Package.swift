@@ -13,15 +13,28 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Rewind", targets: ["Rewind"]),
+        .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
         .target(name: "Rewind", swiftSettings: strictSettings),
+
+        // The SQLite event log: schema, sessions, append, reading, the recorder middleware.
+        .target(
+            name: "RewindLog",
+            dependencies: [
+                "Rewind",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
 
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
         .target(name: "RewindExamples", dependencies: ["Rewind"], swiftSettings: strictSettings),
@@ -53,6 +66,17 @@ let package = Package(
         ),
 
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "RewindLogTests",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindExamples",
+                "RewindTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "RewindExamplesTests",
             dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"],

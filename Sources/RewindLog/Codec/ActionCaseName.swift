@@ -1,0 +1,42 @@
+/// The dotted case path of an action, as the log's `action` column stores it: `cart.remove` for
+/// `ShopAction.cart(.remove(productID: "mug"))`, `cart.removeDiscount` for a case without
+/// payload.
+///
+/// Derived by reflection on the writer thread, never on the dispatch path. A type can name its
+/// cases itself by conforming to ``NamedAction``.
+public enum ActionCaseName {
+    /// The case path of `action`.
+    ///
+    /// - Parameter action: Any value; enums give their case path, other values their type name.
+    /// - Returns: The case path.
+    public static func of(_ action: Any) -> String {
+        if let named = action as? any NamedAction { return named.actionCaseName }
+        var parts: [String] = []
+        var value = action
+        while parts.count < 8 {
+            let mirror = Mirror(reflecting: value)
+            guard mirror.displayStyle == .enum else {
+                if parts.isEmpty { parts.append(String(describing: type(of: value))) }
+                break
+            }
+            guard let child = mirror.children.first, let label = child.label else {
+                // A case without payload describes itself by its name.
+                parts.append(String(describing: value))
+                break
+            }
+            parts.append(label)
+            // Follow a single payload that is itself an enum (a nested action); stop at tuples
+            // (several associated values) and plain values.
+            let payload = Mirror(reflecting: child.value)
+            guard payload.displayStyle == .enum else { break }
+            value = child.value
+        }
+        return parts.joined(separator: ".")
+    }
+}
+
+/// An action that names its own case path for the log (instead of reflection).
+public protocol NamedAction {
+    /// The dotted case path, e.g. `cart.remove`.
+    var actionCaseName: String { get }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Encodes actions and states for the log, and decodes them back.
+///
+/// Each session records the name of its codec, so every reader picks the right decoder. A codec
+/// that produces text (``isText``) stores payloads as SQLite `TEXT`, readable with `sqlite3`
+/// and `json_extract`; others store `BLOB`s.
+public protocol PayloadCodec: Sendable {
+    /// The name recorded in each session (`json`, …). Never change a released codec's name.
+    var name: String { get }
+    /// Whether payloads are UTF-8 text.
+    var isText: Bool { get }
+    /// Encodes a value.
+    func encode<Value: Encodable>(_ value: Value) throws -> Data
+    /// Decodes a value.
+    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
+}
+
+/// JSON, through Foundation's coders: readable with `sqlite3` and `json_extract`. The default.
+///
+/// Dates are encoded as Foundation encodes them by default (seconds since 2001 as a number), so
+/// they decode to exactly the same `Date` and replay stays bit-for-bit faithful.
+public struct JSONPayloadCodec: PayloadCodec {
+    /// `json`.
+    public let name = "json"
+    /// JSON is text.
+    public let isText = true
+
+    /// The JSON codec.
+    public init() {}
+
+    /// Encodes a value as JSON.
+    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        try JSONEncoder().encode(value)
+    }
+
+    /// Decodes a value from JSON.
+    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try JSONDecoder().decode(type, from: data)
+    }
+}
+
+/// The codecs a log can use, by name.
+public struct PayloadCodecs: Sendable {
+    private let byName: [String: any PayloadCodec]
+
+    /// A set of codecs.
+    ///
+    /// - Parameter codecs: The codecs; later ones win on a name clash.
+    public init(_ codecs: [any PayloadCodec]) {
+        var byName: [String: any PayloadCodec] = [:]
+        for codec in codecs { byName[codec.name] = codec }
+        self.byName = byName
+    }
+
+    /// The codecs Rewind ships: JSON.
+    public static let standard = PayloadCodecs([JSONPayloadCodec()])
+
+    /// The codec with `name`, or `nil`.
+    public subscript(name: String) -> (any PayloadCodec)? {
+        byName[name]
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Rewind
+
+extension EventLog {
+    /// Appends actions to a session in one transaction and returns the seqs they were given.
+    ///
+    /// This is the store-agnostic way to record: any Redux-style store can call it from its own
+    /// middleware. (Rewind's ``Recorder`` does the same work off the dispatch path, batching.)
+    ///
+    /// ```swift
+    /// try log.append([EventRecord(action, source: ActionSource())], to: session)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - records: The actions, in the order they were reduced.
+    ///   - session: The session they belong to (from ``beginSession(app:codec:initialState:info:at:)``).
+    ///   - redaction: What to keep off the disk.
+    /// - Returns: The seqs given to the records, or `nil` when there were none.
+    /// - Throws: ``EventLogError``; when an action cannot be encoded nothing is written.
+    @discardableResult
+    public func append<Action: Encodable & Sendable>(
+        _ records: [EventRecord<Action>],
+        to session: LogSession,
+        redaction: Redaction<Action> = .none
+    ) throws(EventLogError) -> ClosedRange<Int64>? {
+        guard let codec = codecs[session.codec] else {
+            throw .unknownCodec(path: path, session: session.id, codec: session.codec)
+        }
+        let encoder = EventEncoder(codec: codec, redaction: redaction, path: path)
+        var writes: [LogWrite] = []
+        writes.reserveCapacity(records.count)
+        for record in records {
+            let (event, failure) = encoder.encode(record.action, source: record.source, time: record.time.timeIntervalSince1970)
+            if let failure { throw failure }
+            writes.append(.event(event))
+        }
+        return try write { db in try insert(writes, session: session.id, isText: codec.isText, in: db) }
+    }
+
+    /// Stores a snapshot of the state after event `seq` of `session`.
+    ///
+    /// - Parameters:
+    ///   - state: The state after `seq`.
+    ///   - session: The session.
+    ///   - seq: The event the state follows.
+    ///   - date: When the snapshot was taken.
+    public func appendSnapshot<State: Encodable>(
+        _ state: State,
+        to session: LogSession,
+        after seq: Int64,
+        at date: Date = Date()
+    ) throws(EventLogError) {
+        guard let codec = codecs[session.codec] else {
+            throw .unknownCodec(path: path, session: session.id, codec: session.codec)
+        }
+        let data: Data
+        do { data = try codec.encode(state) } catch {
+            throw .encodingFailed(path: path, seq: seq, actionCase: "state", reason: "\(error)")
+        }
+        try write { db in
+            try Self.insertSnapshot(db, session: session.id, seq: seq, time: date.timeIntervalSince1970, kind: "periodic", state: data, isText: codec.isText)
+        }
+    }
+
+    /// Writes events and snapshots, in order, inside the caller's transaction; returns the seqs
+    /// the events got. Events bind through the raw statement handle: this is the recording hot
+    /// path on the writer thread, and GRDB's argument arrays cost about a third of its time.
+    func insert(_ writes: [LogWrite], session: Int64, isText: Bool, in db: Database) throws -> ClosedRange<Int64>? {
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO events (session_id, time, action, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
+        let handle = statement.sqliteStatement
+        var first: Int64?
+        var last: Int64?
+        for write in writes {
+            switch write {
+            case let .event(event):
+                let sourceID = try sources.id(for: event.source, in: db)
+                sqlite3_reset(handle)
+                sqlite3_bind_int64(handle, 1, session)
+                sqlite3_bind_double(handle, 2, event.time)
+                RawBinding.bind(text: event.actionCase, to: handle, at: 3)
+                RawBinding.bind(payload: event.payload, isText: isText, to: handle, at: 4)
+                sqlite3_bind_int64(handle, 5, sourceID)
+                RawBinding.bind(text: event.info, to: handle, at: 6)
+                RawBinding.bind(text: event.redaction, to: handle, at: 7)
+                let code = sqlite3_step(handle)
+                guard code == SQLITE_DONE else {
+                    sqlite3_reset(handle)
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+                let seq = sqlite3_last_insert_rowid(db.sqliteConnection)
+                if first == nil { first = seq }
+                last = seq
+            case let .snapshot(time, state):
+                let seq = try last ?? Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events")!
+                try Self.insertSnapshot(db, session: session, seq: seq, time: time, kind: "periodic", state: state, isText: isText)
+            }
+        }
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        guard let first, let last else { return nil }
+        return first...last
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+
+extension EventLog {
+    /// Starts a recording session: records who is recording and the state before the first
+    /// event (the session's initial snapshot), so the log can be replayed with nothing but the
+    /// app's reducer.
+    ///
+    /// - Parameters:
+    ///   - app: Who is recording.
+    ///   - codec: How to encode this session's actions and states.
+    ///   - initialState: The state before the session's first action.
+    ///   - info: Free-form JSON to keep with the session (device, build, …).
+    ///   - date: When the session starts.
+    /// - Returns: The new session.
+    /// - Throws: ``EventLogError``, e.g. when the state cannot be encoded.
+    public func beginSession<State: Encodable>(
+        app: AppIdentity,
+        codec: any PayloadCodec = JSONPayloadCodec(),
+        initialState: State,
+        info: String? = nil,
+        at date: Date = Date()
+    ) throws(EventLogError) -> LogSession {
+        let state: Data
+        do {
+            state = try codec.encode(initialState)
+        } catch {
+            throw .encodingFailed(path: path, seq: nil, actionCase: "initial state", reason: "\(error)")
+        }
+        return try write { db in
+            let baseSeq = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info]
+            )
+            let id = db.lastInsertedRowID
+            try Self.insertSnapshot(db, session: id, seq: baseSeq, time: date.timeIntervalSince1970, kind: "initial", state: state, isText: codec.isText)
+            return LogSession(id: id, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info, eventCount: 0, seqRange: nil)
+        }
+    }
+
+    /// Every session, oldest first, with its event count and seq range.
+    public func sessions() throws(EventLogError) -> [LogSession] {
+        try read { db in try Row.fetchAll(db, sql: Self.sessionQuery + " ORDER BY s.id").map(Self.session(from:)) }
+    }
+
+    /// The session numbered `id`.
+    ///
+    /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is none.
+    public func session(_ id: Int64) throws(EventLogError) -> LogSession {
+        let found = try read { db in
+            try Row.fetchOne(db, sql: Self.sessionQuery + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
+        }
+        guard let found else { throw .sessionNotFound(path: path, session: id) }
+        return found
+    }
+
+    /// The session that recorded event `seq`.
+    ///
+    /// - Throws: ``EventLogError/seqNotFound(path:seq:available:)`` when there is no such event.
+    public func session(containing seq: Int64) throws(EventLogError) -> LogSession {
+        let id = try read { db in try Int64.fetchOne(db, sql: "SELECT session_id FROM events WHERE seq = ?", arguments: [seq]) }
+        guard let id else { throw .seqNotFound(path: path, seq: seq, available: try seqRange()) }
+        return try session(id)
+    }
+
+    /// The first and last seq in the log, or `nil` when it has no events.
+    public func seqRange() throws(EventLogError) -> ClosedRange<Int64>? {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT min(seq), max(seq) FROM events")
+            guard let low: Int64 = row?[0], let high: Int64 = row?[1] else { return nil }
+            return low...high
+        }
+    }
+
+    private static let sessionQuery = """
+        SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
+               s.started_at, s.base_seq, s.info,
+               (SELECT count(*) FROM events WHERE session_id = s.id) AS event_count,
+               (SELECT min(seq) FROM events WHERE session_id = s.id) AS first_seq,
+               (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq
+        FROM sessions AS s
+        """
+
+    private static func session(from row: Row) -> LogSession {
+        let first: Int64? = row["first_seq"], last: Int64? = row["last_seq"]
+        return LogSession(
+            id: row["id"],
+            app: AppIdentity(
+                id: row["app_id"],
+                version: row["app_version"],
+                actionSchemaVersion: row["action_schema_version"],
+                stateSchemaVersion: row["state_schema_version"]
+            ),
+            codec: row["codec"],
+            startedAt: row["started_at"],
+            baseSeq: row["base_seq"],
+            info: row["info"],
+            eventCount: row["event_count"],
+            seqRange: first.flatMap { first in last.map { first...$0 } }
+        )
+    }
+
+    static func insertSnapshot(_ db: Database, session: Int64, seq: Int64, time: Double, kind: String, state: Data, isText: Bool) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO snapshots (session_id, seq, time, kind, state) VALUES (?, ?, ?, ?, ?)",
+            arguments: [session, seq, time, kind, isText ? String(decoding: state, as: UTF8.self).databaseValue : state.databaseValue]
+        )
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+
+/// A Rewind log: one SQLite file holding recording sessions, their events and snapshots.
+///
+/// Opening checks the file before SQLite writes to it: a file that is not SQLite, a SQLite
+/// database that is not a Rewind log, a log from a newer Rewind, a truncated file or a
+/// read-only file is refused with its own ``EventLogError`` and left exactly as it was. A new
+/// log is created readable and writable by its owner only, in WAL mode, so readers (the
+/// `rewind` tool, tests, a second ``EventLog``) can read while a recorder writes.
+///
+/// ```swift
+/// let log = try EventLog(path: "shop.rewind")             // opens or creates
+/// for session in try log.sessions() { print(session) }
+/// var events = log.events(EventFilter(actionCase: "cart.*"))
+/// while let event = try events.next() { print(event.seq, event.actionCase, event.source) }
+/// ```
+///
+/// Any store can record through ``beginSession(app:codec:initialState:info:at:)`` and
+/// ``append(_:to:)``; Rewind's own ``Recorder`` middleware does so off the dispatch path.
+public final class EventLog: Sendable {
+    /// How a log is opened.
+    public enum Mode: Sendable, Equatable {
+        /// Read only; the file must exist. Nothing is ever written.
+        case readOnly
+        /// Read and write; the file is created when missing.
+        case readWrite
+    }
+
+    /// The file's path.
+    public let path: String
+    /// How the log was opened.
+    public let mode: Mode
+    /// The codecs this log can decode with, by name.
+    public let codecs: PayloadCodecs
+
+    let database: DatabaseQueue
+    let sources = SourceInterner()
+
+    /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
+    ///
+    /// - Parameters:
+    ///   - path: The file.
+    ///   - mode: Read only, or read and write (the default).
+    ///   - codecs: The codecs available for reading and writing payloads.
+    /// - Throws: ``EventLogError`` saying why the file cannot be used; the file is unchanged.
+    public init(path: String, mode: Mode = .readWrite, codecs: PayloadCodecs = .standard) throws(EventLogError) {
+        self.path = path
+        self.mode = mode
+        self.codecs = codecs
+        let fileManager = FileManager.default
+        var isDirectory: ObjCBool = false
+        if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw .notSQLite(path: path, reason: "it is a folder") }
+            if mode == .readWrite && !Self.isWritable(path) {
+                throw .readOnly(path: path, detail: "the file or its folder is not writable")
+            }
+            if let header = try LogFileHeader.read(path: path) {
+                try Self.validate(path: path, header: header)
+            } else if mode == .readOnly {
+                throw .notSQLite(path: path, reason: "the file is empty")
+            }
+        } else {
+            guard mode == .readWrite else { throw .fileNotFound(path: path) }
+            guard fileManager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                let folder = (path as NSString).deletingLastPathComponent
+                throw .readOnly(path: path, detail: "cannot create the file in \(folder.isEmpty ? "." : folder)")
+            }
+        }
+        database = try mappingErrors(path: path) {
+            var configuration = Configuration()
+            configuration.label = "RewindLog"
+            configuration.busyMode = .timeout(5)
+            if mode == .readOnly {
+                configuration.readonly = true
+            } else {
+                configuration.journalMode = .wal
+                configuration.prepareDatabase { db in
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                }
+            }
+            let database = try DatabaseQueue(path: path, configuration: configuration)
+            if mode == .readWrite {
+                try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
+            }
+            return database
+        }
+    }
+
+    /// Whether SQLite could write the file and create its `-wal` and `-shm` files beside it.
+    private static func isWritable(_ path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        return FileManager.default.isWritableFile(atPath: path)
+            && FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
+    }
+
+    /// Checks, through a read-only connection, that an existing file is a Rewind log this build
+    /// can open. A SQLite database with no tables at all (a log whose creation was interrupted)
+    /// passes, to be set up.
+    private static func validate(path: String, header: LogFileHeader) throws(EventLogError) {
+        try mappingErrors(path: path) {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let probe = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? probe.close() }
+            try probe.read { db in
+                let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                if applicationID == 0 && version == 0 {
+                    let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+                    if tables == 0 { return }
+                }
+                guard applicationID == LogFileHeader.applicationID else {
+                    throw EventLogError.notARewindLog(path: path, applicationID: applicationID)
+                }
+                guard version <= SchemaMigrator.latestVersion else {
+                    throw EventLogError.newerSchema(path: path, found: version, supported: SchemaMigrator.latestVersion)
+                }
+            }
+        }
+    }
+
+    /// The log's schema version.
+    public func schemaVersion() throws(EventLogError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    /// Closes the database connection. Further use throws ``EventLogError/closed(path:)``.
+    public func close() throws(EventLogError) {
+        try mappingErrors(path: path) { try database.close() }
+    }
+
+    /// Reads in one transaction, mapping errors.
+    func read<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
+        try mappingErrors(path: path) { try database.read(body) }
+    }
+
+    /// Writes in one transaction, mapping errors.
+    func write<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
+        guard mode == .readWrite else { throw .readOnly(path: path, detail: "the log was opened read-only") }
+        return try mappingErrors(path: path) { try database.write(body) }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Everything that can go wrong with a Rewind log, saying what, where and why.
+///
+/// Each case names the file and, where it applies, the seq, the action case or the session.
+/// SQLite's result code is kept where SQLite reported the problem. Payloads (possibly private
+/// user data) never appear in ``description``.
+public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// There is no file at the path and the log was opened without creating one.
+    case fileNotFound(path: String)
+    /// The file is not a SQLite database at all.
+    case notSQLite(path: String, reason: String)
+    /// The file is a SQLite database, but not a Rewind log.
+    case notARewindLog(path: String, applicationID: Int32)
+    /// The log was written by a newer Rewind, whose schema this one does not know.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// The file is damaged: truncated, or its pages do not check out.
+    case corrupt(path: String, detail: String)
+    /// The log cannot be written: the file or its folder is read-only, or it was opened
+    /// read-only.
+    case readOnly(path: String, detail: String)
+    /// The log file was deleted or replaced while the log was open for writing.
+    case fileVanished(path: String)
+    /// The disk is full.
+    case diskFull(path: String)
+    /// SQLite reported another error.
+    case sqlite(path: String, code: Int32, message: String)
+    /// An action or state could not be encoded.
+    case encodingFailed(path: String, seq: Int64?, actionCase: String?, reason: String)
+    /// A recorded action or state no longer decodes with today's types.
+    case decodingFailed(path: String, seq: Int64, actionCase: String?, codingPath: String, reason: String)
+    /// A session recorded with a codec this build does not have.
+    case unknownCodec(path: String, session: Int64, codec: String)
+    /// A session number that is not in the log.
+    case sessionNotFound(path: String, session: Int64)
+    /// A seq that is not in the log.
+    case seqNotFound(path: String, seq: Int64, available: ClosedRange<Int64>?)
+    /// A session that has no snapshot to start replaying from.
+    case noSnapshot(path: String, session: Int64, seq: Int64)
+    /// The log was used after `close()`.
+    case closed(path: String)
+
+    /// The file the error is about.
+    public var path: String {
+        switch self {
+        case let .fileNotFound(path), let .notSQLite(path, _), let .notARewindLog(path, _),
+            let .newerSchema(path, _, _), let .corrupt(path, _), let .readOnly(path, _),
+            let .fileVanished(path), let .diskFull(path), let .sqlite(path, _, _),
+            let .encodingFailed(path, _, _, _), let .decodingFailed(path, _, _, _, _),
+            let .unknownCodec(path, _, _), let .sessionNotFound(path, _), let .seqNotFound(path, _, _),
+            let .noSnapshot(path, _, _), let .closed(path):
+            return path
+        }
+    }
+
+    /// One sentence for a person: what went wrong, where, and what to do when there is
+    /// something to do.
+    public var description: String {
+        switch self {
+        case let .fileNotFound(path):
+            return "\(path): no such file"
+        case let .notSQLite(path, reason):
+            return "\(path): not a Rewind log (not a SQLite database: \(reason))"
+        case let .notARewindLog(path, applicationID):
+            return "\(path): not a Rewind log (a SQLite database with application_id \(String(format: "0x%08X", applicationID)), expected 0x52574E44)"
+        case let .newerSchema(path, found, supported):
+            return "\(path): written by a newer Rewind (log schema version \(found); this build reads up to \(supported)); the file was not changed — update Rewind to open it"
+        case let .corrupt(path, detail):
+            return "\(path): the log is damaged (\(detail))"
+        case let .readOnly(path, detail):
+            return "\(path): cannot write to the log (\(detail))"
+        case let .fileVanished(path):
+            return "\(path): the log file was deleted or replaced while it was being written"
+        case let .diskFull(path):
+            return "\(path): the disk is full"
+        case let .sqlite(path, code, message):
+            return "\(path): SQLite error \(code): \(message)"
+        case let .encodingFailed(path, seq, actionCase, reason):
+            return "\(path): could not encode \(Self.locate(seq: seq, actionCase: actionCase)): \(reason)"
+        case let .decodingFailed(path, seq, actionCase, codingPath, reason):
+            let at = codingPath.isEmpty ? "" : " at \(codingPath)"
+            return "\(path): \(Self.locate(seq: seq, actionCase: actionCase)) no longer decodes\(at): \(reason)"
+        case let .unknownCodec(path, session, codec):
+            return "\(path): session \(session) was recorded with codec '\(codec)', which this build does not have"
+        case let .sessionNotFound(path, session):
+            return "\(path): there is no session \(session)"
+        case let .seqNotFound(path, seq, available):
+            let range = available.map { "the log holds seq \($0.lowerBound)…\($0.upperBound)" } ?? "the log holds no events"
+            return "\(path): there is no event with seq \(seq) (\(range))"
+        case let .noSnapshot(path, session, seq):
+            return "\(path): session \(session) has no snapshot at or before seq \(seq) to replay from"
+        case let .closed(path):
+            return "\(path): the log was used after it was closed"
+        }
+    }
+
+    private static func locate(seq: Int64?, actionCase: String?) -> String {
+        switch (seq, actionCase) {
+        case let (seq?, name?): return "seq \(seq) (\(name))"
+        case let (seq?, nil): return "seq \(seq)"
+        case let (nil, name?): return "an action (\(name))"
+        case (nil, nil): return "a value"
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Rewind
+
+/// One event as the log holds it: position, time, case, source and the encoded payload.
+///
+/// Reading events needs no app types; ``decodeAction(as:codec:path:)`` turns the payload back
+/// into the app's action.
+public struct LoggedEvent: Sendable, Hashable {
+    /// The global position in the log.
+    public var seq: Int64
+    /// The session that recorded it.
+    public var session: Int64
+    /// When it was dispatched, in seconds since 1970.
+    public var time: Double
+    /// The case path, e.g. `cart.remove`.
+    public var actionCase: String
+    /// The encoded action, or `nil` when it was withheld or could not be encoded.
+    public var payload: Data?
+    /// Where it was dispatched from, with its note.
+    public var source: ActionSource
+    /// `fields`, `action`, `unencodable: …`, or `nil`.
+    public var redaction: String?
+
+    /// The payload as text, when the codec writes text (JSON).
+    public var payloadText: String? {
+        payload.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Decodes the action.
+    ///
+    /// - Parameters:
+    ///   - type: The app's action type.
+    ///   - codec: The session's codec.
+    ///   - path: The log's path, for the error.
+    /// - Returns: The action.
+    /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
+    ///   this seq, its case and where in the payload decoding failed.
+    public func decodeAction<Action: Decodable>(as type: Action.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> Action {
+        guard let payload else {
+            let why = redaction.map { $0 == "action" ? "its payload was withheld by redaction" : "it was recorded without payload (\($0))" } ?? "it has no payload"
+            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: "", reason: why)
+        }
+        return try DecodingFailure.map(path: path, seq: seq, actionCase: actionCase) {
+            try codec.decode(type, from: payload)
+        }
+    }
+}
+
+/// A snapshot as the log holds it.
+public struct LoggedSnapshot: Sendable, Hashable {
+    /// The session it belongs to.
+    public var session: Int64
+    /// The event the state follows (the session's base seq for its initial state).
+    public var seq: Int64
+    /// When it was taken, in seconds since 1970.
+    public var time: Double
+    /// `initial`, `periodic` or `retention`.
+    public var kind: String
+    /// The encoded state.
+    public var state: Data
+
+    /// Decodes the state.
+    ///
+    /// - Parameters:
+    ///   - type: The app's state type.
+    ///   - codec: The session's codec.
+    ///   - path: The log's path, for the error.
+    /// - Returns: The state.
+    public func decodeState<State: Decodable>(as type: State.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> State {
+        try DecodingFailure.map(path: path, seq: seq, actionCase: "\(kind) snapshot") {
+            try codec.decode(type, from: state)
+        }
+    }
+}
+
+/// Turns a `DecodingError` into an ``EventLogError`` that names the coding path.
+enum DecodingFailure {
+    static func map<T>(path: String, seq: Int64, actionCase: String?, _ body: () throws -> T) throws(EventLogError) -> T {
+        do {
+            return try body()
+        } catch let error as DecodingError {
+            let (codingPath, reason) = describe(error)
+            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath, reason: reason)
+        } catch {
+            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: "", reason: "\(error)")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> (codingPath: String, reason: String) {
+        func render(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().trimmingPrefix(".").description
+        }
+        switch error {
+        case let .keyNotFound(key, context):
+            return (render(context.codingPath), "no value for key '\(key.stringValue)'")
+        case let .typeMismatch(type, context):
+            return (render(context.codingPath), "expected \(type): \(context.debugDescription)")
+        case let .valueNotFound(type, context):
+            return (render(context.codingPath), "expected \(type) but found null")
+        case let .dataCorrupted(context):
+            return (render(context.codingPath), context.debugDescription)
+        @unknown default:
+            return ("", "\(error)")
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+
+/// Applies the embedded `Migrations/*.sql` files, in order, each in its own transaction.
+///
+/// A log records how far it has been migrated in `PRAGMA user_version` and the
+/// `schema_migrations` table. Migrations only go forward; a log whose version is newer than the
+/// newest migration this build knows is refused before anything is written.
+struct SchemaMigrator {
+    /// One numbered SQL file.
+    struct Migration: Sendable {
+        var version: Int
+        var name: String
+        var sql: String
+    }
+
+    /// The schema version this build writes.
+    static var latestVersion: Int { embedded.last?.version ?? 0 }
+
+    /// Brings `db` up to ``latestVersion``. Each migration runs in an immediate transaction that
+    /// re-reads the version first, so two processes opening a new log at once do not collide.
+    static func migrate(_ db: Database, path: String) throws {
+        for migration in embedded {
+            try db.inTransaction(.immediate) {
+                let current = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                guard current < migration.version else { return .commit }
+                guard current == migration.version - 1 else {
+                    throw EventLogError.corrupt(path: path, detail: "schema version \(current) cannot be followed by migration \(migration.name)")
+                }
+                try db.execute(sql: migration.sql)
+                try db.execute(sql: "PRAGMA application_id = \(LogFileHeader.applicationID)")
+                try db.execute(sql: "PRAGMA user_version = \(migration.version)")
+                try db.execute(
+                    sql: "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    arguments: [migration.version, migration.name, Date().timeIntervalSince1970]
+                )
+                return .commit
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+import Rewind
+import RewindExamples
+import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("EventLog append and read")
+struct EventLogAppendReadTests {
+    static let shop = AppIdentity(id: "com.example.shop", version: "1.0", actionSchemaVersion: 1, stateSchemaVersion: 1)
+
+    static func records(count: Int, seed: UInt64) async -> [EventRecord<ShopAction>] {
+        await Shop.sessionActions(count: count, seed: seed).enumerated().map { index, dispatched in
+            EventRecord(dispatched.action, source: dispatched.source, time: Date(timeIntervalSince1970: 1_000 + Double(index)))
+        }
+    }
+
+    @Test("every appended event reads back in order with its exact source, case and payload")
+    func roundTrip() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let records = await Self.records(count: 400, seed: 5)
+        do {
+            let log = try EventLog(path: path)
+            let session = try log.beginSession(app: Self.shop, initialState: ShopState())
+            let firstHalf = try log.append(Array(records[..<200]), to: session)
+            let secondHalf = try log.append(Array(records[200...]), to: session)
+            #expect(firstHalf == 1...200)
+            #expect(secondHalf == 201...400)
+            try log.close()
+        }
+
+        let log = try EventLog(path: path, mode: .readOnly)
+        var cursor = log.events(pageSize: 64)
+        let events = try cursor.collect()
+        #expect(events.map(\.seq) == Array(1...400))
+        let codec = JSONPayloadCodec()
+        for (event, record) in zip(events, records) {
+            #expect(event.source == record.source)
+            #expect(event.time == record.time.timeIntervalSince1970)
+            #expect(try event.decodeAction(as: ShopAction.self, codec: codec, path: path) == record.action)
+            #expect(event.actionCase == ActionCaseName.of(record.action))
+        }
+        let sessions = try log.sessions()
+        #expect(sessions.count == 1)
+        #expect(sessions[0].app == Self.shop)
+        #expect(sessions[0].eventCount == 400)
+        #expect(sessions[0].seqRange == 1...400)
+        let initial = try #require(try log.snapshot(session: sessions[0].id, atOrBefore: 0))
+        #expect(initial.kind == "initial")
+        #expect(try initial.decodeState(as: ShopState.self, codec: codec, path: path) == ShopState())
+    }
+
+    @Test("case names are dotted case paths")
+    func caseNames() {
+        #expect(ActionCaseName.of(ShopAction.cart(.remove(productID: "mug"))) == "cart.remove")
+        #expect(ActionCaseName.of(ShopAction.cart(.removeDiscount)) == "cart.removeDiscount")
+        #expect(ActionCaseName.of(TodoAction.filter(.active)) == "filter.active")
+        #expect(ActionCaseName.of(TodoAction.item(.move(id: UUID(), toList: UUID(), index: 1))) == "item.move")
+        #expect(ActionCaseName.of(42) == "Int")
+    }
+
+    @Test("filters select by seq range, session, case pattern, file, line and limit")
+    func filters() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("shop.rewind"))
+        let records = await Self.records(count: 300, seed: 9)
+        let first = try log.beginSession(app: Self.shop, initialState: ShopState())
+        try log.append(Array(records[..<150]), to: first)
+        let second = try log.beginSession(app: Self.shop, initialState: ShopState())
+        try log.append(Array(records[150...]), to: second)
+        #expect(second.baseSeq == 150)
+
+        func seqs(_ filter: EventFilter) throws -> [Int64] {
+            var cursor = log.events(filter, pageSize: 7)
+            return try cursor.collect().map(\.seq)
+        }
+        #expect(try seqs(EventFilter(seqs: 10...20)) == Array(10...20))
+        #expect(try seqs(EventFilter(session: second.id)) == Array(151...300))
+        let cartSeqs = try seqs(EventFilter(actionCase: "cart.*"))
+        #expect(cartSeqs == records.indices.filter { records[$0].action.cart != nil }.map { Int64($0 + 1) })
+        let removes = try seqs(EventFilter(actionCase: "cart.remove"))
+        #expect(removes == records.indices.filter { if case .cart(.remove) = records[$0].action { true } else { false } }.map { Int64($0 + 1) })
+        let fromEffects = try seqs(EventFilter(file: "ShopEffects"))
+        #expect(fromEffects == records.indices.filter { records[$0].source.file.contains("ShopEffects") }.map { Int64($0 + 1) })
+        let line = try #require(records.first?.source.line)
+        #expect(try seqs(EventFilter(line: Int(line))) == records.indices.filter { records[$0].source.line == line }.map { Int64($0 + 1) })
+        #expect(try seqs(EventFilter(session: first.id, limit: 5)) == [1, 2, 3, 4, 5])
+    }
+
+    @Test("an unknown seq names the range the log holds")
+    func unknownSeq() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let log = try EventLog(path: path)
+        try log.append(await Self.records(count: 10, seed: 1), to: log.beginSession(app: Self.shop, initialState: ShopState()))
+        #expect(throws: EventLogError.seqNotFound(path: path, seq: 11, available: 1...10)) { try log.event(at: 11) }
+        #expect(try log.event(at: 10).seq == 10)
+    }
+
+    @Test("the timeline view reads as documented, with JSON payloads")
+    func timelineView() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: Self.shop, initialState: ShopState())
+        let source = ActionSource(file: "Shop/CartScreen.swift", function: "removeSwiped(_:)", line: 39, info: "swipe")
+        try log.append([EventRecord(ShopAction.cart(.remove(productID: "mug")), source: source, time: Date(timeIntervalSince1970: 0.25))], to: session)
+        try log.close()
+
+        let database = try DatabaseQueue(path: path)
+        let row = try #require(try database.read { db in
+            try Row.fetchOne(db, sql: #"SELECT *, json_extract(payload, '$.cart._0.remove.productID') AS product FROM timeline WHERE file LIKE '%Cart%'"#)
+        })
+        #expect(Array(row.columnNames.prefix(9)) == ["seq", "session", "time", "action", "payload", "file", "function", "line", "info"])
+        #expect(row["seq"] as Int64 == 1)
+        #expect(row["time"] as String == "1970-01-01T00:00:00.250Z")
+        #expect(row["action"] as String == "cart.remove")
+        #expect(row["file"] as String == "Shop/CartScreen.swift")
+        #expect(row["line"] as Int == 39)
+        #expect(row["info"] as String == "swipe")
+        #expect(row["product"] as String == "mug")
+    }
+
+    @Test("a payload that no longer decodes names its seq, case and coding path")
+    func undecodablePayload() async throws {
+        struct OldCart: Codable, Sendable { var productID: String }
+        enum OldAction: Codable, Sendable { case cart(OldCart) }
+        enum NewAction: Codable, Sendable { case cart(NewCart) }
+        struct NewCart: Codable, Sendable { var productID: String; var quantity: Int }
+
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        try log.append([EventRecord(OldAction.cart(OldCart(productID: "mug")), source: ActionSource())], to: session)
+        let event = try log.event(at: 1)
+        let error = #expect(throws: EventLogError.self) {
+            try event.decodeAction(as: NewAction.self, codec: JSONPayloadCodec(), path: path)
+        }
+        guard case let .decodingFailed(_, seq, actionCase, codingPath, reason)? = error else {
+            Issue.record("unexpected \(String(describing: error))"); return
+        }
+        #expect(seq == 1)
+        #expect(actionCase == "cart")
+        #expect(codingPath == "cart._0")
+        #expect(reason == "no value for key 'quantity'")
+        #expect(error?.description.contains("seq 1 (cart) no longer decodes at cart._0") == true)
+    }
+
+    @Test("redaction scrubs or withholds payloads before they reach the disk, and says so")
+    func redaction() throws {
+        enum Login: Codable, Equatable, Sendable {
+            case submit(user: String, password: String)
+            case token(String)
+            case logout
+        }
+        let redaction = Redaction<Login> { action in
+            switch action {
+            case let .submit(user, _): .scrub(.submit(user: user, password: "•••"))
+            case .token: .withhold
+            case .logout: .keep
+            }
+        }
+        let folder = try TemporaryDirectory()
+        let path = folder.file("login.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "login"), initialState: 0)
+        try log.append(
+            [.submit(user: "ada", password: "hunter2"), .token("secret-token"), .logout].map { EventRecord($0, source: ActionSource()) },
+            to: session, redaction: redaction
+        )
+        try log.close()
+
+        let onDisk = try #require(fileBytes(path)) + (fileBytes(path + "-wal") ?? Data())
+        #expect(onDisk.range(of: Data("hunter2".utf8)) == nil)
+        #expect(onDisk.range(of: Data("secret-token".utf8)) == nil)
+        var cursor = try EventLog(path: path, mode: .readOnly).events()
+        let events = try cursor.collect()
+        #expect(events.map(\.redaction) == ["fields", "action", nil])
+        #expect(try events[0].decodeAction(as: Login.self, codec: JSONPayloadCodec(), path: path) == .submit(user: "ada", password: "•••"))
+        #expect(events[1].payload == nil)
+        let withheld = #expect(throws: EventLogError.self) { try events[1].decodeAction(as: Login.self, codec: JSONPayloadCodec(), path: path) }
+        #expect(withheld?.description.contains("withheld by redaction") == true)
+    }
+}

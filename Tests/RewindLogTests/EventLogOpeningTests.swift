@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("EventLog opening")
+struct EventLogOpeningTests {
+    @Test("a new log is created owner-only, in WAL mode, stamped and migrated")
+    func createsNewLog() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let log = try EventLog(path: path)
+        #expect(try log.schemaVersion() == 1)
+        try log.close()
+
+        let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        let database = try DatabaseQueue(path: path)
+        let (journalMode, applicationID, migrations) = try database.read { db in
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                try Int32.fetchOne(db, sql: "PRAGMA application_id"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM schema_migrations")
+            )
+        }
+        #expect(journalMode == "wal")
+        #expect(applicationID == 0x5257_4E44)
+        #expect(migrations == 1)
+    }
+
+    @Test("reopening an existing log keeps it as it was")
+    func reopens() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let session = try EventLog(path: path).beginSession(app: AppIdentity(id: "test"), initialState: [1, 2, 3])
+        let reopened = try EventLog(path: path, mode: .readOnly)
+        #expect(try reopened.sessions().map(\.id) == [session.id])
+    }
+
+    @Test("the embedded schema is exactly Migrations/*.sql")
+    func embeddedMigrationsMatchFiles() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let generated = try String(contentsOf: root.appendingPathComponent("Sources/RewindLog/Schema/EmbeddedMigrations.swift"), encoding: .utf8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Migrations").path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        #expect(!files.isEmpty)
+        for file in files {
+            let sql = try String(contentsOf: root.appendingPathComponent("Migrations/\(file)"), encoding: .utf8)
+            let indented = sql.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : "            " + $0 }.joined(separator: "\n")
+            #expect(generated.contains(indented), "Migrations/\(file) changed: run Tools/embed-migrations.sh")
+            #expect(generated.contains("name: \"\(file.dropLast(4))\""))
+        }
+    }
+
+    @Test("a missing file opened read-only is reported as missing")
+    func missingFile() throws {
+        let folder = try TemporaryDirectory()
+        #expect(throws: EventLogError.fileNotFound(path: folder.file("nope.rewind"))) {
+            try EventLog(path: folder.file("nope.rewind"), mode: .readOnly)
+        }
+    }
+
+    @Test("a log cannot be created in a folder that does not exist")
+    func missingFolder() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("no/such/folder/app.rewind")
+        let error = #expect(throws: EventLogError.self) { try EventLog(path: path) }
+        guard case .readOnly? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(error?.description.contains("cannot create the file") == true)
+    }
+
+    @Test("a file that is not SQLite is refused and left unchanged")
+    func notSQLite() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("notes.rewind")
+        try Data("Dear diary, today I recorded nothing.".utf8).write(to: URL(fileURLWithPath: path))
+        let before = fileBytes(path)
+        let error = #expect(throws: EventLogError.self) { try EventLog(path: path) }
+        guard case .notSQLite? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(error?.description == "\(path): not a Rewind log (not a SQLite database: it starts with \"Dear diary. toda\")")
+        #expect(fileBytes(path) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test("a folder is refused")
+    func folderIsRefused() throws {
+        let folder = try TemporaryDirectory()
+        let error = #expect(throws: EventLogError.self) { try EventLog(path: folder.path) }
+        #expect(error?.description.contains("it is a folder") == true)
+    }
+
+    @Test("a SQLite database that is not a Rewind log is refused and left unchanged")
+    func foreignDatabase() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("other.sqlite")
+        let other = try DatabaseQueue(path: path)
+        try other.write { db in
+            try db.execute(sql: "CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES ('Ada')")
+        }
+        try other.close()
+        let before = fileBytes(path)
+        #expect(throws: EventLogError.notARewindLog(path: path, applicationID: 0)) { try EventLog(path: path) }
+        #expect(fileBytes(path) == before)
+    }
+
+    @Test("a log from a newer schema is refused and left unchanged")
+    func newerSchema() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("future.rewind")
+        try EventLog(path: path).close()
+        let database = try DatabaseQueue(path: path)
+        try database.write { db in try db.execute(sql: "PRAGMA user_version = 42") }
+        try database.close()
+        let before = fileBytes(path)
+        let error = #expect(throws: EventLogError.newerSchema(path: path, found: 42, supported: 1)) { try EventLog(path: path) }
+        #expect(error?.description.contains("the file was not changed") == true)
+        #expect(fileBytes(path) == before)
+    }
+
+    @Test("a truncated log is reported as damaged and left unchanged")
+    func truncated() throws {
+        let folder = try TemporaryDirectory()
+        let original = folder.file("full.rewind")
+        let log = try EventLog(path: original)
+        _ = try log.beginSession(app: AppIdentity(id: "test"), initialState: Array(repeating: "state", count: 2_000))
+        try log.close()
+        let bytes = try #require(fileBytes(original))
+        let path = folder.file("truncated.rewind")
+        try bytes.prefix(bytes.count / 2 + 100).write(to: URL(fileURLWithPath: path))
+        let before = fileBytes(path)
+        let error = #expect(throws: EventLogError.self) { try EventLog(path: path) }
+        guard case .corrupt? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(fileBytes(path) == before)
+    }
+
+    @Test("a log opened read-only refuses writes and stays unchanged")
+    func readOnlyMode() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        try EventLog(path: path).close()
+        let before = fileBytes(path)
+        let log = try EventLog(path: path, mode: .readOnly)
+        let error = #expect(throws: EventLogError.self) {
+            try log.beginSession(app: AppIdentity(id: "test"), initialState: 0)
+        }
+        guard case .readOnly? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(fileBytes(path) == before)
+    }
+
+    // Root may write to any file, so file permissions can only be tested as another user.
+    @Test("a read-only file is refused for writing but opens for reading", .enabled(if: getuid() != 0))
+    func readOnlyFile() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        try EventLog(path: path).close()
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path)
+        let error = #expect(throws: EventLogError.self) { try EventLog(path: path) }
+        guard case .readOnly? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(try EventLog(path: path, mode: .readOnly).schemaVersion() == 1)
+    }
+
+    @Test("an empty file becomes a log when opened for writing, and is refused for reading")
+    func emptyFile() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("empty.rewind")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        #expect(throws: EventLogError.notSQLite(path: path, reason: "the file is empty")) {
+            try EventLog(path: path, mode: .readOnly)
+        }
+        #expect(try EventLog(path: path).schemaVersion() == 1)
+    }
+}
