@@ -101,6 +101,7 @@ public final class EventLog: Sendable {
         try mappingErrors(path: path) {
             var configuration = Configuration()
             configuration.readonly = true
+            configuration.busyMode = .timeout(5)
             let probe = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? probe.close() }
             try probe.read { db in

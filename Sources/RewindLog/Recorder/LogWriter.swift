@@ -1,0 +1,185 @@
+import Dispatch
+import Foundation
+import Rewind
+import Synchronization
+
+/// The recorder's writer thread: takes everything buffered, encodes it, and commits it in one
+/// transaction per batch; wakes those waiting for the commit; reports what could not be written.
+final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+    private let log: EventLog
+    private let buffer: RecordingBuffer<State, Action>
+    private let configuration: RecorderConfiguration<Action>
+    private let currentSession = Mutex<LogSession?>(nil)
+    /// The file's identity when recording began, to notice it being deleted or replaced.
+    private let fileIdentity: FileIdentity?
+
+    init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<Action>) {
+        self.log = log
+        self.buffer = buffer
+        self.configuration = configuration
+        fileIdentity = FileIdentity(path: log.path)
+    }
+
+    var session: LogSession? {
+        currentSession.withLock { $0 }
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "RewindLog.writer"
+        thread.start()
+    }
+
+    /// Begins the session (on the binding thread: once per store, not on the dispatch path).
+    func beginSession(app: AppIdentity, initialState: State) {
+        do {
+            let session = try log.beginSession(
+                app: app, codec: configuration.codec, initialState: initialState,
+                info: configuration.sessionInfo, at: configuration.clock()
+            )
+            currentSession.withLock { $0 = session }
+        } catch {
+            // Every batch will then be reported as unrecorded with this error.
+            buffer.contents.withLock { $0.permanentFailure = error }
+            configuration.onFailure(RecorderFailure(error: error, unrecorded: []))
+        }
+    }
+
+    private enum Job {
+        case sleep(until: ContinuousClock.Instant?)
+        case write([RecordingBuffer<State, Action>.Item], through: UInt64)
+        case exit
+    }
+
+    private func run() {
+        var spare: [RecordingBuffer<State, Action>.Item] = []
+        spare.reserveCapacity(configuration.batchSize)
+        let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
+        var commitsSinceRetention = 0
+
+        while true {
+            let job: Job = buffer.contents.withLock { contents in
+                if contents.items.isEmpty {
+                    if contents.isClosing { return .exit }
+                    contents.writer = .idle
+                    return .sleep(until: nil)
+                }
+                let urgent = maxDelay == nil || contents.isClosing || !contents.writeWaiters.isEmpty
+                    || !contents.roomWaiters.isEmpty || contents.items.count >= configuration.batchSize
+                if !urgent, let maxDelay {
+                    let deadline = contents.lastCommit + maxDelay
+                    if ContinuousClock.now < deadline {
+                        contents.writer = .coalescing
+                        return .sleep(until: deadline)
+                    }
+                }
+                swap(&contents.items, &spare)
+                contents.writer = .working
+                return .write(spare, through: contents.handedOff)
+            }
+            switch job {
+            case .exit:
+                buffer.writerExited.signal()
+                return
+            case let .sleep(deadline):
+                if let deadline {
+                    let nanoseconds = (deadline - ContinuousClock.now).components
+                    let wait = Double(nanoseconds.seconds) + Double(nanoseconds.attoseconds) / 1e18
+                    _ = buffer.wakeWriter.wait(timeout: .now() + max(0, wait))
+                } else {
+                    buffer.wakeWriter.wait()
+                }
+                buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
+            case let .write(items, through):
+                let failures = write(items)
+                var wake: [DispatchSemaphore] = []
+                buffer.contents.withLock { contents in
+                    contents.written = through
+                    contents.lastCommit = .now
+                    if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
+                    contents.writeWaiters.removeAll { waiter in
+                        guard waiter.ticket <= through else { return false }
+                        wake.append(waiter.semaphore)
+                        return true
+                    }
+                    wake += contents.roomWaiters
+                    contents.roomWaiters.removeAll()
+                }
+                // Report before waking anyone: once `flush()` returns, the handler has been told.
+                for failure in failures { configuration.onFailure(failure) }
+                for semaphore in wake { semaphore.signal() }
+                spare = items
+                spare.removeAll(keepingCapacity: true)
+                commitsSinceRetention += 1
+                if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
+                    commitsSinceRetention = 0
+                    do {
+                        try log.trim(to: retention, now: configuration.clock())
+                    } catch {
+                        configuration.onFailure(RecorderFailure(error: error, unrecorded: []))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Encodes and commits one batch; returns what to report.
+    private func write(_ items: [RecordingBuffer<State, Action>.Item]) -> [RecorderFailure<Action>] {
+        let actions = items.compactMap { item -> DispatchedAction<Action>? in
+            if case let .event(dispatched, _) = item { dispatched } else { nil }
+        }
+        if let failure = buffer.contents.withLock({ $0.permanentFailure }) {
+            return [RecorderFailure(error: failure, unrecorded: actions)]
+        }
+        guard let session else {
+            return [RecorderFailure(error: .closed(path: log.path), unrecorded: actions)]
+        }
+        if let fileIdentity, FileIdentity(path: log.path) != fileIdentity {
+            let error = EventLogError.fileVanished(path: log.path)
+            buffer.contents.withLock { $0.permanentFailure = error }
+            return [RecorderFailure(error: error, unrecorded: actions)]
+        }
+
+        let encoder = EventEncoder(codec: configuration.codec, redaction: configuration.redaction, path: log.path)
+        var failures: [RecorderFailure<Action>] = []
+        var writes: [LogWrite] = []
+        writes.reserveCapacity(items.count)
+        for item in items {
+            switch item {
+            case let .event(dispatched, time):
+                let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
+                if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
+                writes.append(.event(event))
+            case let .snapshot(state, time):
+                do {
+                    writes.append(.snapshot(time: time, state: try configuration.codec.encode(state)))
+                } catch {
+                    failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
+                }
+            }
+        }
+        do {
+            try log.write { db in _ = try log.insert(writes, session: session.id, isText: configuration.codec.isText, in: db) }
+        } catch {
+            // Source ids interned inside the rolled-back transaction are gone with it.
+            log.sources.forget()
+            return [RecorderFailure(error: error, unrecorded: actions)]
+        }
+        return failures
+    }
+}
+
+/// A file's device and inode: changes when the file is deleted or replaced.
+struct FileIdentity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+
+    init?(path: String) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
+              let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
+        else { return nil }
+        self.device = device
+        self.inode = inode
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Rewind
+
+/// How a ``Recorder`` records.
+///
+/// ```swift
+/// var configuration = RecorderConfiguration<AppAction>()
+/// configuration.durability = .buffered(maxDelay: .milliseconds(50))
+/// configuration.snapshotInterval = 500
+/// configuration.redaction = Redaction { action in … }
+/// configuration.onFailure = { failure in logger.error("\(failure)") }
+/// ```
+public struct RecorderConfiguration<Action: Sendable>: Sendable {
+    /// When dispatched actions are committed to the file.
+    public enum Durability: Sendable, Equatable {
+        /// Commit in the background at least every `maxDelay`: a crash loses at most that
+        /// window. Dispatch never waits for the disk (only for room in the buffer).
+        case buffered(maxDelay: Duration)
+        /// Commit before `dispatch` returns, with SQLite's `synchronous = FULL`: nothing
+        /// dispatched is ever lost. For tests and apps where every action matters.
+        case synchronous
+    }
+
+    /// When actions are committed. Default: buffered, at least every 100 ms.
+    public var durability: Durability = .buffered(maxDelay: .milliseconds(100))
+    /// Snapshot the state after every this many actions, so replay can start near any point
+    /// (0 turns periodic snapshots off; the initial snapshot is always taken).
+    public var snapshotInterval = 1_000
+    /// How many actions may wait for the writer; when it is full, dispatch waits for room
+    /// rather than dropping anything.
+    public var bufferCapacity = 16_384
+    /// The most events one transaction writes.
+    public var batchSize = 2_048
+    /// How actions and states are encoded.
+    public var codec: any PayloadCodec = JSONPayloadCodec()
+    /// What must never reach the disk.
+    public var redaction: Redaction<Action> = .none
+    /// How much history to keep, checked after commits; `nil` keeps everything.
+    public var retention: Retention?
+    /// Free-form JSON kept with the session (device, build, …).
+    public var sessionInfo: String?
+    /// The clock that stamps events (inject a fixed one in tests).
+    public var clock: @Sendable () -> Date = { Date() }
+    /// Receives every failure to record, with the actions that are not in the log. Called on
+    /// the writer thread (or, once the recorder is closed, on the dispatching thread). By
+    /// default it prints to standard error.
+    public var onFailure: @Sendable (RecorderFailure<Action>) -> Void = { failure in
+        FileHandle.standardError.write(Data("rewind: \(failure)\n".utf8))
+    }
+
+    /// The defaults: JSON, buffered within 100 ms, a snapshot every 1,000 actions.
+    public init() {}
+}
+
+/// A failure to record: what went wrong, and which actions are not (fully) in the log.
+public struct RecorderFailure<Action: Sendable>: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public var error: EventLogError
+    /// The actions that did not reach the log, or reached it without their payload (an action
+    /// that failed to encode is logged with its case and source only), in dispatch order.
+    public var unrecorded: [DispatchedAction<Action>]
+
+    /// Creates a failure report.
+    public init(error: EventLogError, unrecorded: [DispatchedAction<Action>]) {
+        self.error = error
+        self.unrecorded = unrecorded
+    }
+
+    /// `could not record 12 actions (cart.remove at Shop/CartScreen.swift:39, …): <error>`.
+    public var description: String {
+        let first = unrecorded.prefix(3).map { "\(ActionCaseName.of($0.action)) at \($0.source.file):\($0.source.line)" }
+        let more = unrecorded.count > 3 ? ", …" : ""
+        let what = unrecorded.isEmpty ? "" : " \(unrecorded.count) action\(unrecorded.count == 1 ? "" : "s") (\(first.joined(separator: ", "))\(more))"
+        return "could not record\(what): \(error)"
+    }
+}

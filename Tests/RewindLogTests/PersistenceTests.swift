@@ -1,0 +1,125 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("Event-sourced persistence")
+struct PersistenceTests {
+    @Test("a store restarted from its log has exactly the state it had, across several launches")
+    func restartFromLog() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let app = AppIdentity(id: "com.example.shop")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.snapshotInterval = 64
+
+        var expected = ShopState()
+        for launch in 0..<3 {
+            let log = try EventLog(path: path)
+            let restored = try log.restoredState(app: app, reducer: Shop.reducer) ?? ShopState()
+            #expect(restored == expected, "launch \(launch) did not restore the previous state")
+            let recorder = Recorder<ShopState, ShopAction>(log: log, app: app, configuration: configuration)
+            let store = Store(initialState: restored, reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
+            var shopper = Shopper(seed: UInt64(100 + launch))
+            await shopper.drive(store, while: { $0 < 150 })
+            try recorder.close()
+            expected = store.state
+            try log.close()
+        }
+        let sessions = try EventLog(path: path, mode: .readOnly).sessions()
+        #expect(sessions.count == 3)
+        #expect(try EventLog(path: path, mode: .readOnly).restoredState(app: app, reducer: Shop.reducer) == expected)
+        // Each session continues the seqs of the one before.
+        #expect(sessions[1].baseSeq == sessions[0].seqRange?.upperBound)
+        #expect(sessions[2].seqRange?.lowerBound == sessions[1].seqRange!.upperBound + 1)
+    }
+
+    @Test("a log without the app's sessions restores nothing")
+    func noSession() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("x.rewind"))
+        _ = try log.beginSession(app: AppIdentity(id: "other"), initialState: ShopState())
+        #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == nil)
+    }
+
+    struct CounterV1: Codable, Sendable { var count: Int }
+    struct CounterV2: Codable, Equatable, Sendable { var total: Int; var unit: String }
+    enum ActionV1: Codable, Sendable { case add(Int) }
+    enum ActionV2: Codable, Sendable { case add(amount: Int) }
+
+    static let reducerV2 = Reducer<CounterV2, ActionV2> { state, action in
+        if case let .add(amount) = action { state.total += amount }
+    }
+
+    static func recordV1(at path: String) throws {
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "counter", actionSchemaVersion: 1, stateSchemaVersion: 1), initialState: CounterV1(count: 5))
+        try log.append([EventRecord(ActionV1.add(2), source: ActionSource()), EventRecord(ActionV1.add(3), source: ActionSource())], to: session)
+        try log.close()
+    }
+
+    @Test("older payloads go through the upcaster before decoding")
+    func upcasting() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("counter.rewind")
+        try Self.recordV1(at: path)
+        let upcaster = Upcaster(
+            action: { data, version in
+                #expect(version == 1)
+                // {"add":{"_0":2}} → {"add":{"amount":2}}
+                var object = try JSONSerialization.jsonObject(with: data) as! [String: [String: Int]]
+                object["add"] = ["amount": object["add"]!["_0"]!]
+                return try JSONSerialization.data(withJSONObject: object)
+            },
+            state: { data, _ in
+                let old = try JSONDecoder().decode(CounterV1.self, from: data)
+                return try JSONEncoder().encode(CounterV2(total: old.count, unit: "items"))
+            }
+        )
+        let app = AppIdentity(id: "counter", actionSchemaVersion: 2, stateSchemaVersion: 2)
+        let state = try EventLog(path: path).restoredState(app: app, reducer: Self.reducerV2, upcaster: upcaster)
+        #expect(state == CounterV2(total: 10, unit: "items"))
+    }
+
+    @Test("without an upcaster, the error names the seq, the case and the versions")
+    func missingUpcaster() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("counter.rewind")
+        try Self.recordV1(at: path)
+        let app = AppIdentity(id: "counter", actionSchemaVersion: 2, stateSchemaVersion: 2)
+        let error = #expect(throws: EventLogError.self) {
+            try EventLog(path: path).restoredState(app: app, reducer: Self.reducerV2)
+        }
+        #expect(error?.description.contains("seq 0 (initial snapshot) no longer decodes: no value for key 'total'") == true)
+        #expect(error?.description.contains("recorded with schema version 1, the app is at 2; no upcaster was given for it") == true)
+    }
+
+    @Test("retention trims at a snapshot, and what remains still restores the same state")
+    func retentionKeepsReplayableLog() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let app = AppIdentity(id: "com.example.shop")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.snapshotInterval = 100
+        let log = try EventLog(path: path)
+        let recorder = Recorder<ShopState, ShopAction>(log: log, app: app, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
+        var shopper = Shopper(seed: 8)
+        await shopper.drive(store, while: { gestures in gestures < 5_000 && ((try? log.seqRange()?.upperBound) ?? nil ?? 0) < 1_000 })
+        try recorder.close()
+        let last = try #require(try log.seqRange()?.upperBound)
+
+        let removed = try log.trim(to: Retention(maxEvents: 250))
+        let range = try #require(try log.seqRange())
+        #expect(range.upperBound == last)
+        #expect(range.count >= 250 && range.count < 350)
+        #expect(removed == Int(last) - range.count)
+        let session = try #require(try log.sessions().first)
+        let start = try #require(try log.snapshot(session: session.id, atOrBefore: range.lowerBound))
+        #expect(start.seq == range.lowerBound - 1)
+        #expect(start.kind == "retention")
+        #expect(try log.restoredState(app: app, reducer: Shop.reducer) == store.state)
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+import RewindTestSupport
+import Synchronization
+import Testing
+
+@Suite("Recorder")
+struct RecorderTests {
+    static let shopApp = AppIdentity(id: "com.example.shop")
+    static let todoApp = AppIdentity(id: "com.example.todo")
+
+    /// Drives a fresh store with `user`, recording into `log`; returns the store, what the store
+    /// reduced (captured by a second middleware), and the states after each action.
+    static func recordSession<User: SimulatedUser>(
+        into log: EventLog,
+        app: AppIdentity,
+        initialState: User.State,
+        reducer: Reducer<User.State, User.Action>,
+        effects: Middleware<User.State, User.Action>,
+        user: User,
+        actions: Int,
+        configuration: RecorderConfiguration<User.Action> = RecorderConfiguration()
+    ) async throws -> (store: Store<User.State, User.Action>, reduced: [DispatchedAction<User.Action>], states: [User.State])
+    where User.State: Codable, User.Action: Codable {
+        let reduced = Recorded<DispatchedAction<User.Action>>()
+        let states = Recorded<User.State>()
+        let recorder = Recorder<User.State, User.Action>(log: log, app: app, configuration: configuration)
+        let store = Store(
+            initialState: initialState,
+            reducer: reducer,
+            middleware: .combine(
+                recorder.middleware,
+                effects,
+                Middleware(didReduce: { dispatched, state, _ in
+                    reduced.append(dispatched)
+                    states.append(state)
+                })
+            )
+        )
+        var user = user
+        await user.drive(store, while: { _ in reduced.all.count < actions })
+        try recorder.close()
+        return (store, reduced.all, states.all)
+    }
+
+    @Test("a recorded shop session reads back in order, with every source, case and payload, no gaps")
+    func recordsShopSession() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let (_, reduced, _) = try await Self.recordSession(
+            into: try EventLog(path: path), app: Self.shopApp, initialState: ShopState(), reducer: Shop.reducer,
+            effects: Shop.effects(environment: .simulated), user: Shopper(seed: 21), actions: 500
+        )
+        try Self.expectLog(at: path, holds: reduced)
+    }
+
+    @Test("a recorded todo session reads back in order, with every source, case and payload, no gaps")
+    func recordsTodoSession() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("todo.rewind")
+        let (_, reduced, _) = try await Self.recordSession(
+            into: try EventLog(path: path), app: Self.todoApp, initialState: TodoState(), reducer: Todo.reducer,
+            effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 4), actions: 500
+        )
+        try Self.expectLog(at: path, holds: reduced)
+    }
+
+    static func expectLog<Action: Codable & Equatable & Sendable>(at path: String, holds reduced: [DispatchedAction<Action>]) throws {
+        let log = try EventLog(path: path, mode: .readOnly)
+        var cursor = log.events(pageSize: 100)
+        let events = try cursor.collect()
+        #expect(events.map(\.seq) == Array(1...Int64(reduced.count)))
+        for (event, dispatched) in zip(events, reduced) {
+            #expect(event.source == dispatched.source)
+            #expect(event.actionCase == ActionCaseName.of(dispatched.action))
+            #expect(try event.decodeAction(as: Action.self, codec: JSONPayloadCodec(), path: path) == dispatched.action)
+        }
+    }
+
+    @Test("periodic snapshots hold exactly the live state after their seq")
+    func snapshotsMatchLiveState() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.snapshotInterval = 50
+        let (_, _, states) = try await Self.recordSession(
+            into: try EventLog(path: path), app: Self.shopApp, initialState: ShopState(), reducer: Shop.reducer,
+            effects: Shop.effects(environment: .simulated), user: Shopper(seed: 2), actions: 230, configuration: configuration
+        )
+        let log = try EventLog(path: path, mode: .readOnly)
+        let session = try #require(try log.sessions().first)
+        let index = try log.snapshotIndex(session: session.id)
+        #expect(index.map(\.seq) == [0, 50, 100, 150, 200])
+        #expect(index.map(\.kind) == ["initial", "periodic", "periodic", "periodic", "periodic"])
+        for seq: Int64 in [50, 100, 150, 200] {
+            let snapshot = try #require(try log.snapshot(session: session.id, atOrBefore: seq))
+            #expect(try snapshot.decodeState(as: ShopState.self, codec: JSONPayloadCodec(), path: path) == states[Int(seq) - 1])
+        }
+    }
+
+    @Test("synchronous durability: a second connection sees each action as soon as dispatch returns")
+    func synchronousDurability() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("counter.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.durability = .synchronous
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let reader = try EventLog(path: path, mode: .readOnly)
+        for count in 1...20 {
+            store.dispatch(.cart(.clear))
+            #expect(try reader.seqRange() == 1...Int64(count))
+        }
+        try recorder.close()
+    }
+
+    @Test("buffered durability commits within its window without a flush")
+    func bufferedCommitsWithinWindow() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.durability = .buffered(maxDelay: .milliseconds(20))
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        for _ in 0..<10 { store.dispatch(.cart(.clear)) }
+        let reader = try EventLog(path: path, mode: .readOnly)
+        // No flush: the writer commits on its own within the window. Poll without sleeping.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while try reader.seqRange() != 1...10 && clock.now < deadline { await Task.yield() }
+        #expect(try reader.seqRange() == 1...10)
+        try recorder.close()
+    }
+
+    @Test("many tasks dispatching while another connection streams the log: nothing lost, nothing reordered")
+    func concurrentDispatchWithReader() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("ledger.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.durability = .buffered(maxDelay: .milliseconds(5))
+        configuration.bufferCapacity = 256
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        let reduced = Recorded<String>()
+        let store = Store(
+            initialState: ShopState(), reducer: Shop.reducer,
+            middleware: .combine(recorder.middleware, Middleware(didReduce: { dispatched, _, _ in
+                if case let .cart(.remove(id)) = dispatched.action { reduced.append(id) }
+            }))
+        )
+        let senders = 8, perSender = 1_500
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let readerTask = Task {
+            var seen: [Int64] = []
+            var cursor = reader.events(pageSize: 97)
+            while seen.count < senders * perSender {
+                guard let event = try cursor.next() else {
+                    await Task.yield()
+                    cursor = reader.events(EventFilter(seqs: (Int64(seen.count) + 1)...Int64.max), pageSize: 97)
+                    continue
+                }
+                seen.append(event.seq)
+            }
+            return seen
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    for number in 0..<perSender { store.dispatch(.cart(.remove(productID: "\(sender)/\(number)"))) }
+                }
+            }
+        }
+        try recorder.flush()
+        let streamed = try await readerTask.value
+        #expect(streamed == Array(1...Int64(senders * perSender)))
+
+        var cursor = reader.events()
+        let logged = try cursor.collect().map { event -> String in
+            guard case let .cart(.remove(id)) = try event.decodeAction(as: ShopAction.self, codec: JSONPayloadCodec(), path: path) else { return "?" }
+            return id
+        }
+        #expect(logged == reduced.all)
+        try recorder.close()
+    }
+
+    @Test("a full buffer makes dispatch wait instead of dropping")
+    func backpressure() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.bufferCapacity = 3
+        configuration.batchSize = 2
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        for index in 0..<2_000 { store.dispatch(.cart(.remove(productID: "\(index)"))) }
+        try recorder.close()
+        #expect(try EventLog(path: path, mode: .readOnly).seqRange() == 1...2_000)
+    }
+
+    @Test("a deleted log file is reported with the unrecorded actions; the app keeps running; flush throws")
+    func logFileDeleted() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+
+        try FileManager.default.removeItem(atPath: path)
+        store.dispatch(.cart(.remove(productID: "lost-1")))
+        store.dispatch(.cart(.remove(productID: "lost-2")))
+        #expect(throws: EventLogError.fileVanished(path: path)) { try recorder.flush() }
+        #expect(store.state.cart.lines.isEmpty)  // the store went on
+        let unrecorded = failures.all.flatMap(\.unrecorded).map(\.action)
+        #expect(unrecorded == [.cart(.remove(productID: "lost-1")), .cart(.remove(productID: "lost-2"))])
+        #expect(failures.all.first?.description.contains("could not record 2 actions (cart.remove at RewindLogTests/RecorderTests.swift:") == true)
+        try? recorder.close()
+    }
+
+    @Test("an action that fails to encode is reported and logged without payload, keeping seqs contiguous")
+    func unencodableAction() throws {
+        struct Unencodable: Error {}
+        enum Action: Codable, Equatable, Sendable {
+            case fine
+            case broken
+            func encode(to encoder: any Encoder) throws {
+                if self == .broken { throw EncodingError.invalidValue(self, .init(codingPath: [], debugDescription: "cannot encode broken")) }
+                var container = encoder.singleValueContainer()
+                try container.encode("fine")
+            }
+        }
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let failures = Recorded<RecorderFailure<Action>>()
+        var configuration = RecorderConfiguration<Action>()
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<Int, Action>(log: try EventLog(path: path), app: AppIdentity(id: "app"), configuration: configuration)
+        let store = Store(initialState: 0, reducer: Reducer<Int, Action> { state, _ in state += 1 }, middleware: recorder.middleware)
+        store.dispatch(.fine)
+        store.dispatch(.broken)
+        store.dispatch(.fine)
+        #expect(throws: EventLogError.self) { try recorder.flush() }
+        try? recorder.close()
+
+        #expect(failures.all.map { $0.unrecorded.map(\.action) } == [[.broken]])
+        var cursor = try EventLog(path: path, mode: .readOnly).events()
+        let events = try cursor.collect()
+        #expect(events.map(\.seq) == [1, 2, 3])
+        #expect(events.map(\.actionCase) == ["fine", "broken", "fine"])
+        #expect(events[1].payload == nil)
+        #expect(events[1].redaction?.hasPrefix("unencodable:") == true)
+    }
+
+    @Test("after close, further actions are reported as unrecorded, not silently lost")
+    func closedRecorderReports() throws {
+        let folder = try TemporaryDirectory()
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: folder.file("shop.rewind")), app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        try recorder.close()
+        store.dispatch(.cart(.clear))
+        #expect(failures.all.map { $0.unrecorded.map(\.action) } == [[.cart(.clear)]])
+    }
+}
