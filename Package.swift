@@ -44,6 +44,7 @@ let package = Package(
             name: "rewind",
             dependencies: [
                 "Rewind",
+                "RewindLog",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -65,6 +66,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Crash-safety checks: records until SIGKILLed, and a loop that kills and checks.
+        .executableTarget(
+            name: "rewind-stress",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindExamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/rewind-stress",
+            swiftSettings: strictSettings
+        ),
+
         .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "RewindLogTests",
@@ -73,8 +87,15 @@ let package = Package(
                 "RewindLog",
                 "RewindExamples",
                 "RewindTestSupport",
+                "rewind-stress",
+                "rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RewindToolTests",
+            dependencies: ["RewindLog", "RewindTestSupport", "rewind"],
             swiftSettings: strictSettings
         ),
         .testTarget(

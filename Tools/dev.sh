@@ -22,14 +22,14 @@ require_swift() {
 ensure_sqlite() {
     [ "$(uname -s)" = "Linux" ] || return 0
     if command -v dpkg-query >/dev/null 2>&1; then
-        if dpkg-query -W -f='${Status}' libsqlite3-dev 2>/dev/null | grep -q "install ok installed"; then
+        if dpkg-query -W -f='${Status}' libsqlite3-dev 2>/dev/null | grep -q "install ok installed" && command -v sqlite3 >/dev/null; then
             return 0
         fi
-        say "installing libsqlite3-dev (SQLite headers for the event log)"
+        say "installing libsqlite3-dev (SQLite for the event log) and sqlite3 (to read logs)"
         local sudo=""
         if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
         $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev >/dev/null
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev sqlite3 >/dev/null
     elif [ ! -f /usr/include/sqlite3.h ]; then
         say "SQLite's headers (sqlite3.h) are missing: install your distribution's SQLite development package"
         exit 2

@@ -2,67 +2,111 @@ import ArgumentParser
 import Foundation
 import Rewind
 import RewindExamples
+import RewindLog
 import Synchronization
 
-/// `rewind demo`: drives the bundled shop app through a scripted, seeded session and prints
-/// its timeline — every action with the source that dispatched it and the cart total after it.
+/// `rewind demo`: records a scripted, seeded session of the bundled shop app into a log, prints
+/// its timeline as it goes, and says what to try next.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a scripted session of the bundled shop app and print its timeline.",
+        abstract: "Record a scripted session of the bundled shop app into a Rewind log.",
         discussion: """
             The shop has a seeded bug: a fixed discount applied to a full cart stays when items \
-            are removed, so the cart total can go negative. Watch the total column.
+            are removed, so the cart total can go negative. Watch the total column, then look \
+            for the bug in the log.
+
+            An existing demo log at the output path is replaced; any other file is left alone.
             """
     )
 
-    @Option(help: "How many actions the session records.")
+    /// The identity the demo records under.
+    static let app = AppIdentity(id: "com.example.shop", version: "1.0", actionSchemaVersion: 1, stateSchemaVersion: 1)
+
+    @Option(name: .shortAndLong, help: "The log file to record into.")
+    var output = "rewind-demo.rewind"
+
+    @Option(help: "How many actions the session records (the last gesture's effects may add one or two).")
     var actions = 60
 
     @Option(help: "The seed of the scripted customer; the same seed gives the same session.")
     var seed: UInt64 = 7
 
+    @Option(help: "Take a snapshot of the state every this many actions.")
+    var snapshotInterval = 25
+
+    @Flag(help: "Print only the summary, not every action.")
+    var quiet = false
+
     func validate() throws {
         guard actions > 0 else { throw ValidationError("--actions must be at least 1") }
+        guard snapshotInterval >= 0 else { throw ValidationError("--snapshot-interval cannot be negative") }
     }
 
     func run() async throws {
+        try prepareOutput()
+        let log = try EventLog(path: output)
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.snapshotInterval = snapshotInterval
+        configuration.sessionInfo = #"{"demo":true,"seed":\#(seed)}"#
+        let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)
+
         let printed = Mutex(0)
+        let quiet = self.quiet
         let timeline = Middleware<ShopState, ShopAction>(didReduce: { dispatched, state, _ in
             let seq = printed.withLock { count in
                 count += 1
                 return count
             }
+            guard !quiet else { return }
             let marker = state.cart.total < 0 ? "  ← total is negative" : ""
             print(
                 String(seq).leftPadded(to: 4),
                 "\(dispatched.source.file):\(dispatched.source.line)".rightPadded(to: 38),
-                String(describing: dispatched.action).replacingOccurrences(of: "RewindExamples.", with: "")
-                    .prefix(70).rightPadded(to: 70),
+                ActionCaseName.of(dispatched.action).rightPadded(to: 24),
                 "total", Money(state.cart.total).description.leftPadded(to: 8) + marker
             )
         })
         let store = Store(
             initialState: ShopState(),
             reducer: Shop.reducer,
-            middleware: .combine(Shop.effects(environment: .simulated), timeline)
+            middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated), timeline)
         )
         var shopper = Shopper(seed: seed)
         await shopper.drive(store, while: { _ in printed.withLock { $0 } < actions })
+        try recorder.close()
+        let session = try log.sessions().last
+        try log.close()
 
+        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         let final = store.state
-        print("\n\(printed.withLock { $0 }) actions, \(final.checkout.orders.count) orders paid, cart total \(Money(final.cart.total))")
-    }
-}
+        print("""
 
-/// Cents as `12.34`.
-struct Money: CustomStringConvertible {
-    var cents: Int
-    init(_ cents: Int) { self.cents = cents }
-    var description: String {
-        let absolute = abs(cents)
-        let fraction = absolute % 100
-        return "\(cents < 0 ? "-" : "")\(absolute / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+            Recorded \(session?.eventCount ?? 0) actions into \(output) (session \(session?.id ?? 0), \(size / 1024) KiB): \
+            \(final.checkout.orders.count) orders paid, cart total \(Money(final.cart.total)).
+
+            Try next:
+              sqlite3 \(output) 'select seq, action, file, line from timeline where action like "cart.%"'
+              sqlite3 \(output) "select seq, json_extract(payload, '$.cart') from timeline where action = 'cart.setQuantity'"
+            """)
+    }
+
+    /// Makes room for a fresh log: removes a previous demo log at the output path, refuses
+    /// anything else.
+    private func prepareOutput() throws {
+        guard FileManager.default.fileExists(atPath: output) else { return }
+        let existing: [LogSession]
+        do {
+            existing = try EventLog(path: output, mode: .readOnly).sessions()
+        } catch {
+            throw ValidationError("\(output) exists and is not a demo log (\(error)); choose another --output")
+        }
+        guard existing.allSatisfy({ $0.app.id == Self.app.id && $0.info?.contains(#""demo":true"#) == true }) else {
+            throw ValidationError("\(output) is a Rewind log that the demo did not record; choose another --output")
+        }
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: output + suffix) {
+            try FileManager.default.removeItem(atPath: output + suffix)
+        }
     }
 }
 

@@ -102,11 +102,16 @@ extension Shop {
     }
 }
 
-/// Cents shown as `12.34` (or `-10.00`) for messages.
-struct Money: CustomStringConvertible {
-    var cents: Int
-    init(_ cents: Int) { self.cents = cents }
-    var description: String {
+/// An amount in cents, shown as `12.34` (or `-10.00`).
+public struct Money: CustomStringConvertible, Sendable {
+    /// The amount in cents.
+    public var cents: Int
+
+    /// An amount in cents.
+    public init(_ cents: Int) { self.cents = cents }
+
+    /// `12.34`, `-10.00`.
+    public var description: String {
         let sign = cents < 0 ? "-" : ""
         let absolute = abs(cents)
         let fraction = absolute % 100

@@ -29,9 +29,13 @@ public struct JSONPayloadCodec: PayloadCodec {
     /// The JSON codec.
     public init() {}
 
-    /// Encodes a value as JSON.
+    /// Encodes a value as JSON, with keys sorted: Foundation otherwise writes them in hash
+    /// order, which differs from run to run, and the same state must always encode to the same
+    /// bytes (snapshots are compared, logs are diffed).
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        try JSONEncoder().encode(value)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(value)
     }
 
     /// Decodes a value from JSON.

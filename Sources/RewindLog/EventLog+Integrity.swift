@@ -1,0 +1,65 @@
+import GRDB
+
+/// What ``EventLog/checkIntegrity()`` found.
+public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
+    /// SQLite's `PRAGMA integrity_check` findings; `["ok"]` when the file is sound.
+    public var sqlite: [String]
+    /// How many events the log holds.
+    public var eventCount: Int64
+    /// The seqs the log holds, if any.
+    public var seqs: ClosedRange<Int64>?
+    /// Ranges of missing seqs between the first and the last.
+    public var gaps: [ClosedRange<Int64>]
+    /// Sessions without an initial snapshot.
+    public var sessionsWithoutSnapshot: [Int64]
+
+    /// Whether everything checks out.
+    public var isSound: Bool {
+        sqlite == ["ok"] && gaps.isEmpty && sessionsWithoutSnapshot.isEmpty
+    }
+
+    /// `ok: 1204 events, seq 1…1204` or the problems found.
+    public var description: String {
+        let range = seqs.map { ", seq \($0.lowerBound)…\($0.upperBound)" } ?? ""
+        guard !isSound else { return "ok: \(eventCount) events\(range)" }
+        var problems: [String] = []
+        if sqlite != ["ok"] { problems.append("SQLite: " + sqlite.prefix(5).joined(separator: "; ")) }
+        if !gaps.isEmpty { problems.append("missing seqs " + gaps.prefix(5).map { "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")) }
+        if !sessionsWithoutSnapshot.isEmpty { problems.append("sessions without initial snapshot: \(sessionsWithoutSnapshot)") }
+        return "damaged (\(eventCount) events\(range)): " + problems.joined(separator: "; ")
+    }
+}
+
+extension EventLog {
+    /// Checks the file with SQLite's `integrity_check`, and the log's own invariants: seqs
+    /// without gaps, and an initial snapshot for every session.
+    ///
+    /// Retention removes the oldest events, so the first seq may be above 1; gaps are only
+    /// looked for between the first and the last.
+    public func checkIntegrity() throws(EventLogError) -> IntegrityReport {
+        try read { db in
+            let sqlite = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), min(seq), max(seq) FROM events")
+            let count: Int64 = row?[0] ?? 0
+            let low: Int64? = row?[1], high: Int64? = row?[2]
+            var gaps: [ClosedRange<Int64>] = []
+            if let low, let high, high - low + 1 != count {
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT seq + 1 AS first, next - 1 AS last FROM (
+                        SELECT seq, lead(seq) OVER (ORDER BY seq) AS next FROM events
+                    ) WHERE next > seq + 1 LIMIT 100
+                    """)
+                gaps = rows.map { ($0["first"] as Int64)...($0["last"] as Int64) }
+            }
+            let orphans = try Int64.fetchAll(db, sql: """
+                SELECT id FROM sessions AS s
+                WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE session_id = s.id AND kind = 'initial')
+                  AND NOT EXISTS (SELECT 1 FROM snapshots WHERE session_id = s.id AND kind = 'retention')
+                """)
+            return IntegrityReport(
+                sqlite: sqlite, eventCount: count, seqs: low.flatMap { low in high.map { low...$0 } },
+                gaps: gaps, sessionsWithoutSnapshot: orphans
+            )
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("rewind demo")
+struct DemoCommandTests {
+    @Test("records the shop session into a log that the timeline view reads, and suggests what to try")
+    func recordsALog() throws {
+        let folder = try TemporaryDirectory()
+        let result = try run(builtProduct("rewind"), ["demo", "--actions", "40", "--output", "shop.rewind"], in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("Recorded 40 actions into shop.rewind (session 1,"))
+        #expect(result.standardOutput.contains("← total is negative"))
+        #expect(result.standardOutput.contains("sqlite3 shop.rewind"))
+
+        let log = try EventLog(path: folder.file("shop.rewind"), mode: .readOnly)
+        #expect(try log.checkIntegrity().isSound)
+        #expect(try log.seqRange() == 1...40)
+        let session = try #require(try log.sessions().first)
+        #expect(session.app.id == "com.example.shop")
+        #expect(try log.snapshotIndex(session: session.id).map(\.seq) == [0, 25])
+    }
+
+    @Test("the same seed records the same session")
+    func reproducible() throws {
+        let folder = try TemporaryDirectory()
+        for name in ["a.rewind", "b.rewind"] {
+            let result = try run(builtProduct("rewind"), ["demo", "--quiet", "--seed", "3", "--output", name], in: folder.path)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        var first = try EventLog(path: folder.file("a.rewind"), mode: .readOnly).events()
+        var second = try EventLog(path: folder.file("b.rewind"), mode: .readOnly).events()
+        let a = try first.collect(), b = try second.collect()
+        #expect(a.map(\.payload) == b.map(\.payload))
+        #expect(a.map(\.source) == b.map(\.source))
+    }
+
+    @Test("running again replaces its own log, but refuses to overwrite anything else")
+    func protectsOtherFiles() throws {
+        let folder = try TemporaryDirectory()
+        let demo = try run(builtProduct("rewind"), ["demo", "--quiet"], in: folder.path)
+        let again = try run(builtProduct("rewind"), ["demo", "--quiet"], in: folder.path)
+        #expect(demo.status == 0 && again.status == 0)
+        #expect(try EventLog(path: folder.file("rewind-demo.rewind"), mode: .readOnly).sessions().count == 1)
+
+        let notes = folder.file("notes.txt")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: notes))
+        let refused = try run(builtProduct("rewind"), ["demo", "--output", notes], in: folder.path)
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("notes.txt exists and is not a demo log"))
+        #expect(fileBytes(notes) == Data("keep me".utf8))
+    }
+
+    @Test("the rewind binary copied alone to another folder still creates and reads logs")
+    func binaryWithoutResourceBundle() throws {
+        let folder = try TemporaryDirectory()
+        let copy = folder.file("rewind")
+        try FileManager.default.copyItem(atPath: builtProduct("rewind"), toPath: copy)
+        // Nothing but the binary: no resource bundles beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rewind"])
+        let result = try run(copy, ["demo", "--quiet", "--output", "alone.rewind"], in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try EventLog(path: folder.file("alone.rewind"), mode: .readOnly).schemaVersion() == 1)
+    }
+}

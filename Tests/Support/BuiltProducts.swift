@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// The folder SwiftPM built the test bundle into, where the package's executables are too.
+public var builtProductsDirectory: URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+}
+
+/// The path of one of the package's built executables (`rewind`, `rewind-stress`).
+public func builtProduct(_ name: String) -> String {
+    builtProductsDirectory.appendingPathComponent(name).path
+}
+
+/// What a finished child process printed and how it exited.
+public struct ProcessOutput: Sendable {
+    /// Its exit status.
+    public var status: Int32
+    /// Everything it wrote to standard output.
+    public var standardOutput: String
+    /// Everything it wrote to standard error.
+    public var standardError: String
+}
+
+/// Runs an executable to completion and captures its output.
+public func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ProcessOutput {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
+    let errorData = Mutex<Data>(Data())
+    let errorReader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
+    errorReader.start()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while errorReader.isExecuting || !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+    return ProcessOutput(
+        status: process.terminationStatus,
+        standardOutput: String(decoding: outputData, as: UTF8.self),
+        standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+    )
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+
+/// `rewind-stress`: crash-safety checks for the recorder.
+///
+/// `record` records at full speed until it is killed, printing `flushed <seq>` after each
+/// flush; `kill-loop` runs `record` as a child over and over, kills it with SIGKILL at random
+/// moments, and checks the log after every kill.
+@main
+struct RewindStress: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rewind-stress",
+        abstract: "Crash-safety checks for the Rewind recorder.",
+        subcommands: [RecordCommand.self, KillLoopCommand.self]
+    )
+}
+
+/// Records the shop app's generated actions at full speed into a log until killed.
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record at full speed until killed, printing 'flushed <seq>' after each flush."
+    )
+
+    @Option(help: "The log to record into (created, or continued).")
+    var log: String
+
+    @Option(help: "buffered or synchronous.")
+    var durability = "buffered"
+
+    @Option(help: "Buffered mode's commit window in milliseconds.")
+    var maxDelayMs = 50
+
+    @Option(help: "Flush (and report) after every this many actions.")
+    var flushEvery = 500
+
+    @Option(help: "Stop after this many actions (0: run until killed).")
+    var limit = 0
+
+    @Option(help: "Seed of the generated shop session.")
+    var seed: UInt64 = 1
+
+    func validate() throws {
+        guard ["buffered", "synchronous"].contains(durability) else { throw ValidationError("--durability is buffered or synchronous") }
+        guard flushEvery > 0 else { throw ValidationError("--flush-every must be positive") }
+    }
+
+    func run() throws {
+        let actions = SessionSource.shopActions(seed: seed)
+        let eventLog = try EventLog(path: log)
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.durability = durability == "synchronous" ? .synchronous : .buffered(maxDelay: .milliseconds(maxDelayMs))
+        configuration.snapshotInterval = 200
+        let recorder = Recorder<ShopState, ShopAction>(log: eventLog, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let initial = try eventLog.restoredState(app: recorder.app, reducer: Shop.reducer) ?? ShopState()
+        let store = Store(initialState: initial, reducer: Shop.reducer, middleware: recorder.middleware)
+        var count = 0
+        while limit == 0 || count < limit {
+            let dispatched = actions[count % actions.count]
+            store.dispatch(dispatched.action, from: dispatched.source)
+            count += 1
+            if count % flushEvery == 0 {
+                try recorder.flush()
+                let last = try eventLog.seqRange()?.upperBound ?? 0
+                // Unbuffered, so the parent sees the line before it decides to kill.
+                FileHandle.standardOutput.write(Data("flushed \(last)\n".utf8))
+            }
+        }
+        try recorder.close()
+    }
+}
+
+/// Generates the actions the stress runs record.
+enum SessionSource {
+    static func shopActions(seed: UInt64) -> [DispatchedAction<ShopAction>] {
+        let result = UnsafeSendableBox<[DispatchedAction<ShopAction>]>()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            result.value = await Shop.sessionActions(count: 5_000, seed: seed)
+            done.signal()
+        }
+        done.wait()
+        return result.value ?? []
+    }
+}
+
+/// Carries a value out of a task into synchronous code that waits on a semaphore for it.
+final class UnsafeSendableBox<Value>: @unchecked Sendable {
+    // `@unchecked`: written once by the task before `signal()`, read once after `wait()`; the
+    // semaphore orders the two.
+    var value: Value?
+}
