@@ -59,6 +59,7 @@ let package = Package(
             name: "rewind-bench",
             dependencies: [
                 "Rewind",
+                "RewindLog",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

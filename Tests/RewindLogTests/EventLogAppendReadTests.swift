@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Rewind
 import RewindExamples
-import RewindLog
+@testable import RewindLog
 import RewindTestSupport
 import Testing
 
@@ -59,6 +59,15 @@ struct EventLogAppendReadTests {
         #expect(ActionCaseName.of(TodoAction.filter(.active)) == "filter.active")
         #expect(ActionCaseName.of(TodoAction.item(.move(id: UUID(), toList: UUID(), index: 1))) == "item.move")
         #expect(ActionCaseName.of(42) == "Int")
+    }
+
+    @Test("case paths found by encoding agree with reflection on every action of both example apps")
+    func casePathsAgreeWithReflection() async {
+        let shop = await Shop.sessionActions(count: 1_500, seed: 31).map(\.action)
+        let todo = await Todo.sessionActions(count: 1_500, seed: 31).map(\.action)
+        for action in shop { #expect(ActionCaseName.of(action) == ActionCaseName.reflected(action)) }
+        for action in todo { #expect(ActionCaseName.of(action) == ActionCaseName.reflected(action)) }
+        #expect(Set(shop.map { ActionCaseName.of($0) }).count > 8)
     }
 
     @Test("filters select by seq range, session, case pattern, file, line and limit")

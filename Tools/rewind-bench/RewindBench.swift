@@ -17,8 +17,14 @@ struct RewindBench: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Actions per run.")
+    @Option(help: "Actions per run of the dispatch workload.")
     var actions = 1_000_000
+
+    @Option(help: "Actions per run of the record workload.")
+    var recordActions = 200_000
+
+    @Option(help: "Workloads to run: dispatch, record (default: all).")
+    var workload: [String] = ["dispatch", "record"]
 
     @Option(help: "Timed runs per variant (the median is reported).")
     var runs = 7
@@ -37,13 +43,21 @@ struct RewindBench: AsyncParsableCommand {
         #if DEBUG
         FileHandle.standardError.write(Data("rewind-bench: this is a debug build; use `swift run -c release rewind-bench`\n".utf8))
         #endif
-        let session = await Shop.sessionActions(count: 10_000, seed: seed).map(\.action)
-        let results = [DispatchWorkload(session: session, actions: actions, runs: runs).measure()]
+        let session = await Shop.sessionActions(count: 10_000, seed: seed)
+        var results: [WorkloadResult] = []
+        if workload.contains("dispatch") {
+            results.append(DispatchWorkload(session: session.map(\.action), actions: actions, runs: runs).measure())
+        }
+        if workload.contains("record") {
+            for interval in [0, 1_000] {
+                results.append(try RecordWorkload(session: session, actions: recordActions, runs: runs, snapshotInterval: interval).measure())
+            }
+        }
         if json {
             let data = try JSONEncoder.sortedPretty.encode(BenchReport(actions: actions, runs: runs, workloads: results))
             print(String(decoding: data, as: UTF8.self))
         } else {
-            for workload in results { print(workload.table()) }
+            print(results.map { $0.table() }.joined(separator: "\n\n"))
         }
     }
 }
@@ -60,6 +74,7 @@ struct WorkloadResult: Codable {
     var name: String
     var baseline: String
     var variants: [Variant]
+    var notes: [String] = []
 
     func table() -> String {
         var lines = ["\(name) (baseline: \(baseline); median of \(variants.first?.runsActionsPerSecond.count ?? 0) runs)"]
@@ -71,6 +86,7 @@ struct WorkloadResult: Codable {
                     + String(format: "%.2f×", variant.ratioToBaseline).leftAligned(8)
             )
         }
+        lines += notes.map { "  \($0)" }
         return lines.joined(separator: "\n")
     }
 }
@@ -87,12 +103,9 @@ func medianThroughput(actions: Int, runs: Int, _ body: () -> Void) -> (median: D
     let clock = ContinuousClock()
     var rates: [Double] = []
     for _ in 0..<runs {
-        let elapsed = clock.measure(body)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        rates.append(Double(actions) / seconds)
+        rates.append(Double(actions) / clock.measure(body).seconds)
     }
-    let sorted = rates.sorted()
-    return (sorted[sorted.count / 2], rates)
+    return (median(rates), rates)
 }
 
 extension String {

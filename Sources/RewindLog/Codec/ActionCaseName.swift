@@ -2,8 +2,9 @@
 /// `ShopAction.cart(.remove(productID: "mug"))`, `cart.removeDiscount` for a case without
 /// payload.
 ///
-/// Derived by reflection on the writer thread, never on the dispatch path. A type can name its
-/// cases itself by conforming to ``NamedAction``.
+/// Derived on the writer thread, never on the dispatch path: from the first keys of a
+/// synthesized-`Codable` enum's encoding, or else by reflection. A type can name its cases
+/// itself by conforming to ``NamedAction``.
 public enum ActionCaseName {
     /// The case path of `action`.
     ///
@@ -11,6 +12,12 @@ public enum ActionCaseName {
     /// - Returns: The case path.
     public static func of(_ action: Any) -> String {
         if let named = action as? any NamedAction { return named.actionCaseName }
+        if let encodable = action as? any Encodable, let path = CasePathEncoder.path(of: encodable) { return path }
+        return reflected(action)
+    }
+
+    /// The case path found by walking the value with `Mirror` (the fallback).
+    static func reflected(_ action: Any) -> String {
         var parts: [String] = []
         var value = action
         while parts.count < 8 {

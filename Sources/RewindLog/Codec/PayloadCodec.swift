@@ -26,6 +26,15 @@ public struct JSONPayloadCodec: PayloadCodec {
     /// JSON is text.
     public let isText = true
 
+    // Foundation's coders are documented thread-safe for concurrent use once configured;
+    // one pair per codec saves building them for every payload.
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+    private let decoder = JSONDecoder()
+
     /// The JSON codec.
     public init() {}
 
@@ -33,14 +42,12 @@ public struct JSONPayloadCodec: PayloadCodec {
     /// order, which differs from run to run, and the same state must always encode to the same
     /// bytes (snapshots are compared, logs are diffed).
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return try encoder.encode(value)
+        try encoder.encode(value)
     }
 
     /// Decodes a value from JSON.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try JSONDecoder().decode(type, from: data)
+        try decoder.decode(type, from: data)
     }
 }
 
