@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
 import RewindExamples
-import RewindLog
+@testable import RewindLog
 import RewindTestSupport
 import Synchronization
 import Testing
@@ -219,6 +219,37 @@ struct RecorderTests {
         #expect(unrecorded == [.cart(.remove(productID: "lost-1")), .cart(.remove(productID: "lost-2"))])
         #expect(failures.all.first?.description.contains("could not record 2 actions (cart.remove at RewindLogTests/RecorderTests.swift:") == true)
         try? recorder.close()
+    }
+
+    @Test("a full disk is reported with the unrecorded actions; recording resumes once there is room")
+    func diskFull() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        configuration.snapshotInterval = 0
+        let log = try EventLog(path: path)
+        let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+
+        // SQLite's page limit makes the database report SQLITE_FULL, as a full disk would.
+        let pages = try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        let big = String(repeating: "x", count: 20_000)
+        for index in 0..<3 { store.dispatch(.cart(.remove(productID: "\(big)\(index)"))) }
+        #expect(throws: EventLogError.diskFull(path: path)) { try recorder.flush() }
+        #expect(failures.all.flatMap(\.unrecorded).count == 3)
+
+        try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+        try recorder.close()
+        let report = try EventLog(path: path, mode: .readOnly).checkIntegrity()
+        #expect(report.isSound)
+        #expect(report.seqs == 1...2)  // the three that did not fit are not in the log; seqs stay gapless
     }
 
     @Test("an action that fails to encode is reported and logged without payload, keeping seqs contiguous")
