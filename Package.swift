@@ -14,12 +14,14 @@ let package = Package(
     products: [
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
+        .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
@@ -32,6 +34,17 @@ let package = Package(
                 "Rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // Replay: time travel, diffs, bisect, verify, what-if.
+        .target(
+            name: "RewindReplay",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                .product(name: "CustomDump", package: "swift-custom-dump"),
             ],
             swiftSettings: strictSettings
         ),
@@ -53,7 +66,12 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets.
-        .target(name: "RewindTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
+        .target(
+            name: "RewindTestSupport",
+            dependencies: ["Rewind", "RewindLog", "RewindExamples"],
+            path: "Tests/Support",
+            swiftSettings: strictSettings
+        ),
         // Benchmarks of Rewind's workloads against their baselines (run with -c release).
         .executableTarget(
             name: "rewind-bench",
@@ -92,6 +110,11 @@ let package = Package(
                 "rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RewindReplayTests",
+            dependencies: ["Rewind", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

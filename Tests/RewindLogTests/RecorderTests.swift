@@ -11,48 +11,14 @@ struct RecorderTests {
     static let shopApp = AppIdentity(id: "com.example.shop")
     static let todoApp = AppIdentity(id: "com.example.todo")
 
-    /// Drives a fresh store with `user`, recording into `log`; returns the store, what the store
-    /// reduced (captured by a second middleware), and the states after each action.
-    static func recordSession<User: SimulatedUser>(
-        into log: EventLog,
-        app: AppIdentity,
-        initialState: User.State,
-        reducer: Reducer<User.State, User.Action>,
-        effects: Middleware<User.State, User.Action>,
-        user: User,
-        actions: Int,
-        configuration: RecorderConfiguration<User.Action> = RecorderConfiguration()
-    ) async throws -> (store: Store<User.State, User.Action>, reduced: [DispatchedAction<User.Action>], states: [User.State])
-    where User.State: Codable, User.Action: Codable {
-        let reduced = Recorded<DispatchedAction<User.Action>>()
-        let states = Recorded<User.State>()
-        let recorder = Recorder<User.State, User.Action>(log: log, app: app, configuration: configuration)
-        let store = Store(
-            initialState: initialState,
-            reducer: reducer,
-            middleware: .combine(
-                recorder.middleware,
-                effects,
-                Middleware(didReduce: { dispatched, state, _ in
-                    reduced.append(dispatched)
-                    states.append(state)
-                })
-            )
-        )
-        var user = user
-        await user.drive(store, while: { _ in reduced.all.count < actions })
-        try recorder.close()
-        return (store, reduced.all, states.all)
-    }
-
     @Test("a recorded shop session reads back in order, with every source, case and payload, no gaps")
     func recordsShopSession() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        let (_, reduced, _) = try await Self.recordSession(
+        let reduced = try await recordSession(
             into: try EventLog(path: path), app: Self.shopApp, initialState: ShopState(), reducer: Shop.reducer,
             effects: Shop.effects(environment: .simulated), user: Shopper(seed: 21), actions: 500
-        )
+        ).reduced
         try Self.expectLog(at: path, holds: reduced)
     }
 
@@ -60,10 +26,10 @@ struct RecorderTests {
     func recordsTodoSession() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("todo.rewind")
-        let (_, reduced, _) = try await Self.recordSession(
+        let reduced = try await recordSession(
             into: try EventLog(path: path), app: Self.todoApp, initialState: TodoState(), reducer: Todo.reducer,
             effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 4), actions: 500
-        )
+        ).reduced
         try Self.expectLog(at: path, holds: reduced)
     }
 
@@ -85,10 +51,10 @@ struct RecorderTests {
         let path = folder.file("shop.rewind")
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.snapshotInterval = 50
-        let (_, _, states) = try await Self.recordSession(
+        let states = try await recordSession(
             into: try EventLog(path: path), app: Self.shopApp, initialState: ShopState(), reducer: Shop.reducer,
             effects: Shop.effects(environment: .simulated), user: Shopper(seed: 2), actions: 230, configuration: configuration
-        )
+        ).states
         let log = try EventLog(path: path, mode: .readOnly)
         let session = try #require(try log.sessions().first)
         let index = try log.snapshotIndex(session: session.id)

@@ -1,0 +1,91 @@
+import RewindLog
+
+/// What ``Replayer/bisect(session:skippingAhead:where:)`` found.
+public enum BisectOutcome<State: Sendable, Action: Sendable>: Sendable {
+    /// The first action after which the condition holds.
+    case found(ActionDiff<State, Action>, stats: BisectStats)
+    /// The condition already holds in a session's initial state, before any action.
+    case holdsAtStart(session: Int64, seq: Int64, stats: BisectStats)
+    /// The condition never holds.
+    case notFound(stats: BisectStats)
+}
+
+/// The work a bisection did.
+public struct BisectStats: Sendable, Equatable {
+    /// Snapshots whose state was checked.
+    public var snapshotsChecked = 0
+    /// Events folded.
+    public var eventsFolded = 0
+}
+
+extension Replayer {
+    /// Finds the first action after which `condition` holds — e.g. `{ $0.cart.total < 0 }` —
+    /// with its source and the change it made.
+    ///
+    /// By default it folds every step from each session's start (or from the snapshot at
+    /// `from`), checking the condition after each action, so a condition that holds for a
+    /// single step is found too. With `skippingAhead`, it first checks the condition on the
+    /// session's snapshots and folds only the window before the first snapshot where it holds:
+    /// much faster on long logs, but only right for conditions that, once true, stay true until
+    /// the next snapshot (a broken invariant that is never repaired).
+    ///
+    /// - Parameters:
+    ///   - session: Only this session (default: all, in order).
+    ///   - skippingAhead: Use snapshots to skip to the first window where the condition holds.
+    ///   - condition: The condition on the state, e.g. an invariant's negation.
+    /// - Returns: The first action, or why there is none.
+    public func bisect(
+        session: Int64? = nil,
+        skippingAhead: Bool = false,
+        where condition: (State) -> Bool
+    ) throws(EventLogError) -> BisectOutcome<State, Action> {
+        var stats = BisectStats()
+        let sessions = try sessionsToReplay(session)
+        for session in sessions {
+            let initial = try startingPoint(session: session, atOrBefore: session.baseSeq)
+            stats.snapshotsChecked += 1
+            if condition(initial.state) {
+                return .holdsAtStart(session: session.id, seq: initial.seq, stats: stats)
+            }
+            guard let last = session.seqRange?.upperBound else { continue }
+
+            // The window to fold: from the last snapshot where the condition does not hold yet to
+            // the first where it does (or the end of the session).
+            var windowStart = initial
+            var windowEnd = last
+            if skippingAhead {
+                for entry in try log.snapshotIndex(session: session.id) where entry.seq > initial.seq {
+                    let snapshot = try startingPoint(session: session, atOrBefore: entry.seq)
+                    stats.snapshotsChecked += 1
+                    if condition(snapshot.state) {
+                        windowEnd = snapshot.seq
+                        break
+                    }
+                    windowStart = snapshot
+                }
+            }
+            guard windowEnd > windowStart.seq else { continue }
+            var state = windowStart.state
+            var replayStats = ReplayStats()
+            var found: ActionDiff<State, Action>?
+            do {
+                try forEachAction(session: session, in: (windowStart.seq + 1)...windowEnd, stats: &replayStats) { event, action throws(EventLogError) in
+                    let before = state
+                    reducer(&state, action)
+                    if condition(state) {
+                        found = ActionDiff(event: event, action: action, before: before, after: state, diff: Self.difference(before, state))
+                        throw StopFolding.stop
+                    }
+                }
+            } catch let error where error == StopFolding.stop {}
+            stats.eventsFolded += replayStats.folded + (found == nil ? 0 : 1)
+            if let found { return .found(found, stats: stats) }
+        }
+        return .notFound(stats: stats)
+    }
+}
+
+/// Ends a fold early; never escapes the replayer.
+enum StopFolding {
+    static let stop = EventLogError.closed(path: "<stop folding>")
+}

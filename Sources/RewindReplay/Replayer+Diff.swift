@@ -1,0 +1,44 @@
+import CustomDump
+import RewindLog
+
+/// What one action changed.
+public struct ActionDiff<State: Sendable, Action: Sendable>: Sendable {
+    /// The event.
+    public var event: LoggedEvent
+    /// Its action.
+    public var action: Action
+    /// The state before it.
+    public var before: State
+    /// The state after it.
+    public var after: State
+    /// The difference, `-` before and `+` after, or `nil` when the action changed nothing.
+    public var diff: String?
+}
+
+extension Replayer {
+    /// What the action at `seq` changed: the state before and after it, and their difference.
+    ///
+    /// - Parameter seq: The event.
+    /// - Returns: The event, its action, both states and the diff.
+    public func diff(at seq: Int64) throws(EventLogError) -> ActionDiff<State, Action> {
+        let session = try log.session(containing: seq)
+        var before = try fold(session: session, through: seq - 1).state
+        if seq - 1 < session.baseSeq { before = try startingPoint(session: session, atOrBefore: session.baseSeq).state }
+        let event = try log.event(at: seq)
+        let action = try decode(event, session: session, codec: codec(of: session))
+        var after = before
+        reducer(&after, action)
+        return ActionDiff(event: event, action: action, before: before, after: after, diff: Self.difference(before, after))
+    }
+
+    /// The difference between the states after two events (of any sessions), `-` for the
+    /// first and `+` for the second, or `nil` when they are equal.
+    public func diff(from first: Int64, to second: Int64) throws(EventLogError) -> String? {
+        Self.difference(try state(at: first), try state(at: second))
+    }
+
+    /// A readable, structured difference between two values (swift-custom-dump's format).
+    public static func difference(_ old: State, _ new: State) -> String? {
+        CustomDump.diff(old, new)
+    }
+}
