@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
+        .library(name: "RewindCLI", targets: ["RewindCLI"]),
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
@@ -49,6 +50,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The rewind command tree, as a library any app's replay tool can run.
+        .target(
+            name: "RewindCLI",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindReplay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
         .target(name: "RewindExamples", dependencies: ["Rewind"], swiftSettings: strictSettings),
 
@@ -58,6 +72,7 @@ let package = Package(
             dependencies: [
                 "Rewind",
                 "RewindLog",
+                "RewindCLI",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -72,6 +87,14 @@ let package = Package(
             path: "Tests/Support",
             swiftSettings: strictSettings
         ),
+        // An app's own replay tool, in three lines: RewindCLI with the todo app registered.
+        .executableTarget(
+            name: "rewind-todo",
+            dependencies: ["RewindCLI", "RewindExamples"],
+            path: "Tools/rewind-todo",
+            swiftSettings: strictSettings
+        ),
+
         // Benchmarks of Rewind's workloads against their baselines (run with -c release).
         .executableTarget(
             name: "rewind-bench",
@@ -119,7 +142,14 @@ let package = Package(
         ),
         .testTarget(
             name: "RewindToolTests",
-            dependencies: ["RewindLog", "RewindTestSupport", "rewind"],
+            dependencies: [
+                "RewindLog",
+                "RewindExamples",
+                "RewindTestSupport",
+                "rewind",
+                "rewind-todo",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -86,8 +86,13 @@ struct DemoCommand: AsyncParsableCommand {
             \(final.checkout.orders.count) orders paid, cart total \(Money(final.cart.total)).
 
             Try next:
+              rewind bisect \(output) --invariant non-negative-total    # the first action that breaks it
+              rewind diff \(output) --at SEQ                            # what that action changed
+              rewind state \(output) --at SEQ                           # the whole state after it
+              rewind log \(output) --case 'cart.*' --to SEQ             # the cart actions leading there
+              rewind replay \(output) --skip SEQ                        # what if it had not happened
+              rewind verify \(output)                                   # does the reducer still reproduce it?
               sqlite3 \(output) 'select seq, action, file, line from timeline where action like "cart.%"'
-              sqlite3 \(output) "select seq, json_extract(payload, '$.cart') from timeline where action = 'cart.setQuantity'"
             """)
     }
 

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+
+/// The `rewind` command line, as a library: an app's own replay tool is an executable target
+/// whose whole source is
+///
+/// ```swift
+/// import RewindCLI
+/// await RewindTool.main(apps: [ReplayableApp(id: "com.example.myapp", reducer: appReducer)])
+/// ```
+///
+/// and it gets every subcommand for its logs. Subcommands that need no app types (`sessions`,
+/// `log`, `show`, `stats`, `check`, `export`, `import`) work on any Rewind log.
+///
+/// Exit codes: 0 ok; 1 the answer is "no" (`verify` found a divergence, `bisect` found nothing,
+/// `check` found damage); 2 usage or input errors (a missing file, a file that is not a log,
+/// an unknown seq, an unregistered app).
+public enum RewindTool {
+    /// Runs the tool with these apps (and any extra subcommands, such as the bundled `demo`),
+    /// then exits.
+    ///
+    /// - Parameters:
+    ///   - apps: The apps whose logs this tool can replay.
+    ///   - extraCommands: More subcommands to offer.
+    public static func main(apps: [ReplayableApp], extraCommands: [any ParsableCommand.Type] = []) async -> Never {
+        AppRegistry.register(apps: apps, extraCommands: extraCommands)
+        do {
+            var command = try RootCommand.parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+            exit(0)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
+        } catch {
+            // Help and version requests exit 0 the usual way.
+            if RootCommand.exitCode(for: error) == .success { RootCommand.exit(withError: error) }
+            FileHandle.standardError.write(Data((RootCommand.fullMessage(for: error) + "\n").utf8))
+            exit(2)
+        }
+    }
+}
+
+/// The apps and extra subcommands registered by ``RewindTool/main(apps:extraCommands:)``.
+enum AppRegistry {
+    // Written once by `RewindTool.main` before any command is parsed, then only read: there
+    // is no concurrent access to guard.
+    nonisolated(unsafe) private(set) static var apps: [ReplayableApp] = []
+    nonisolated(unsafe) private(set) static var extraCommands: [any ParsableCommand.Type] = []
+
+    static func register(apps: [ReplayableApp], extraCommands: [any ParsableCommand.Type]) {
+        self.apps = apps
+        self.extraCommands = extraCommands
+    }
+
+    static func app(id: String) -> ReplayableApp? {
+        apps.first { $0.id == id }
+    }
+}
+
+/// `rewind`: the root of the command tree.
+struct RootCommand: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: (CommandLine.arguments.first as NSString?)?.lastPathComponent ?? "rewind",
+            abstract: "Inspect, replay and debug Rewind logs.",
+            discussion: """
+                Apps this tool can replay: \(AppRegistry.apps.map(\.id).joined(separator: ", ").ifEmpty("none")).
+
+                Exit codes: 0 ok; 1 the answer is "no" (verify found a divergence, bisect found \
+                nothing, check found damage); 2 usage or input errors.
+                """,
+            subcommands: AppRegistry.extraCommands + [
+                SessionsCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
+                StateCommand.self, DiffCommand.self, BisectCommand.self, VerifyCommand.self, ReplayCommand.self,
+                ExportCommand.self, ImportCommand.self, AppsCommand.self,
+            ]
+        )
+    }
+}
+
+extension String {
+    func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+
+/// What a log holds, in numbers: for `rewind stats` and for people deciding on retention.
+public struct LogStatistics: Sendable, Equatable {
+    /// How often each action case occurs, most frequent first.
+    public var actionCases: [(name: String, count: Int)]
+    /// How often each source location dispatched, most frequent first.
+    public var sources: [(location: String, count: Int)]
+    /// Events, sessions and snapshots.
+    public var events: Int, sessions: Int, snapshots: Int
+    /// The first and last event times, in seconds since 1970.
+    public var timeSpan: ClosedRange<Double>?
+    /// Bytes on disk: the file plus its write-ahead log.
+    public var bytesOnDisk: Int
+    /// Bytes of event payloads and of snapshot states.
+    public var payloadBytes: Int, snapshotBytes: Int
+
+    public static func == (lhs: LogStatistics, rhs: LogStatistics) -> Bool {
+        lhs.actionCases.map(\.name) == rhs.actionCases.map(\.name) && lhs.actionCases.map(\.count) == rhs.actionCases.map(\.count)
+            && lhs.sources.map(\.location) == rhs.sources.map(\.location) && lhs.sources.map(\.count) == rhs.sources.map(\.count)
+            && lhs.events == rhs.events && lhs.sessions == rhs.sessions && lhs.snapshots == rhs.snapshots
+            && lhs.timeSpan == rhs.timeSpan && lhs.bytesOnDisk == rhs.bytesOnDisk
+            && lhs.payloadBytes == rhs.payloadBytes && lhs.snapshotBytes == rhs.snapshotBytes
+    }
+}
+
+extension EventLog {
+    /// Counts per action case and per source location, the time span, and sizes.
+    ///
+    /// - Parameter session: Only this session's events (default: all).
+    public func statistics(session: Int64? = nil) throws(EventLogError) -> LogStatistics {
+        let filter = session.map { "WHERE e.session_id = \($0)" } ?? ""
+        let path = self.path
+        return try read { db in
+            let cases = try Row.fetchAll(db, sql: "SELECT action, count(*) AS n FROM events AS e \(filter) GROUP BY action ORDER BY n DESC, action")
+                .map { (name: $0["action"] as String, count: $0["n"] as Int) }
+            let sources = try Row.fetchAll(db, sql: """
+                SELECT src.file || ':' || src.line || ' ' || src.function AS location, count(*) AS n
+                FROM events AS e JOIN sources AS src ON src.id = e.source_id \(filter)
+                GROUP BY e.source_id ORDER BY n DESC, location
+                """).map { (location: $0["location"] as String, count: $0["n"] as Int) }
+            let totals = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS n, min(time) AS first, max(time) AS last, coalesce(sum(length(payload)), 0) AS bytes
+                FROM events AS e \(filter)
+                """)!
+            let snapshots = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(length(state)), 0) AS bytes FROM snapshots"
+                + (session.map { " WHERE session_id = \($0)" } ?? ""))!
+            let sessionCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions" + (session.map { " WHERE id = \($0)" } ?? "")) ?? 0
+            let first: Double? = totals["first"], last: Double? = totals["last"]
+            let size = ["", "-wal"].reduce(0) { sum, suffix in
+                sum + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
+            }
+            return LogStatistics(
+                actionCases: cases, sources: sources, events: totals["n"], sessions: sessionCount, snapshots: snapshots["n"],
+                timeSpan: first.flatMap { first in last.map { first...$0 } }, bytesOnDisk: size,
+                payloadBytes: totals["bytes"], snapshotBytes: snapshots["bytes"]
+            )
+        }
+    }
+}

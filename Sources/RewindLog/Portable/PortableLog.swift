@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import Rewind
+
+/// The portable form of a log: JSON Lines, one object per line, that a user can attach to a
+/// bug report and a developer can import back into a log and replay.
+///
+/// ```
+/// {"type":"header","format":"rewind-export","version":1,…}
+/// {"type":"session","session":{"id":1,"app":{…},"codec":"json",…}}
+/// {"type":"snapshot","session":1,"seq":0,"kind":"initial","time":…,"state":"{…}"}
+/// {"type":"event","seq":1,"session":1,"time":…,"action":"cart.add","payload":"{…}","source":{…}}
+/// ```
+///
+/// Payloads and states are kept byte for byte: as text for text codecs (JSON), as base64
+/// (`"encoding":"base64"`) otherwise.
+public enum PortableLog {
+    /// The version of the export format.
+    public static let version = 1
+
+    struct Header: Codable {
+        var type = "header"
+        var format = "rewind-export"
+        var version: Int
+        var exportedAt: Double
+        var schemaVersion: Int
+    }
+
+    struct SessionLine: Codable {
+        var type = "session"
+        var session: LogSession
+    }
+
+    struct SnapshotLine: Codable {
+        var type = "snapshot"
+        var session: Int64
+        var seq: Int64
+        var time: Double
+        var kind: String
+        var state: String
+        var encoding: String?
+    }
+
+    struct EventLine: Codable {
+        var type = "event"
+        var seq: Int64
+        var session: Int64
+        var time: Double
+        var action: String
+        var payload: String?
+        var encoding: String?
+        var source: ActionSource
+        var redaction: String?
+    }
+
+    struct LineType: Decodable {
+        var type: String
+    }
+
+    static func encode(_ data: Data, isText: Bool) -> (String, String?) {
+        isText ? (String(decoding: data, as: UTF8.self), nil) : (data.base64EncodedString(), "base64")
+    }
+
+    static func decode(_ text: String, encoding: String?, line: Int, path: String) throws(EventLogError) -> Data {
+        guard let encoding else { return Data(text.utf8) }
+        guard encoding == "base64", let data = Data(base64Encoded: text) else {
+            throw .corrupt(path: path, detail: "line \(line): payload encoding '\(encoding)' is not base64 data")
+        }
+        return data
+    }
+}
+
+extension EventLog {
+    /// Writes the whole log (or the events `filter` selects, with their sessions and the
+    /// snapshots they need) as portable JSON Lines.
+    ///
+    /// - Parameters:
+    ///   - url: The file to write (replaced if it exists).
+    ///   - filter: Which events; sessions and snapshots follow the events chosen.
+    /// - Returns: How many events were written.
+    @discardableResult
+    public func export(to url: URL, filter: EventFilter = EventFilter()) throws(EventLogError) -> Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: url) else {
+            throw .readOnly(path: url.path, detail: "cannot create the export file")
+        }
+        defer { try? handle.close() }
+        func write<T: Encodable>(_ line: T) throws(EventLogError) {
+            do {
+                var data = try encoder.encode(line)
+                data.append(UInt8(ascii: "\n"))
+                try handle.write(contentsOf: data)
+            } catch {
+                throw .readOnly(path: url.path, detail: "cannot write the export file: \(error)")
+            }
+        }
+
+        try write(PortableLog.Header(version: PortableLog.version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion()))
+        var sessions = try self.sessions()
+        if let session = filter.session { sessions = sessions.filter { $0.id == session } }
+        var count = 0
+        for session in sessions {
+            let isText = codecs[session.codec]?.isText ?? false
+            var sessionFilter = filter
+            sessionFilter.session = session.id
+            var cursor = events(sessionFilter, pageSize: 2_000)
+            guard let first = try cursor.next() else {
+                if filter.seqs == nil && filter.actionCase == nil && filter.file == nil && filter.line == nil {
+                    try write(PortableLog.SessionLine(session: session))
+                    if let initial = try snapshot(session: session.id, atOrBefore: session.baseSeq) {
+                        let (state, encoding) = PortableLog.encode(initial.state, isText: isText)
+                        try write(PortableLog.SnapshotLine(session: session.id, seq: initial.seq, time: initial.time, kind: initial.kind, state: state, encoding: encoding))
+                    }
+                }
+                continue
+            }
+            try write(PortableLog.SessionLine(session: session))
+            // The snapshots a replay of the chosen events needs: the one at or before the first,
+            // and every later one up to the last chosen event.
+            let start = try snapshot(session: session.id, atOrBefore: first.seq - 1)
+            for entry in try snapshotIndex(session: session.id) where entry.seq >= (start?.seq ?? 0) {
+                guard let snapshot = try snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
+                let (state, encoding) = PortableLog.encode(snapshot.state, isText: isText)
+                try write(PortableLog.SnapshotLine(session: session.id, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, encoding: encoding))
+            }
+            var event: LoggedEvent? = first
+            while let current = event {
+                let payload = current.payload.map { PortableLog.encode($0, isText: isText) }
+                try write(PortableLog.EventLine(
+                    seq: current.seq, session: current.session, time: current.time, action: current.actionCase,
+                    payload: payload?.0, encoding: payload?.1, source: current.source, redaction: current.redaction
+                ))
+                count += 1
+                event = try cursor.next()
+            }
+        }
+        return count
+    }
+
+    /// Creates a log at `path` from a portable export, keeping its sessions, seqs, snapshots,
+    /// payloads and sources.
+    ///
+    /// - Parameters:
+    ///   - url: The export (JSON Lines).
+    ///   - path: Where to create the log; it must not exist yet.
+    /// - Returns: The new log, open for reading and writing.
+    /// - Throws: ``EventLogError`` naming the line of a malformed export; nothing is left at
+    ///   `path` when the import fails.
+    public static func importLog(from url: URL, to path: String) throws(EventLogError) -> EventLog {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw .readOnly(path: path, detail: "the file exists already; import creates a new log")
+        }
+        guard let reader = LineReader(url: url) else { throw .fileNotFound(path: url.path) }
+        let log = try EventLog(path: path)
+        do {
+            try log.write { db in try Self.importLines(reader, into: log, db: db, exportPath: url.path) }
+            return log
+        } catch {
+            try? log.close()
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw EventLogError.wrapping(error, path: url.path)
+        }
+    }
+
+    private static func importLines(_ reader: LineReader, into log: EventLog, db: Database, exportPath: String) throws {
+        let decoder = JSONDecoder()
+        var number = 0
+        var codecs: [Int64: Bool] = [:]
+        var sawHeader = false
+        while let line = try reader.next() {
+            number += 1
+            if line.isEmpty { continue }
+            func decode<T: Decodable>(_ type: T.Type) throws -> T {
+                do { return try decoder.decode(type, from: line) } catch {
+                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number) is not a valid \(T.self): \(error)")
+                }
+            }
+            switch try decode(PortableLog.LineType.self).type {
+            case "header":
+                let header = try decode(PortableLog.Header.self)
+                guard header.format == "rewind-export", header.version <= PortableLog.version else {
+                    throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
+                }
+                sawHeader = true
+            case "session":
+                guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
+                let session = try decode(PortableLog.SessionLine.self).session
+                try db.execute(
+                    sql: """
+                        INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
+                                session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info]
+                )
+                codecs[session.id] = log.codecs[session.codec]?.isText ?? false
+            case "snapshot":
+                let snapshot = try decode(PortableLog.SnapshotLine.self)
+                guard let isText = codecs[snapshot.session] else {
+                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
+                }
+                let state = try PortableLog.decode(snapshot.state, encoding: snapshot.encoding, line: number, path: exportPath)
+                try insertSnapshot(db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, isText: isText)
+            case "event":
+                let event = try decode(PortableLog.EventLine.self)
+                guard let isText = codecs[event.session] else {
+                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): event of session \(event.session), which was not declared before it")
+                }
+                let source = event.source
+                let sourceID = try log.sources.id(
+                    for: .init(file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue),
+                    in: db
+                )
+                let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
+                let value: DatabaseValue = payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
+                try db.execute(
+                    sql: "INSERT INTO events (seq, session_id, time, action, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [event.seq, event.session, event.time, event.action, value, sourceID, source.info, event.redaction]
+                )
+            case let other:
+                throw EventLogError.corrupt(path: exportPath, detail: "line \(number): unknown line type '\(other)'")
+            }
+        }
+        guard sawHeader else { throw EventLogError.notSQLite(path: exportPath, reason: "not a Rewind export (no rewind-export header)") }
+    }
+}
+
+/// Reads a file line by line without loading it whole.
+final class LineReader {
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var atEnd = false
+
+    init?(url: URL) {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    func next() throws -> Data? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return Data(line)
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return buffer
+            }
+            if let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
+                buffer.append(chunk)
+            } else {
+                atEnd = true
+            }
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import GRDB
+import RewindExamples
+import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("rewind subcommands")
+struct RewindCommandTests {
+    /// A demo log recorded by the binary, and the seq where the seeded bug first shows.
+    static func demoLog(actions: Int = 80) throws -> (folder: TemporaryDirectory, path: String, bugSeq: Int64) {
+        let folder = try TemporaryDirectory()
+        let result = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"], in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        // Where the bug first shows, found independently of the CLI: fold the recorded actions.
+        let path = folder.file("demo.rewind")
+        let log = try EventLog(path: path, mode: .readOnly)
+        var cursor = log.events()
+        var state = ShopState()
+        var bugSeq: Int64 = -1
+        while let event = try cursor.next() {
+            Shop.reducer(&state, try event.decodeAction(as: ShopAction.self, codec: JSONPayloadCodec(), path: path))
+            if state.cart.total < 0 { bugSeq = event.seq; break }
+        }
+        return (folder, path, bugSeq)
+    }
+
+    static func rewind(_ arguments: String..., in folder: TemporaryDirectory) throws -> ProcessOutput {
+        try run(builtProduct("rewind"), arguments, in: folder.path)
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test("bisect --invariant finds the seeded bug's first action and its source; exit 0")
+    func bisectInvariant() throws {
+        let (folder, path, bugSeq) = try Self.demoLog()
+        let text = try Self.rewind("bisect", path, "--invariant", "non-negative-total", in: folder)
+        #expect(text.status == 0)
+        #expect(text.standardOutput.contains("breaks: seq \(bugSeq)\n"))
+        #expect(text.standardOutput.contains("RewindExamples/ShopScreens.swift:"))
+        #expect(text.standardOutput.contains("+     total: -"))
+
+        let json = try Self.json(try Self.rewind("bisect", path, "--where", "cart.total < 0", "--json", in: folder).standardOutput)
+        #expect(json["found"] as? Bool == true)
+        #expect((json["seq"] as? NSNumber)?.int64Value == bugSeq)
+        #expect((json["event"] as? [String: Any])?["file"] as? String == "RewindExamples/ShopScreens.swift")
+    }
+
+    @Test("bisect answers 'no' with exit 1 when nothing breaks")
+    func bisectNotFound() throws {
+        let (folder, path, _) = try Self.demoLog()
+        let result = try Self.rewind("bisect", path, "--where", "checkout.orders.count > 500", in: folder)
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains("never holds"))
+    }
+
+    @Test("verify passes on a faithful log, and exits 1 naming the seq when a recorded snapshot disagrees")
+    func verify() throws {
+        let (folder, path, _) = try Self.demoLog(actions: 80)
+        let ok = try Self.rewind("verify", path, in: folder)
+        #expect(ok.status == 0)
+        #expect(ok.standardOutput.hasPrefix("ok: replaying 80 events"))
+
+        // Tamper with the snapshot at seq 50, as a changed reducer would look from the log's side.
+        let database = try DatabaseQueue(path: path)
+        try database.write { db in
+            try db.execute(sql: "UPDATE snapshots SET state = json_set(state, '$.cart.total', 123456) WHERE seq = 50")
+        }
+        try database.close()
+        let diverged = try Self.rewind("verify", path, in: folder)
+        #expect(diverged.status == 1)
+        #expect(diverged.standardOutput.contains("diverged: the recorded state after seq 50 differs"))
+        #expect(diverged.standardOutput.contains("they agreed at seq 25"))
+        #expect(diverged.standardOutput.contains("123456"))
+    }
+
+    @Test("state, diff and replay answer from the log")
+    func stateDiffReplay() throws {
+        let (folder, path, bugSeq) = try Self.demoLog()
+        let state = try Self.json(try Self.rewind("state", path, "--at", "\(bugSeq)", "--json", in: folder).standardOutput)
+        let cart = try #require((state["state"] as? [String: Any])?["cart"] as? [String: Any])
+        #expect((cart["total"] as? NSNumber)?.intValue ?? 0 < 0)
+
+        let diff = try Self.rewind("diff", path, "--at", "\(bugSeq)", in: folder)
+        #expect(diff.status == 0)
+        #expect(diff.standardOutput.hasPrefix("seq \(bugSeq)  cart."))
+        #expect(diff.standardOutput.contains("+     total: -"))
+        let between = try Self.rewind("diff", path, "--from", "1", "--to", "\(bugSeq)", in: folder)
+        #expect(between.standardOutput.hasPrefix("state after seq 1 (−) → after seq \(bugSeq) (+):"))
+
+        let whatIf = try Self.rewind("replay", path, "--skip", "\(bugSeq)", "--through", "\(bugSeq)", in: folder)
+        #expect(whatIf.status == 0)
+        #expect(whatIf.standardOutput.contains("without these actions:\n  - seq \(bugSeq)"))
+    }
+
+    @Test("sessions, log, show and stats read any log, as text and as JSON")
+    func genericCommands() throws {
+        let (folder, path, bugSeq) = try Self.demoLog(actions: 40)
+        let sessions = try Self.rewind("sessions", path, in: folder)
+        #expect(sessions.standardOutput.contains("com.example.shop"))
+        #expect(sessions.standardOutput.contains("1…40"))
+
+        let log = try Self.rewind("log", path, "--case", "cart.*", "--to", "\(bugSeq)", "--json", in: folder)
+        let lines = log.standardOutput.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(!lines.isEmpty && lines.allSatisfy { ($0?["action"] as? String)?.hasPrefix("cart.") == true })
+        #expect((lines.last??["seq"] as? NSNumber)?.int64Value == bugSeq)
+
+        let filtered = try Self.rewind("log", path, "--file", "ShopEffects", "--limit", "2", in: folder)
+        #expect(filtered.standardOutput.split(separator: "\n").count == 2)
+        #expect(filtered.standardOutput.contains("[effect]"))
+
+        let show = try Self.rewind("show", path, "\(bugSeq)", in: folder)
+        #expect(show.standardOutput.contains("seq       \(bugSeq) (session 1, com.example.shop 1.0)"))
+        #expect(show.standardOutput.contains("source    RewindExamples/ShopScreens.swift:"))
+
+        let stats = try Self.json(try Self.rewind("stats", path, "--json", in: folder).standardOutput)
+        #expect(stats["events"] as? Int == 40)
+        #expect(((stats["actionCases"] as? [String: Int])?.values.reduce(0, +)) == 40)
+    }
+
+    @Test("export and import carry a log through JSON Lines unchanged")
+    func exportImport() throws {
+        let (folder, path, bugSeq) = try Self.demoLog()
+        let export = try Self.rewind("export", path, "--output", "report.jsonl", in: folder)
+        #expect(export.status == 0, "\(export.standardError)")
+        let imported = try Self.rewind("import", "report.jsonl", "--output", "imported.rewind", in: folder)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardOutput.contains("imported seq 1…80"))
+
+        var original = try EventLog(path: path, mode: .readOnly).events()
+        var copy = try EventLog(path: folder.file("imported.rewind"), mode: .readOnly).events()
+        let a = try original.collect(), b = try copy.collect()
+        #expect(a == b)
+        let bisect = try Self.rewind("bisect", "imported.rewind", "--invariant", "non-negative-total", "--json", in: folder)
+        #expect((try Self.json(bisect.standardOutput)["seq"] as? NSNumber)?.int64Value == bugSeq)
+        #expect(try Self.rewind("verify", "imported.rewind", in: folder).status == 0)
+
+        let again = try Self.rewind("import", "report.jsonl", "--output", "imported.rewind", in: folder)
+        #expect(again.status == 2)
+        #expect(again.standardError.contains("the file exists already"))
+        try Data("{\"type\":\"event\"}\n".utf8).write(to: URL(fileURLWithPath: folder.file("bad.jsonl")))
+        let bad = try Self.rewind("import", "bad.jsonl", "--output", "bad.rewind", in: folder)
+        #expect(bad.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("bad.rewind")))
+    }
+
+    @Test("bad input: a missing file, a file that is not a log, an unknown seq, a usage error — exit 2 with a clear message")
+    func badInput() throws {
+        let (folder, path, _) = try Self.demoLog(actions: 20)
+        let missing = try Self.rewind("state", "nope.rewind", "--at", "1", in: folder)
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("nope.rewind: no such file"))
+
+        try Data("not a log".utf8).write(to: URL(fileURLWithPath: folder.file("notes.rewind")))
+        let foreign = try Self.rewind("sessions", "notes.rewind", in: folder)
+        #expect(foreign.status == 2)
+        #expect(foreign.standardError.contains("not a Rewind log"))
+
+        let unknown = try Self.rewind("show", path, "99", in: folder)
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("there is no event with seq 99 (the log holds seq 1…20)"))
+
+        let usage = try Self.rewind("bisect", path, in: folder)
+        #expect(usage.status == 2)
+        #expect(usage.standardError.contains("give either --invariant NAME or --where 'CONDITION'"))
+
+        let predicate = try Self.rewind("bisect", path, "--where", "cart.totl < 0", in: folder)
+        #expect(predicate.status == 2)
+        #expect(predicate.standardError.contains("'totl' is not in cart"))
+
+        let invariant = try Self.rewind("bisect", path, "--invariant", "nope", in: folder)
+        #expect(invariant.status == 2)
+        #expect(invariant.standardError.contains("known: non-negative-total, discount-within-subtotal"))
+    }
+
+    @Test("a log of an unregistered app says which app it needs and how to build its tool; generic commands still work")
+    func unregisteredApp() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("other.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.weather"), initialState: ["city": "Lisbon"])
+        try log.append([EventRecord(["refresh": true], source: .init())], to: session)
+        try log.close()
+
+        let state = try Self.rewind("state", path, "--at", "1", in: folder)
+        #expect(state.status == 2)
+        #expect(state.standardError.contains("recorded by the app 'com.example.weather', which this tool does not know"))
+        #expect(state.standardError.contains("RewindTool.main(apps: [ReplayableApp(id: \"com.example.weather\""))
+        #expect(try Self.rewind("log", path, in: folder).status == 0)
+    }
+
+    @Test("an app's own three-line tool replays its logs and knows no others")
+    func ownReplayTool() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("todo.rewind")
+        let live = try await recordSession(
+            into: try EventLog(path: path), app: AppIdentity(id: "com.example.todo"), initialState: TodoState(),
+            reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 5), actions: 120
+        )
+        let tool = builtProduct("rewind-todo")
+        let state = try run(tool, ["state", path, "--at", "120", "--json"], in: folder.path)
+        #expect(state.status == 0, "\(state.standardError)")
+        let lists = try #require((try Self.json(state.standardOutput)["state"] as? [String: Any])?["lists"] as? [Any])
+        #expect(lists.count == live.store.state.lists.count)
+        #expect(try run(tool, ["verify", path], in: folder.path).status == 0)
+
+        let (shopFolder, shopLog, _) = try Self.demoLog(actions: 10)
+        let refused = try run(tool, ["state", shopLog, "--at", "1"], in: shopFolder.path)
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("'com.example.shop', which this tool does not know (it knows: com.example.todo)"))
+    }
+}
