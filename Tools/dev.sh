@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rewind's one-stop developer command: installs what a fresh machine lacks, then runs a job.
 #
-#   Tools/dev.sh demo [rewind demo options]   record the shop app's scripted session and show it
+#   Tools/dev.sh demo [rewind demo options]   record the shop app's session, then replay it with rewind
 #   Tools/dev.sh test [swift test options]    build and run the whole test suite
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #
@@ -42,7 +42,24 @@ case "$job" in
     demo)
         require_swift
         ensure_sqlite
-        exec swift run rewind demo "$@"
+        swift build --product rewind
+        rewind="$(swift build --show-bin-path)/rewind"
+        "$rewind" demo "$@"
+        # Replay what was just recorded: find the seeded bug, and check the reducer reproduces it.
+        output=rewind-demo.rewind
+        while [ $# -gt 0 ]; do
+            case "$1" in
+                -o|--output) output="$2"; shift ;;
+                --output=*) output="${1#--output=}" ;;
+            esac
+            shift
+        done
+        echo
+        echo "\$ rewind bisect $output --invariant non-negative-total"
+        "$rewind" bisect "$output" --invariant non-negative-total || true
+        echo
+        echo "\$ rewind verify $output"
+        "$rewind" verify "$output"
         ;;
     test)
         require_swift

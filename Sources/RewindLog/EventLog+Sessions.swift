@@ -67,6 +67,24 @@ extension EventLog {
         return try session(id)
     }
 
+    /// The session numbered `id`, with its seq range found through the session index but its
+    /// event count left at 0: counting is a scan of the session's events, which replay paths
+    /// (that only need the range) must not pay on every query.
+    package func uncountedSession(_ id: Int64) throws(EventLogError) -> LogSession {
+        let found = try read { db in
+            try Row.fetchOne(db, sql: Self.uncountedSessionQuery + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
+        }
+        guard let found else { throw .sessionNotFound(path: path, session: id) }
+        return found
+    }
+
+    /// The session that recorded event `seq`, uncounted (see ``uncountedSession(_:)``).
+    package func uncountedSession(containing seq: Int64) throws(EventLogError) -> LogSession {
+        let id = try read { db in try Int64.fetchOne(db, sql: "SELECT session_id FROM events WHERE seq = ?", arguments: [seq]) }
+        guard let id else { throw .seqNotFound(path: path, seq: seq, available: try seqRange()) }
+        return try uncountedSession(id)
+    }
+
     /// The first and last seq in the log, or `nil` when it has no events.
     public func seqRange() throws(EventLogError) -> ClosedRange<Int64>? {
         try read { db in
@@ -80,6 +98,14 @@ extension EventLog {
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
                s.started_at, s.base_seq, s.info,
                (SELECT count(*) FROM events WHERE session_id = s.id) AS event_count,
+               (SELECT min(seq) FROM events WHERE session_id = s.id) AS first_seq,
+               (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq
+        FROM sessions AS s
+        """
+
+    private static let uncountedSessionQuery = """
+        SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
+               s.started_at, s.base_seq, s.info, 0 AS event_count,
                (SELECT min(seq) FROM events WHERE session_id = s.id) AS first_seq,
                (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq
         FROM sessions AS s

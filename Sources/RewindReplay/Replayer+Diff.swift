@@ -21,7 +21,7 @@ extension Replayer {
     /// - Parameter seq: The event.
     /// - Returns: The event, its action, both states and the diff.
     public func diff(at seq: Int64) throws(EventLogError) -> ActionDiff<State, Action> {
-        let session = try log.session(containing: seq)
+        let session = try log.uncountedSession(containing: seq)
         var before = try fold(session: session, through: seq - 1).state
         if seq - 1 < session.baseSeq { before = try startingPoint(session: session, atOrBefore: session.baseSeq).state }
         let event = try log.event(at: seq)

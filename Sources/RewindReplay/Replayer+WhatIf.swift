@@ -28,7 +28,7 @@ extension Replayer {
         guard let first = seqs.min() else {
             throw .seqNotFound(path: log.path, seq: 0, available: try log.seqRange())
         }
-        let session = try log.session(containing: first)
+        let session = try log.uncountedSession(containing: first)
         var skipped: [LoggedEvent] = []
         for seq in seqs.sorted() {
             let event = try log.event(at: seq)

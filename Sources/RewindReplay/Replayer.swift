@@ -50,19 +50,19 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     /// The state after event `seq` and what it took to get there.
     public func stateAndStats(at seq: Int64) throws(EventLogError) -> (state: State, stats: ReplayStats) {
-        let session = try log.session(containing: seq)
+        let session = try log.uncountedSession(containing: seq)
         return try fold(session: session, through: seq)
     }
 
     /// A session's state before its first event.
     public func initialState(session id: Int64) throws(EventLogError) -> State {
-        let session = try log.session(id)
+        let session = try log.uncountedSession(id)
         return try startingPoint(session: session, atOrBefore: session.baseSeq).state
     }
 
     /// A session's state after its last event.
     public func finalState(session id: Int64) throws(EventLogError) -> State {
-        let session = try log.session(id)
+        let session = try log.uncountedSession(id)
         return try fold(session: session, through: session.seqRange?.upperBound ?? session.baseSeq).state
     }
 
@@ -73,7 +73,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     ///   - seq: The first event to yield (default: the session's first).
     /// - Returns: A cursor; each `next()` folds one more event.
     public func steps(session id: Int64, from seq: Int64? = nil) throws(EventLogError) -> ReplayCursor<State, Action> {
-        let session = try log.session(id)
+        let session = try log.uncountedSession(id)
         let first = max(seq ?? session.baseSeq + 1, session.baseSeq + 1)
         let start = try fold(session: session, through: first - 1)
         let last = session.seqRange?.upperBound ?? session.baseSeq
@@ -152,7 +152,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     /// One session, or all of them in order.
     func sessionsToReplay(_ id: Int64?) throws(EventLogError) -> [LogSession] {
-        if let id { return [try log.session(id)] }
+        if let id { return [try log.uncountedSession(id)] }
         return try log.sessions()
     }
 

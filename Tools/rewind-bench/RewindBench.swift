@@ -23,8 +23,14 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Actions per run of the record workload.")
     var recordActions = 200_000
 
-    @Option(help: "Workloads to run: dispatch, record (default: all).")
-    var workload: [String] = ["dispatch", "record"]
+    @Option(help: "Actions in the replay workload's log.")
+    var replayActions = 1_000_000
+
+    @Option(help: "Random seeks in the replay workload.")
+    var seeks = 200
+
+    @Option(help: "Workloads to run: dispatch, record, replay (default: all).")
+    var workload: [String] = ["dispatch", "record", "replay"]
 
     @Option(help: "Timed runs per variant (the median is reported).")
     var runs = 7
@@ -52,6 +58,9 @@ struct RewindBench: AsyncParsableCommand {
             for interval in [0, 1_000] {
                 results.append(try RecordWorkload(session: session, actions: recordActions, runs: runs, snapshotInterval: interval).measure())
             }
+        }
+        if workload.contains("replay") {
+            results.append(try await ReplayWorkload(actions: replayActions, runs: runs, seeks: seeks).measure())
         }
         if json {
             let data = try JSONEncoder.sortedPretty.encode(BenchReport(actions: actions, runs: runs, workloads: results))

@@ -76,16 +76,16 @@ extension EventLog {
     }
 
     func page(filter: EventFilter, after seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
-        let (conditions, arguments) = filter.sqlConditions
+        let (conditions, arguments) = filter.sqlConditions(after: seq)
         let sql = """
             SELECT e.seq, e.session_id, e.time, e.action, e.payload, e.info, e.redaction,
                    src.file, src.function, src.line, src."column", src.origin
             FROM events AS e JOIN sources AS src ON src.id = e.source_id
-            WHERE e.seq > ?\(conditions.isEmpty ? "" : " AND " + conditions)
+            WHERE \(conditions)
             ORDER BY e.seq LIMIT ?
             """
         return try read { db in
-            let values = [seq as any Sendable] + arguments + [count as any Sendable]
+            let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })
             return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map(Self.event(from:))
         }

@@ -35,16 +35,19 @@ public struct EventFilter: Sendable, Hashable {
         self.limit = limit
     }
 
-    /// The SQL condition and its arguments (positional, in order).
-    var sqlConditions: (sql: String, arguments: [any Sendable]) {
-        var clauses: [String] = []
-        var arguments: [any Sendable] = []
-        if let seqs {
-            clauses.append("e.seq BETWEEN ? AND ?")
-            arguments += [seqs.lowerBound, seqs.upperBound]
-        }
+    /// The SQL condition and its arguments (positional, in order) for the events after `seq`.
+    ///
+    /// The cursor's position and the seq range make one `BETWEEN`: given a separate `seq > ?`,
+    /// SQLite starts its rowid scan at the range's lower bound and filters its way to the
+    /// position, so every page of a long log would re-read all the pages before it.
+    func sqlConditions(after seq: Int64) -> (sql: String, arguments: [any Sendable]) {
+        let low = max(seq == .max ? seq : seq + 1, seqs?.lowerBound ?? .min)
+        var clauses = ["e.seq BETWEEN ? AND ?"]
+        var arguments: [any Sendable] = [low, seqs?.upperBound ?? .max]
         if let session {
-            clauses.append("e.session_id = ?")
+            // Walking the table by rowid within the range beats the session index (which costs a
+            // table look-up per row); the unary + keeps SQLite from choosing the index.
+            clauses.append("+e.session_id = ?")
             arguments.append(session)
         }
         if let actionCase {
