@@ -252,6 +252,20 @@ struct RecorderTests {
         #expect(events[1].redaction?.hasPrefix("unencodable:") == true)
     }
 
+    @Test("a store owns the recorder bound to it: releasing the store commits and closes the recording")
+    func storeOwnsRecorder() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var store: Store<ShopState, ShopAction>? = Store(
+            initialState: ShopState(), reducer: Shop.reducer,
+            middleware: Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp).middleware
+        )
+        for _ in 0..<25 { store?.dispatch(.cart(.clear)) }
+        #expect(store?.state.cart.lines.isEmpty == true)
+        store = nil
+        #expect(try EventLog(path: path, mode: .readOnly).seqRange() == 1...25)
+    }
+
     @Test("after close, further actions are reported as unrecorded, not silently lost")
     func closedRecorderReports() throws {
         let folder = try TemporaryDirectory()
@@ -263,5 +277,6 @@ struct RecorderTests {
         try recorder.close()
         store.dispatch(.cart(.clear))
         #expect(failures.all.map { $0.unrecorded.map(\.action) } == [[.cart(.clear)]])
+        #expect(failures.all.first?.error == .closed(path: folder.file("shop.rewind")))
     }
 }

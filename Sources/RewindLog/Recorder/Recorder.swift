@@ -64,13 +64,17 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
 
     /// The middleware to give the store. Binding it begins a session holding the store's
     /// initial state; bind it to one store only.
+    ///
+    /// The bound middleware keeps the recorder alive, so a store owns its recorder: releasing
+    /// the store releases the recorder, which then commits what is buffered and stops.
     public var middleware: Middleware<State, Action> {
-        Middleware { [writer, buffer, configuration, app] context in
+        Middleware { [self] context in
             writer.beginSession(app: app, initialState: context.state)
             let synchronous = configuration.durability == .synchronous
             let capacity = max(1, configuration.bufferCapacity)
-            return Middleware.Hooks(didReduce: { dispatched, state in
-                Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration, synchronous: synchronous, capacity: capacity)
+            return Middleware.Hooks(didReduce: { [self] dispatched, state in
+                Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
+                             synchronous: synchronous, capacity: capacity, path: log.path)
             })
         }
     }
@@ -89,7 +93,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         buffer: RecordingBuffer<State, Action>,
         configuration: RecorderConfiguration<Action>,
         synchronous: Bool,
-        capacity: Int
+        capacity: Int,
+        path: String
     ) {
         let time = configuration.clock().timeIntervalSince1970
         let snapshotInterval = configuration.snapshotInterval
@@ -98,7 +103,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         while true {
             let outcome: HandOffOutcome = buffer.contents.withLock { contents in
                 if contents.isClosing {
-                    return .refused(.closed(path: "the recorder"))
+                    return .refused(.closed(path: path))
                 }
                 if contents.items.count >= capacity {
                     let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
