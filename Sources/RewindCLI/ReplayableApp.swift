@@ -75,11 +75,16 @@ struct TypedReplay<State: Codable & Sendable & Equatable, Action: Codable & Send
     let invariants: [Invariant<State>]
 
     func state(at seq: Int64) throws -> Report {
-        let state = try replayer.state(at: seq)
+        let (state, stats) = try replayer.stateAndStats(at: seq)
         let session = try replayer.log.session(containing: seq)
+        let skipped = stats.skipped.isEmpty ? "" : "\n(skipped \(stats.skipped.count) events that no longer decode: "
+            + stats.skipped.prefix(5).map { "seq \($0.seq) \($0.actionCase)" }.joined(separator: ", ") + (stats.skipped.count > 5 ? ", …)" : ")")
         return Report(
-            text: "state after seq \(seq) (session \(session.id)):\n" + dump(state),
-            json: ["seq": seq, "session": session.id, "state": try jsonObject(state)]
+            text: "state after seq \(seq) (session \(session.id), replayed \(stats.folded) events from the snapshot at seq \(stats.startedFromSnapshot ?? 0)):\n"
+                + dump(state) + skipped,
+            json: ["seq": seq, "session": session.id, "state": try jsonObject(state), "eventsFolded": stats.folded,
+                   "fromSnapshot": stats.startedFromSnapshot ?? 0,
+                   "skipped": stats.skipped.map { ["seq": $0.seq, "action": $0.actionCase, "reason": $0.reason] as [String: Any] }]
         )
     }
 

@@ -175,6 +175,24 @@ struct RewindCommandTests {
         #expect(invariant.standardError.contains("known: non-negative-total, discount-within-subtotal"))
     }
 
+    @Test("an event that no longer decodes stops state with its seq and case (exit 2), or is skipped and counted")
+    func undecodableEvent() throws {
+        let (folder, path, _) = try Self.demoLog(actions: 30)
+        let database = try DatabaseQueue(path: path)
+        try database.write { db in
+            try db.execute(sql: #"UPDATE events SET payload = '{"cart":{"_0":{"teleport":{}}}}' WHERE seq = 20"#)
+        }
+        try database.close()
+        let strict = try Self.rewind("state", path, "--at", "24", in: folder)
+        #expect(strict.status == 2)
+        #expect(strict.standardError.contains("seq 20 ("))
+        #expect(strict.standardError.contains("no longer decodes"))
+
+        let lenient = try Self.rewind("state", path, "--at", "24", "--skip-undecodable", in: folder)
+        #expect(lenient.status == 0, "\(lenient.standardError)")
+        #expect(lenient.standardOutput.contains("(skipped 1 events that no longer decode: seq 20"))
+    }
+
     @Test("a log of an unregistered app says which app it needs and how to build its tool; generic commands still work")
     func unregisteredApp() throws {
         let folder = try TemporaryDirectory()

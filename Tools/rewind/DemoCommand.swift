@@ -52,12 +52,14 @@ struct DemoCommand: AsyncParsableCommand {
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)
 
         let printed = Mutex(0)
+        let firstNegative = Mutex<Int?>(nil)
         let quiet = self.quiet
         let timeline = Middleware<ShopState, ShopAction>(didReduce: { dispatched, state, _ in
             let seq = printed.withLock { count in
                 count += 1
                 return count
             }
+            if state.cart.total < 0 { firstNegative.withLock { $0 = $0 ?? seq } }
             guard !quiet else { return }
             let marker = state.cart.total < 0 ? "  ← total is negative" : ""
             print(
@@ -80,18 +82,24 @@ struct DemoCommand: AsyncParsableCommand {
 
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         let final = store.state
+        let bug = firstNegative.withLock { $0 }
+        let seq = bug.map(String.init) ?? "SEQ"
+        let seen = bug.map { "The cart total first went negative at seq \($0). " } ?? "The seeded bug did not show in this session; try more --actions or another --seed. "
+        let suggestions = [
+            ("rewind bisect \(output) --invariant non-negative-total", "the first action that breaks it"),
+            ("rewind diff \(output) --at \(seq)", "what that action changed"),
+            ("rewind state \(output) --at \(seq)", "the whole state after it"),
+            ("rewind log \(output) --case 'cart.*' --to \(seq)", "the cart actions leading there"),
+            ("rewind replay \(output) --skip \(seq) --through \(seq)", "what if it had not happened"),
+            ("rewind verify \(output)", "does the reducer still reproduce it?"),
+        ]
+        let width = suggestions.map(\.0.count).max() ?? 0
         print("""
 
             Recorded \(session?.eventCount ?? 0) actions into \(output) (session \(session?.id ?? 0), \(size / 1024) KiB): \
             \(final.checkout.orders.count) orders paid, cart total \(Money(final.cart.total)).
-
-            Try next:
-              rewind bisect \(output) --invariant non-negative-total    # the first action that breaks it
-              rewind diff \(output) --at SEQ                            # what that action changed
-              rewind state \(output) --at SEQ                           # the whole state after it
-              rewind log \(output) --case 'cart.*' --to SEQ             # the cart actions leading there
-              rewind replay \(output) --skip SEQ                        # what if it had not happened
-              rewind verify \(output)                                   # does the reducer still reproduce it?
+            \(seen)Try next:
+            \(suggestions.map { "  " + $0.0.rightPadded(to: width) + "   # " + $0.1 }.joined(separator: "\n"))
               sqlite3 \(output) 'select seq, action, file, line from timeline where action like "cart.%"'
             """)
     }
