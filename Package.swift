@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
+        .library(name: "RewindTesting", targets: ["RewindTesting"]),
         .library(name: "RewindCLI", targets: ["RewindCLI"]),
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
@@ -45,6 +47,20 @@ let package = Package(
             dependencies: [
                 "Rewind",
                 "RewindLog",
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // Test helpers: replayed state against reference snapshots, invariants over recorded
+        // logs, the recording round-trip property, and a recording TestStore.
+        .target(
+            name: "RewindTesting",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindReplay",
+                .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ],
             swiftSettings: strictSettings
@@ -139,6 +155,20 @@ let package = Package(
         .testTarget(
             name: "RewindReplayTests",
             dependencies: ["Rewind", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RewindTestingTests",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindReplay",
+                "RewindTesting",
+                "RewindExamples",
+                "RewindTestSupport",
+                .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+            ],
+            exclude: ["__Snapshots__", "__Fixtures__"],
             swiftSettings: strictSettings
         ),
         .testTarget(

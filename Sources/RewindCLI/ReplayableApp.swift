@@ -54,6 +54,7 @@ protocol AppReplay: Sendable {
     func bisect(session: Int64?, skippingAhead: Bool, condition: Condition) throws -> (Report, found: Bool)
     func verify(session: Int64?) throws -> (Report, agrees: Bool)
     func whatIf(skipping: Set<Int64>, through: Int64?) throws -> Report
+    func shrink(session: Int64?, condition: Condition, output: String) throws -> (Report, found: Bool)
 }
 
 /// What `bisect` looks for.
@@ -175,6 +176,38 @@ struct TypedReplay<State: Codable & Sendable & Equatable, Action: Codable & Send
             json: ["through": result.through, "skipped": result.skipped.map(Rendering.json), "diff": result.diff ?? NSNull(),
                    "state": try jsonObject(result.alternative)]
         )
+    }
+
+    func shrink(session: Int64?, condition: Condition, output: String) throws -> (Report, found: Bool) {
+        let (predicate, label, never) = try resolve(condition, session: session)
+        var failure: StatePredicate.Failure?
+        let clock = ContinuousClock()
+        var result: ShrinkResult<State, Action>?
+        let elapsed = try clock.measure {
+            result = try replayer.shrink(session: session) { state in
+                do throws(StatePredicate.Failure) { return try predicate(state) } catch {
+                    failure = error
+                    return true
+                }
+            }
+        }
+        if let failure { throw failure }
+        guard let result else {
+            return (Report(text: never, json: ["found": false, "condition": label]), false)
+        }
+        try result.write(to: output).close()
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let kept = result.steps.map { "  " + Rendering.line($0.event) }.joined(separator: "\n")
+        return (Report(
+            text: """
+                shrunk \(result.originalCount) actions to \(result.steps.count) after which \(label) \
+                (replayed \(result.replays) candidates in \(String(format: "%.2f", seconds)) s):
+                \(kept)
+                wrote \(output): replay it with `rewind bisect \(output) …`, or as a test with RewindTesting
+                """,
+            json: ["found": true, "condition": label, "originalCount": result.originalCount, "keptCount": result.steps.count,
+                   "replays": result.replays, "seconds": seconds, "output": output, "kept": result.steps.map { Rendering.json($0.event) }]
+        ), true)
     }
 
     /// The condition as a predicate on the state, how to name it, and how to say it never happens.

@@ -56,6 +56,25 @@ struct RewindCommandTests {
         #expect(result.standardOutput.contains("never holds"))
     }
 
+    @Test("shrink writes a minimal fixture that still breaks the invariant; exit 1 when nothing breaks it")
+    func shrink() throws {
+        let (folder, path, bugSeq) = try Self.demoLog()
+        let result = try Self.rewind("shrink", path, "--invariant", "non-negative-total", "--output", "fixture.rewind", "--json", in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try Self.json(result.standardOutput)
+        #expect((json["originalCount"] as? NSNumber)?.int64Value == bugSeq)
+        let kept = try #require((json["keptCount"] as? NSNumber)?.intValue)
+        #expect(kept >= 3 && kept <= 5)
+        let fixture = try EventLog(path: folder.file("fixture.rewind"), mode: .readOnly)
+        #expect(try fixture.seqRange() == 1...Int64(kept))
+        let bisect = try Self.json(try Self.rewind("bisect", "fixture.rewind", "--invariant", "non-negative-total", "--json", in: folder).standardOutput)
+        #expect((bisect["seq"] as? NSNumber)?.intValue == kept)
+
+        let none = try Self.rewind("shrink", path, "--where", "checkout.orders.count > 500", "--output", "none.rewind", in: folder)
+        #expect(none.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("none.rewind")))
+    }
+
     @Test("verify passes on a faithful log, and exits 1 naming the seq when a recorded snapshot disagrees")
     func verify() throws {
         let (folder, path, _) = try Self.demoLog(actions: 80)

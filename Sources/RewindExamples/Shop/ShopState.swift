@@ -99,6 +99,9 @@ public struct ShopState: Codable, Equatable, Hashable, Sendable {
         public var loadError: String?
         /// When the last load was requested.
         public var requestedAt: Date?
+
+        /// Nothing loaded yet.
+        public init() {}
     }
 
     /// What the customer is about to buy.
@@ -115,6 +118,9 @@ public struct ShopState: Codable, Equatable, Hashable, Sendable {
         public var total = 0
         /// A message for the customer (a code that did not apply, an unknown product).
         public var message: String?
+
+        /// An empty cart.
+        public init() {}
     }
 
     /// Where checkout stands.
@@ -133,6 +139,9 @@ public struct ShopState: Codable, Equatable, Hashable, Sendable {
         public var status: Status = .idle
         /// Orders paid for, oldest first.
         public var orders: [Order] = []
+
+        /// No payment under way, no orders.
+        public init() {}
     }
 
     /// What can be bought.

@@ -59,6 +59,9 @@ public struct TodoState: Codable, Equatable, Hashable, Sendable {
         public var lastSyncedAt: Date?
         /// Why the last sync failed, if it did.
         public var lastError: String?
+
+        /// Nothing to sync yet.
+        public init() {}
     }
 
     /// The lists, in display order.

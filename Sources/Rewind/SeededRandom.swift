@@ -1,6 +1,7 @@
 import Foundation
 
-/// A small, seedable random source (SplitMix64) for reproducible sessions.
+/// A small, seedable random source (SplitMix64) for reproducible simulated sessions and
+/// property tests: the same seed gives the same draws on every platform and toolchain.
 ///
 /// Written here rather than taken from the standard library because a session must come out the
 /// same from the same seed on every toolchain: `Int.random(in:using:)` and `shuffled(using:)`

@@ -1,4 +1,4 @@
-import RewindExamples
+import Rewind
 import Testing
 
 @Suite("SeededRandom")

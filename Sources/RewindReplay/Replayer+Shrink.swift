@@ -1,0 +1,122 @@
+import Foundation
+import Rewind
+import RewindLog
+
+/// A failing log cut down to the fewest actions that still make the condition hold.
+public struct ShrinkResult<State: Sendable, Action: Sendable>: Sendable {
+    /// The session the actions come from.
+    public var session: LogSession
+    /// The state the kept actions start from (the session's initial state).
+    public var initialState: State
+    /// The kept actions, in their original order, with their events (seq, source, time).
+    public var steps: [(event: LoggedEvent, action: Action)]
+    /// How many actions led up to the first failure before shrinking.
+    public var originalCount: Int
+    /// How many candidate sequences were replayed.
+    public var replays: Int
+}
+
+extension Replayer {
+    /// Shrinks the actions that lead to `condition` to a minimal sequence that still leads to
+    /// it, by delta debugging (Zeller's ddmin) over the actions from the session's start to the
+    /// first action after which the condition holds.
+    ///
+    /// Every candidate is replayed from the session's initial state; it "fails" when the
+    /// condition holds after any of its actions. The result is 1-minimal: removing any one of
+    /// the kept actions makes the condition never hold.
+    ///
+    /// - Parameters:
+    ///   - session: Only this session (default: the first where the condition holds).
+    ///   - condition: The condition, e.g. an invariant's negation.
+    /// - Returns: The shrunk sequence, or `nil` when the condition never holds.
+    public func shrink(
+        session: Int64? = nil,
+        where condition: (State) -> Bool
+    ) throws(EventLogError) -> ShrinkResult<State, Action>? {
+        guard case let .found(first, _) = try bisect(session: session, where: condition) else { return nil }
+        let failing = try log.uncountedSession(first.event.session)
+        let initial = try startingPoint(session: failing, atOrBefore: failing.baseSeq).state
+        var steps: [(event: LoggedEvent, action: Action)] = []
+        var stats = ReplayStats()
+        try forEachAction(session: failing, in: (failing.baseSeq + 1)...first.event.seq, stats: &stats) { event, action in
+            steps.append((event, action))
+        }
+        var replays = 0
+        func fails(_ candidate: [Int]) -> Bool {
+            replays += 1
+            var state = initial
+            for index in candidate {
+                reducer(&state, steps[index].action)
+                if condition(state) { return true }
+            }
+            return false
+        }
+        let kept = Self.minimize(Array(steps.indices), fails: fails)
+        return ShrinkResult(
+            session: failing, initialState: initial, steps: kept.map { steps[$0] },
+            originalCount: steps.count, replays: replays
+        )
+    }
+
+    /// ddmin: the smallest subsequence of `items` (order kept) for which `fails` holds, given
+    /// that it holds for all of `items`.
+    static func minimize(_ items: [Int], fails: ([Int]) -> Bool) -> [Int] {
+        var current = items
+        var granularity = 2
+        while current.count >= 2 {
+            let chunkSize = Int((Double(current.count) / Double(granularity)).rounded(.up))
+            let chunks = stride(from: 0, to: current.count, by: chunkSize).map { Array(current[$0..<min($0 + chunkSize, current.count)]) }
+            var reduced = false
+            for chunk in chunks where fails(chunk) {
+                current = chunk
+                granularity = 2
+                reduced = true
+                break
+            }
+            if !reduced {
+                for index in chunks.indices {
+                    let complement = chunks.enumerated().filter { $0.offset != index }.flatMap(\.element)
+                    if fails(complement) {
+                        current = complement
+                        granularity = max(granularity - 1, 2)
+                        reduced = true
+                        break
+                    }
+                }
+            }
+            if !reduced {
+                guard granularity < current.count else { break }
+                granularity = min(current.count, granularity * 2)
+            }
+        }
+        return current
+    }
+}
+
+extension ShrinkResult where State: Encodable, Action: Encodable {
+    /// Writes the shrunk sequence as a new log at `path`: one session, recorded by the same
+    /// app with the same codec, whose initial state is the original session's and whose events
+    /// are the kept actions with their original sources and times — a fixture any replay
+    /// (the `rewind` tool, `RewindTesting`) can open.
+    ///
+    /// - Parameter path: Where to create the fixture; it must not exist.
+    /// - Returns: The new log, open for reading and writing.
+    @discardableResult
+    public func write(to path: String, codecs: PayloadCodecs = .standard) throws(EventLogError) -> EventLog {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw .readOnly(path: path, detail: "the file exists already; a fixture is written to a new file")
+        }
+        guard let codec = codecs[session.codec] else {
+            throw .unknownCodec(path: path, session: session.id, codec: session.codec)
+        }
+        let fixture = try EventLog(path: path, codecs: codecs)
+        let info = #"{"shrunkFrom":{"session":\#(session.id),"actions":\#(originalCount)}}"#
+        let started = Date(timeIntervalSince1970: steps.first?.event.time ?? session.startedAt)
+        let target = try fixture.beginSession(app: session.app, codec: codec, initialState: initialState, info: info, at: started)
+        try fixture.append(
+            steps.map { EventRecord($0.action, source: $0.event.source, time: Date(timeIntervalSince1970: $0.event.time)) },
+            to: target
+        )
+        return fixture
+    }
+}

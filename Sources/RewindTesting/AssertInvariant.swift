@@ -1,0 +1,98 @@
+import CustomDump
+import Foundation
+import Rewind
+import RewindLog
+import RewindReplay
+
+/// Replays every session of a log step by step and checks that `holds` is true of the initial
+/// state and after every action — a recorded bug report becomes a regression test.
+///
+/// ```swift
+/// @Test func totalNeverNegative() throws {
+///     try assertInvariant("non-negative total", throughout: fixtureLog("bug-1234.jsonl"), reducer: Shop.reducer) {
+///         $0.cart.total >= 0
+///     }
+/// }
+/// ```
+///
+/// The first step that breaks the invariant fails the test at the caller's line, naming the
+/// seq, the action's case and source, and the change it made (`−` before, `+` after).
+///
+/// - Parameters:
+///   - name: What the invariant says, for the failure message.
+///   - log: The log (see ``fixtureLog(_:relativeTo:)`` for files beside the test).
+///   - reducer: The app's reducer.
+///   - holds: The invariant.
+/// - Returns: How many steps were checked.
+@discardableResult
+public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendable>(
+    _ name: String,
+    throughout log: EventLog,
+    reducer: Reducer<State, Action>,
+    fileID: StaticString = #fileID,
+    file filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column,
+    _ holds: (State) -> Bool
+) -> Int {
+    let replayer = Replayer(log: log, reducer: reducer)
+    var checked = 0
+    do {
+        for session in try log.sessions() {
+            var previous = try replayer.initialState(session: session.id)
+            guard holds(previous) else {
+                reportIssue(
+                    "Invariant '\(name)' does not hold in session \(session.id)'s initial state (seq \(session.baseSeq)) of \(log.path)",
+                    fileID: fileID, filePath: filePath, line: line, column: column
+                )
+                return checked
+            }
+            var steps = try replayer.steps(session: session.id)
+            while let step = try steps.next() {
+                checked += 1
+                if !holds(step.state) {
+                    let source = step.event.source
+                    reportIssue(
+                        """
+                        Invariant '\(name)' broken at seq \(step.event.seq) (\(step.event.actionCase)), \
+                        dispatched at \(source.file):\(source.line) \(source.function)\(source.origin == .call ? "" : " [\(source.origin.rawValue)]")
+
+                        \(CustomDump.diff(previous, step.state) ?? "(the action changed nothing)")
+
+                        Log: \(log.path)
+                        """,
+                        fileID: fileID, filePath: filePath, line: line, column: column
+                    )
+                    return checked
+                }
+                previous = step.state
+            }
+        }
+    } catch {
+        reportIssue("Could not replay \(log.path): \(error)", fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+    return checked
+}
+
+/// Opens a log kept beside a test — a `.rewind` file, or a `rewind export` (`.jsonl`) that is
+/// imported into a temporary log — read-only.
+///
+/// Relative paths are resolved from the folder of the calling test file (`__Fixtures__/bug.jsonl`).
+///
+/// - Parameters:
+///   - path: The fixture's path.
+///   - filePath: The calling file (defaults to it).
+/// - Returns: The log.
+public func fixtureLog(_ path: String, relativeTo filePath: StaticString = #filePath) throws -> EventLog {
+    let url = path.hasPrefix("/")
+        ? URL(fileURLWithPath: path)
+        : URL(fileURLWithPath: String(describing: filePath)).deletingLastPathComponent().appendingPathComponent(path)
+    guard url.pathExtension == "jsonl" else {
+        return try EventLog(path: url.path, mode: .readOnly)
+    }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fixtures-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let imported = folder.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".rewind").path
+    try EventLog.importLog(from: url, to: imported).close()
+    return try EventLog(path: imported, mode: .readOnly)
+}

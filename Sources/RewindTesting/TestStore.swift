@@ -1,0 +1,236 @@
+import CustomDump
+import Foundation
+import Rewind
+import RewindLog
+import Synchronization
+
+/// A store for tests that asserts every state change and every action effects feed back,
+/// exhaustively — recording into a temporary log as it goes, so a failing test leaves a log
+/// that `rewind` can open (its path is in every failure message).
+///
+/// ```swift
+/// @Test func checkout() async {
+///     let store = TestStore(initialState: ShopState(), reducer: Shop.reducer, middleware: Shop.effects(environment: .simulated))
+///     await store.send(.catalogue(.loaded(products: Product.samples, discounts: []))) {
+///         $0.catalogue.products = Product.samples
+///     }
+///     await store.send(.checkout(.submit(orderID: id, at: date))) { … }
+///     await store.receive(.checkout(.paymentSucceeded(orderID: id, receipt: "rcpt-…"))) { … }
+///     await store.finish()
+/// }
+/// ```
+///
+/// `send` dispatches an action and compares the state after it with the state you describe
+/// (the previous state changed by your closure); `receive` waits for the next action that a
+/// middleware or an effect dispatched and does the same; `finish` waits for effects and fails
+/// if any fed-back action was never received. Mismatches fail at the calling line with a diff,
+/// `−` expected and `+` actual. The log is deleted when the store is released after a test
+/// with no failures, and kept otherwise.
+public final class TestStore<State: Codable & Equatable & Sendable, Action: Codable & Equatable & Sendable> {
+    /// What the store has reduced and the tests have not yet asserted.
+    private struct Processed: Sendable {
+        var action: Action
+        var source: ActionSource
+        var state: State
+    }
+
+    /// The actions reduced and not yet asserted, shared with the probe middleware.
+    private final class ProcessedQueue: Sendable {
+        let entries = Mutex<[Processed]>([])
+    }
+
+    /// The state as the test has asserted it so far.
+    public private(set) var state: State
+    /// The recording's path.
+    public let logPath: String
+
+    private let store: Store<State, Action>
+    private let recorder: Recorder<State, Action>
+    private let processed = ProcessedQueue()
+    private let folder: URL
+    private var failures = 0
+
+    /// Creates a test store recording into a new temporary log.
+    ///
+    /// - Parameters:
+    ///   - initialState: The state before the first action.
+    ///   - reducer: The app's reducer.
+    ///   - middleware: The app's middleware (effects with test dependencies).
+    ///   - app: The identity to record under.
+    public init(
+        initialState: State,
+        reducer: Reducer<State, Action>,
+        middleware: Middleware<State, Action> = .none,
+        app: AppIdentity = AppIdentity(id: "test-store")
+    ) {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-test-store-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        logPath = folder.appendingPathComponent("test-store.rewind").path
+        state = initialState
+        var configuration = RecorderConfiguration<Action>()
+        configuration.durability = .synchronous
+        // A log that cannot be created leaves the store working; assertions say so.
+        let log = try? EventLog(path: logPath)
+        recorder = Recorder(log: log ?? Self.unusableLog(), app: app, configuration: configuration)
+        let processed = processed
+        store = Store(
+            initialState: initialState,
+            reducer: reducer,
+            middleware: .combine(
+                log == nil ? .none : recorder.middleware,
+                middleware,
+                Middleware(didReduce: { dispatched, state, _ in
+                    processed.entries.withLock { $0.append(Processed(action: dispatched.action, source: dispatched.source, state: state)) }
+                })
+            )
+        )
+    }
+
+    private static func unusableLog() -> EventLog {
+        // Only reached when the temporary folder is unusable; an in-memory stand-in keeps the
+        // recorder's type satisfied and records nothing.
+        try! EventLog(path: FileManager.default.temporaryDirectory.appendingPathComponent("rewind-test-store-\(UUID().uuidString).rewind").path)
+    }
+
+    deinit {
+        try? recorder.close()
+        if failures == 0 { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    /// Dispatches `action` and checks the state after it.
+    ///
+    /// - Parameters:
+    ///   - action: The action.
+    ///   - update: Changes the previously asserted state into the expected one; omit it when
+    ///     the action changes nothing.
+    public func send(
+        _ action: Action,
+        fileID: StaticString = #fileID,
+        file filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        assert update: ((inout State) throws -> Void)? = nil
+    ) async {
+        let unreceived = processed.entries.withLock { $0 }
+        if !unreceived.isEmpty {
+            fail("""
+                Must handle \(unreceived.count) received action\(unreceived.count == 1 ? "" : "s") before sending an action:
+                \(unreceived.map { "  • " + Dumps.dump($0.action) }.joined(separator: "\n"))
+                """, fileID, filePath, line, column)
+            processed.entries.withLock { $0.removeAll() }
+        }
+        store.dispatch(action, from: ActionSource(file: String(describing: fileID), function: "send", line: line, column: column))
+        guard let entry = await next(where: { $0.source.origin == .call }, timeout: .seconds(5)) else {
+            return fail("The sent action was not reduced within 5 s", fileID, filePath, line, column)
+        }
+        expect(entry, update, fileID, filePath, line, column)
+    }
+
+    /// Waits for the next action a middleware or an effect dispatched, checks that it is
+    /// `expected`, and checks the state after it.
+    ///
+    /// - Parameters:
+    ///   - expected: The action.
+    ///   - timeout: How long to wait for it.
+    ///   - update: Changes the previously asserted state into the expected one.
+    public func receive(
+        _ expected: Action,
+        timeout: Duration = .seconds(1),
+        fileID: StaticString = #fileID,
+        file filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        assert update: ((inout State) throws -> Void)? = nil
+    ) async {
+        guard let entry = await next(where: { _ in true }, timeout: timeout) else {
+            return fail("Expected to receive an action, but received none within \(timeout):\n  • \(Dumps.dump(expected))", fileID, filePath, line, column)
+        }
+        if entry.action != expected {
+            fail("""
+                Received an unexpected action: − expected, + received
+                \(CustomDump.diff(expected, entry.action) ?? "")
+                """, fileID, filePath, line, column)
+        }
+        expect(entry, update, fileID, filePath, line, column)
+    }
+
+    /// Waits until no effect runs, then fails if any fed-back action was never received.
+    ///
+    /// - Parameter timeout: How long effects may take.
+    public func finish(
+        timeout: Duration = .seconds(1),
+        fileID: StaticString = #fileID,
+        file filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        if !(await waitUntilIdle(timeout: timeout)) {
+            fail("Effects were still running after \(timeout) (\(store.runningEffectCount) running)", fileID, filePath, line, column)
+        }
+        let unreceived = processed.entries.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        if !unreceived.isEmpty {
+            fail("""
+                \(unreceived.count) received action\(unreceived.count == 1 ? " was" : "s were") not asserted:
+                \(unreceived.map { "  • " + Dumps.dump($0.action) }.joined(separator: "\n"))
+                """, fileID, filePath, line, column)
+        }
+    }
+
+    private func expect(
+        _ entry: Processed, _ update: ((inout State) throws -> Void)?,
+        _ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt
+    ) {
+        var expected = state
+        do {
+            try update?(&expected)
+        } catch {
+            fail("The assertion closure threw: \(error)", fileID, filePath, line, column)
+        }
+        if expected != entry.state {
+            fail("""
+                A state change does not match expectation: − expected, + actual
+                \(CustomDump.diff(expected, entry.state) ?? "(equal when dumped)")
+                """, fileID, filePath, line, column)
+        }
+        state = entry.state
+    }
+
+    /// The oldest unasserted entry matching `predicate`, waiting for it up to `timeout`.
+    private func next(where predicate: @escaping @Sendable (Processed) -> Bool, timeout: Duration) async -> Processed? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let found = processed.entries.withLock { queue -> Processed? in
+                guard let index = queue.firstIndex(where: predicate) else { return nil }
+                return queue.remove(at: index)
+            }
+            if let found { return found }
+            guard clock.now < deadline else { return nil }
+            await Task.yield()
+        }
+    }
+
+    private func waitUntilIdle(timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { [store] in
+                await store.waitUntilIdle()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func fail(_ message: String, _ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt) {
+        failures += 1
+        reportIssue("\(message)\n\nRecorded log: \(logPath) (open it with `rewind log \(logPath)`)", fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+}
