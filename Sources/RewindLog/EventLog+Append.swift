@@ -29,14 +29,16 @@ extension EventLog {
             throw .unknownCodec(path: path, session: session.id, codec: session.codec)
         }
         let encoder = EventEncoder(codec: codec, redaction: redaction, path: path)
-        var writes: [LogWrite] = []
-        writes.reserveCapacity(records.count)
-        for record in records {
-            let (event, failure) = encoder.encode(record.action, source: record.source, time: record.time.timeIntervalSince1970)
-            if let failure { throw failure }
-            writes.append(.event(event))
+        return try writeEncoding { db in
+            var writes: [LogWrite] = []
+            writes.reserveCapacity(records.count)
+            for record in records {
+                let (event, failure) = encoder.encode(record.action, source: record.source, time: record.time.timeIntervalSince1970)
+                if let failure { throw failure }
+                writes.append(.event(event))
+            }
+            return try insert(writes, session: session.id, isText: codec.isText, in: db)
         }
-        return try write { db in try insert(writes, session: session.id, isText: codec.isText, in: db) }
     }
 
     /// Stores a snapshot of the state after event `seq` of `session`.
@@ -55,11 +57,12 @@ extension EventLog {
         guard let codec = codecs[session.codec] else {
             throw .unknownCodec(path: path, session: session.id, codec: session.codec)
         }
-        let data: Data
-        do { data = try codec.encode(state) } catch {
-            throw .encodingFailed(path: path, seq: seq, actionCase: "state", reason: "\(error)")
-        }
-        try write { db in
+        let path = self.path
+        try writeEncoding { db in
+            let data: Data
+            do { data = try codec.encode(state) } catch {
+                throw EventLogError.encodingFailed(path: path, seq: seq, actionCase: "state", reason: "\(error)")
+            }
             try Self.insertSnapshot(db, session: session.id, seq: seq, time: date.timeIntervalSince1970, kind: "periodic", state: data, isText: codec.isText)
         }
     }

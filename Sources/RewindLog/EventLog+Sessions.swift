@@ -21,13 +21,16 @@ extension EventLog {
         info: String? = nil,
         at date: Date = Date()
     ) throws(EventLogError) -> LogSession {
-        let state: Data
-        do {
-            state = try codec.encode(initialState)
-        } catch {
-            throw .encodingFailed(path: path, seq: nil, actionCase: "initial state", reason: "\(error)")
-        }
-        return try write { db in
+        // The log's own instance: a codec with symbols keeps them per log file.
+        let codec = codecs[codec.name] ?? codec
+        let path = self.path
+        return try writeEncoding { db in
+            let state: Data
+            do {
+                state = try codec.encode(initialState)
+            } catch {
+                throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: "initial state", reason: "\(error)")
+            }
             let baseSeq = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
             try db.execute(
                 sql: """

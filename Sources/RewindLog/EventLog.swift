@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// A Rewind log: one SQLite file holding recording sessions, their events and snapshots.
 ///
@@ -36,6 +37,8 @@ public final class EventLog: Sendable {
 
     let database: DatabaseQueue
     let sources = SourceInterner()
+    /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
+    let symbolWatermark = Mutex<Int64>(0)
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -47,7 +50,8 @@ public final class EventLog: Sendable {
     public init(path: String, mode: Mode = .readWrite, codecs: PayloadCodecs = .standard) throws(EventLogError) {
         self.path = path
         self.mode = mode
-        self.codecs = codecs
+        // Each log has its own codec instances: the binary codec's symbols belong to one file.
+        self.codecs = codecs.fresh()
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -85,6 +89,7 @@ public final class EventLog: Sendable {
             }
             return database
         }
+        try read { db in try refreshSymbols(db) }
     }
 
     /// Whether SQLite could write the file and create its `-wal` and `-shm` files beside it.
@@ -121,6 +126,9 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// The schema version this build writes (the number of the last file in `Migrations/`).
+    public static var latestSchemaVersion: Int { SchemaMigrator.latestVersion }
+
     /// The log's schema version.
     public func schemaVersion() throws(EventLogError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
@@ -134,6 +142,47 @@ public final class EventLog: Sendable {
     /// Reads in one transaction, mapping errors.
     func read<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
         try mappingErrors(path: path) { try database.read(body) }
+    }
+
+    /// Writes in one transaction in which payloads are encoded: symbols other writers added are
+    /// read first, so new ones get ids no one else has, and the new ones are stored in the same
+    /// transaction as the payloads that use them.
+    func writeEncoding<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
+        try write { db in
+            try refreshSymbols(db)
+            let result = try body(db)
+            try persistSymbols(db)
+            return result
+        }
+    }
+
+    /// Teaches the codecs the symbols stored since the last look. Call inside a transaction that
+    /// also reads the payloads, so both come from the same snapshot of the file.
+    func refreshSymbols(_ db: Database) throws {
+        let known = symbolWatermark.withLock { $0 }
+        guard try db.tableExists("symbols") else { return }
+        let rows = try Row.fetchAll(db, sql: "SELECT id, name FROM symbols WHERE id > ? ORDER BY id", arguments: [known])
+        guard let last = rows.last else { return }
+        let symbols = rows.map { CodecSymbol(id: $0["id"], name: $0["name"]) }
+        for codec in codecs.all { codec.learn(symbols) }
+        symbolWatermark.withLock { $0 = max($0, last["id"]) }
+    }
+
+    private func persistSymbols(_ db: Database) throws {
+        for codec in codecs.all {
+            let pending = codec.unpersistedSymbols()
+            guard let last = pending.last?.id else { continue }
+            for symbol in pending {
+                try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
+            }
+            db.afterNextTransaction(
+                onCommit: { [self] _ in
+                    codec.markPersisted(upTo: last)
+                    symbolWatermark.withLock { $0 = max($0, last) }
+                },
+                onRollback: { _ in codec.forgetUnpersistedSymbols() }
+            )
+        }
     }
 
     /// Writes in one transaction, mapping errors.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Rewind
 import RewindLog
 import RewindTestSupport
 import Testing
@@ -11,7 +12,7 @@ struct EventLogOpeningTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("app.rewind")
         let log = try EventLog(path: path)
-        #expect(try log.schemaVersion() == 1)
+        #expect(try log.schemaVersion() == EventLog.latestSchemaVersion)
         try log.close()
 
         let permissions = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
@@ -26,7 +27,7 @@ struct EventLogOpeningTests {
         }
         #expect(journalMode == "wal")
         #expect(applicationID == 0x5257_4E44)
-        #expect(migrations == 1)
+        #expect(migrations == EventLog.latestSchemaVersion)
     }
 
     @Test("reopening an existing log keeps it as it was")
@@ -114,7 +115,7 @@ struct EventLogOpeningTests {
         try database.write { db in try db.execute(sql: "PRAGMA user_version = 42") }
         try database.close()
         let before = fileBytes(path)
-        let error = #expect(throws: EventLogError.newerSchema(path: path, found: 42, supported: 1)) { try EventLog(path: path) }
+        let error = #expect(throws: EventLogError.newerSchema(path: path, found: 42, supported: EventLog.latestSchemaVersion)) { try EventLog(path: path) }
         #expect(error?.description.contains("the file was not changed") == true)
         #expect(fileBytes(path) == before)
     }
@@ -158,7 +159,7 @@ struct EventLogOpeningTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path)
         let error = #expect(throws: EventLogError.self) { try EventLog(path: path) }
         guard case .readOnly? = error else { Issue.record("unexpected \(String(describing: error))"); return }
-        #expect(try EventLog(path: path, mode: .readOnly).schemaVersion() == 1)
+        #expect(try EventLog(path: path, mode: .readOnly).schemaVersion() == EventLog.latestSchemaVersion)
     }
 
     @Test("an empty file becomes a log when opened for writing, and is refused for reading")
@@ -169,6 +170,29 @@ struct EventLogOpeningTests {
         #expect(throws: EventLogError.notSQLite(path: path, reason: "the file is empty")) {
             try EventLog(path: path, mode: .readOnly)
         }
-        #expect(try EventLog(path: path).schemaVersion() == 1)
+        #expect(try EventLog(path: path).schemaVersion() == EventLog.latestSchemaVersion)
+    }
+
+    @Test("a log of an older schema is migrated forward when opened for writing, keeping its events")
+    func migratesOlderLog() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("old.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "test"), initialState: 0)
+        try log.append([EventRecord("hello", source: ActionSource())], to: session)
+        try log.close()
+        // Turn it back into a version 1 log.
+        let database = try DatabaseQueue(path: path)
+        try database.write { db in
+            try db.execute(sql: "DROP TABLE symbols; DELETE FROM schema_migrations WHERE version > 1; PRAGMA user_version = 1")
+        }
+        try database.close()
+        #expect(try EventLog(path: path, mode: .readOnly).schemaVersion() == 1)
+
+        let migrated = try EventLog(path: path)
+        #expect(try migrated.schemaVersion() == EventLog.latestSchemaVersion)
+        #expect(try migrated.event(at: 1).payloadText == #""hello""#)
+        let versions = try DatabaseQueue(path: path).read { db in try Int.fetchAll(db, sql: "SELECT version FROM schema_migrations ORDER BY version") }
+        #expect(versions == Array(1...EventLog.latestSchemaVersion))
     }
 }

@@ -61,6 +61,6 @@ struct DemoCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rewind"])
         let result = try run(copy, ["demo", "--quiet", "--output", "alone.rewind"], in: folder.path)
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(try EventLog(path: folder.file("alone.rewind"), mode: .readOnly).schemaVersion() == 1)
+        #expect(try EventLog(path: folder.file("alone.rewind"), mode: .readOnly).schemaVersion() == EventLog.latestSchemaVersion)
     }
 }

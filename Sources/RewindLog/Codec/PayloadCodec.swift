@@ -14,6 +14,27 @@ public protocol PayloadCodec: Sendable {
     func encode<Value: Encodable>(_ value: Value) throws -> Data
     /// Decodes a value.
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
+
+    /// Symbols (interned coding keys) this codec assigned that the log file may not hold yet.
+    /// Codecs without symbols return none.
+    func unpersistedSymbols() -> [CodecSymbol]
+    /// Marks symbols up to `id` as stored in the log file.
+    func markPersisted(upTo id: Int64)
+    /// Adds symbols read from the log file.
+    func learn(_ symbols: [CodecSymbol])
+    /// Forgets symbols assigned after the last stored one (their transaction rolled back).
+    func forgetUnpersistedSymbols()
+}
+
+extension PayloadCodec {
+    /// None: this codec does not intern symbols.
+    public func unpersistedSymbols() -> [CodecSymbol] { [] }
+    /// Nothing to mark.
+    public func markPersisted(upTo id: Int64) {}
+    /// Nothing to learn.
+    public func learn(_ symbols: [CodecSymbol]) {}
+    /// Nothing to forget.
+    public func forgetUnpersistedSymbols() {}
 }
 
 /// JSON, through Foundation's coders: readable with `sqlite3` and `json_extract`. The default.
@@ -52,23 +73,36 @@ public struct JSONPayloadCodec: PayloadCodec {
 }
 
 /// The codecs a log can use, by name.
+///
+/// It holds a way to make each codec: every ``EventLog`` makes its own instances, because a
+/// codec with symbols (the binary one) keeps a table that belongs to one log file.
 public struct PayloadCodecs: Sendable {
-    private let byName: [String: any PayloadCodec]
+    private let makers: [String: @Sendable () -> any PayloadCodec]
+    private let instances: [String: any PayloadCodec]
 
-    /// A set of codecs.
+    /// A set of codecs, each made by a function.
     ///
-    /// - Parameter codecs: The codecs; later ones win on a name clash.
-    public init(_ codecs: [any PayloadCodec]) {
-        var byName: [String: any PayloadCodec] = [:]
-        for codec in codecs { byName[codec.name] = codec }
-        self.byName = byName
+    /// - Parameter makers: Functions making the codecs; later ones win on a name clash.
+    public init(_ makers: [@Sendable () -> any PayloadCodec]) {
+        var byName: [String: @Sendable () -> any PayloadCodec] = [:]
+        for make in makers { byName[make().name] = make }
+        self.makers = byName
+        instances = byName.mapValues { $0() }
     }
 
-    /// The codecs Rewind ships: JSON.
-    public static let standard = PayloadCodecs([JSONPayloadCodec()])
+    /// The codecs Rewind ships: JSON and binary.
+    public static let standard = PayloadCodecs([{ JSONPayloadCodec() }, { BinaryPayloadCodec() }])
 
     /// The codec with `name`, or `nil`.
     public subscript(name: String) -> (any PayloadCodec)? {
-        byName[name]
+        instances[name]
+    }
+
+    /// Every codec instance.
+    var all: [any PayloadCodec] { Array(instances.values) }
+
+    /// Fresh instances of the same codecs, for one log.
+    func fresh() -> PayloadCodecs {
+        PayloadCodecs(Array(makers.values))
     }
 }

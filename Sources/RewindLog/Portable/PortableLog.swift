@@ -7,6 +7,7 @@ import Rewind
 ///
 /// ```
 /// {"type":"header","format":"rewind-export","version":1,…}
+/// {"type":"symbol","id":1,"name":"cart"}                 (binary payloads' coding keys)
 /// {"type":"session","session":{"id":1,"app":{…},"codec":"json",…}}
 /// {"type":"snapshot","session":1,"seq":0,"kind":"initial","time":…,"state":"{…}"}
 /// {"type":"event","seq":1,"session":1,"time":…,"action":"cart.add","payload":"{…}","source":{…}}
@@ -24,6 +25,12 @@ public enum PortableLog {
         var version: Int
         var exportedAt: Double
         var schemaVersion: Int
+    }
+
+    struct SymbolLine: Codable {
+        var type = "symbol"
+        var id: Int64
+        var name: String
     }
 
     struct SessionLine: Codable {
@@ -98,6 +105,10 @@ extension EventLog {
         }
 
         try write(PortableLog.Header(version: PortableLog.version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion()))
+        let symbols = try read { db in
+            try db.tableExists("symbols") ? try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") : []
+        }
+        for symbol in symbols { try write(PortableLog.SymbolLine(id: symbol["id"], name: symbol["name"])) }
         var sessions = try self.sessions()
         if let session = filter.session { sessions = sessions.filter { $0.id == session } }
         var count = 0
@@ -184,6 +195,12 @@ extension EventLog {
                     throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
                 }
                 sawHeader = true
+            case "symbol":
+                let symbol = try decode(PortableLog.SymbolLine.self)
+                try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
+                let learned = [CodecSymbol(id: symbol.id, name: symbol.name)]
+                for codec in log.codecs.all { codec.learn(learned) }
+                log.symbolWatermark.withLock { $0 = max($0, symbol.id) }
             case "session":
                 guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
                 let session = try decode(PortableLog.SessionLine.self).session

@@ -85,6 +85,7 @@ extension EventLog {
             ORDER BY e.seq LIMIT ?
             """
         return try read { db in
+            try refreshSymbols(db)
             let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })
             return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map(Self.event(from:))

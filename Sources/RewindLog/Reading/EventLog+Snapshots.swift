@@ -10,7 +10,8 @@ extension EventLog {
     /// - Returns: The snapshot, or `nil` when the session has none that early.
     public func snapshot(session: Int64, atOrBefore seq: Int64 = .max) throws(EventLogError) -> LoggedSnapshot? {
         try read { db in
-            try Row.fetchOne(
+            try refreshSymbols(db)
+            return try Row.fetchOne(
                 db,
                 sql: "SELECT session_id, seq, time, kind, state FROM snapshots WHERE session_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
                 arguments: [session, seq]

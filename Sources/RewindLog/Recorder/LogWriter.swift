@@ -140,26 +140,32 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             return [RecorderFailure(error: error, unrecorded: actions)]
         }
 
-        let encoder = EventEncoder(codec: configuration.codec, redaction: configuration.redaction, path: log.path)
+        // The log's own codec instance: a codec with symbols keeps them per log file.
+        let codec = log.codecs[configuration.codec.name] ?? configuration.codec
+        let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
         var failures: [RecorderFailure<Action>] = []
-        var writes: [LogWrite] = []
-        writes.reserveCapacity(items.count)
-        for item in items {
-            switch item {
-            case let .event(dispatched, time):
-                let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
-                if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
-                writes.append(.event(event))
-            case let .snapshot(state, time):
-                do {
-                    writes.append(.snapshot(time: time, state: try configuration.codec.encode(state)))
-                } catch {
-                    failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
-                }
-            }
-        }
         do {
-            try log.write { db in _ = try log.insert(writes, session: session.id, isText: configuration.codec.isText, in: db) }
+            // Encoding happens inside the transaction, so new symbols get ids under the write lock.
+            try log.writeEncoding { db in
+                failures.removeAll()
+                var writes: [LogWrite] = []
+                writes.reserveCapacity(items.count)
+                for item in items {
+                    switch item {
+                    case let .event(dispatched, time):
+                        let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
+                        if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
+                        writes.append(.event(event))
+                    case let .snapshot(state, time):
+                        do {
+                            writes.append(.snapshot(time: time, state: try codec.encode(state)))
+                        } catch {
+                            failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
+                        }
+                    }
+                }
+                _ = try log.insert(writes, session: session.id, isText: codec.isText, in: db)
+            }
         } catch {
             // Source ids interned inside the rolled-back transaction are gone with it.
             log.sources.forget()

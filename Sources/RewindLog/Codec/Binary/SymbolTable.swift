@@ -1,0 +1,92 @@
+import Synchronization
+
+/// A symbol the binary codec interned: a coding key's string and its number in one log.
+public struct CodecSymbol: Sendable, Hashable {
+    /// The number payloads use (from 1).
+    public var id: Int64
+    /// The key's string.
+    public var name: String
+
+    /// Creates a symbol.
+    public init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// The coding keys of one log, numbered: payloads carry the numbers, the log's `symbols` table
+/// the strings. New symbols are stored in the same transaction as the first payload using them.
+final class SymbolTable: Sendable {
+    struct Contents: Sendable {
+        var ids: [String: UInt32] = [:]
+        /// `names[id - 1]` is symbol `id`.
+        var names: [String] = []
+        /// Symbols up to this id are known to be in the log file.
+        var persisted: UInt32 = 0
+    }
+
+    let contents = Mutex(Contents())
+
+    /// The number of `name`, interning it if it is new.
+    func id(for name: String) -> UInt32 {
+        contents.withLock { contents in
+            if let id = contents.ids[name] { return id }
+            contents.names.append(name)
+            let id = UInt32(contents.names.count)
+            contents.ids[name] = id
+            return id
+        }
+    }
+
+    /// A copy of the id→name table, for a decoding pass.
+    var names: [String] {
+        contents.withLock { $0.names }
+    }
+
+    /// A copy of the name→id table, for an encoding pass.
+    var ids: [String: UInt32] {
+        contents.withLock { $0.ids }
+    }
+
+    /// Symbols read from the log (by any writer), marked persisted.
+    func learn(_ symbols: [CodecSymbol]) {
+        contents.withLock { contents in
+            for symbol in symbols.sorted(by: { $0.id < $1.id }) {
+                let id = UInt32(symbol.id)
+                if id == contents.names.count + 1 {
+                    contents.names.append(symbol.name)
+                    contents.ids[symbol.name] = id
+                } else if id > contents.names.count {
+                    // A gap (another writer's symbols we have not read yet): fill it so ids line up.
+                    while contents.names.count < id - 1 { contents.names.append("") }
+                    contents.names.append(symbol.name)
+                    contents.ids[symbol.name] = id
+                }
+                contents.persisted = max(contents.persisted, id)
+            }
+        }
+    }
+
+    /// Symbols not yet known to be in the log file.
+    func unpersisted() -> [CodecSymbol] {
+        contents.withLock { contents in
+            guard contents.persisted < contents.names.count else { return [] }
+            return (Int(contents.persisted)..<contents.names.count).map { CodecSymbol(id: Int64($0 + 1), name: contents.names[$0]) }
+        }
+    }
+
+    /// Forgets symbols assigned after the last stored one: their transaction rolled back, and
+    /// another writer may take those ids.
+    func forgetUnpersisted() {
+        contents.withLock { contents in
+            while contents.names.count > contents.persisted {
+                contents.ids[contents.names.removeLast()] = nil
+            }
+        }
+    }
+
+    /// Marks symbols up to `id` as stored (after their transaction committed).
+    func markPersisted(upTo id: Int64) {
+        contents.withLock { $0.persisted = max($0.persisted, UInt32(id)) }
+    }
+}

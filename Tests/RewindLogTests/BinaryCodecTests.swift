@@ -1,0 +1,194 @@
+import Foundation
+import Rewind
+import RewindExamples
+@testable import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("Binary codec")
+struct BinaryCodecTests {
+    static func roundTrip<T: Codable & Equatable>(_ value: T, _ codec: BinaryPayloadCodec = BinaryPayloadCodec()) throws -> T {
+        try codec.decode(T.self, from: codec.encode(value))
+    }
+
+    @Test("every action and state of both example apps' sessions round-trips")
+    func exampleApps() async throws {
+        let codec = BinaryPayloadCodec()
+        var shop = ShopState()
+        for dispatched in await Shop.sessionActions(count: 1_500, seed: 3) {
+            #expect(try Self.roundTrip(dispatched.action, codec) == dispatched.action)
+            #expect(try Self.roundTrip(dispatched.source, codec) == dispatched.source)
+            Shop.reducer(&shop, dispatched.action)
+        }
+        #expect(try Self.roundTrip(shop, codec) == shop)
+        var todo = TodoState()
+        for dispatched in await Todo.sessionActions(count: 1_500, seed: 3) {
+            #expect(try Self.roundTrip(dispatched.action, codec) == dispatched.action)
+            Todo.reducer(&todo, dispatched.action)
+        }
+        #expect(try Self.roundTrip(todo, codec) == todo)
+    }
+
+    struct Edges: Codable, Equatable {
+        indirect enum Kind: Codable, Equatable { case plain, labelled(name: String, count: Int), nested(Kind?), pair(Int, String) }
+        enum Raw: String, Codable { case one, two }
+        struct Empty: Codable, Equatable {}
+        var nestedOptional: Int??
+        var absentNested: Int?? = .some(nil)
+        var none: String?
+        var emptyArray: [Int] = []
+        var emptyDictionary: [String: Int] = [:]
+        var empty = Empty()
+        var unicode = "naïve café — 日本語 🎉 \u{0}"
+        var big: [Int64] = [.min, .max, 0, -1]
+        var unsigned: UInt64 = .max
+        var small: [Int8] = [.min, .max]
+        var date = Date(timeIntervalSinceReferenceDate: 812_345_678.123456)
+        var uuid = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        var data = Data([0, 1, 2, 255])
+        var url = URL(string: "https://example.com/a?b=c")!
+        var doubles: [Double] = [0, -0.0, .infinity, -.infinity, .pi, .leastNonzeroMagnitude]
+        var float: Float = 1.5
+        var flags = [true, false]
+        var kinds: [Kind] = [.plain, .labelled(name: "x", count: -3), .nested(.nested(nil)), .nested(.plain), .pair(7, "seven")]
+        var raw: Raw = .two
+        var intKeys: [Int: String] = [3: "three", -1: "minus one"]
+        var arrays: [[String?]] = [[], ["a", nil], [nil]]
+        var set: Set<String> = ["x"]
+    }
+
+    @Test("edge cases: nested optionals, empty containers, unicode, extreme integers, Date, UUID, Data, enums")
+    func edgeCases() throws {
+        let value = Edges(nestedOptional: .some(.some(5)))
+        #expect(try Self.roundTrip(value) == value)
+        var other = value
+        other.nestedOptional = .some(nil)
+        other.absentNested = nil
+        #expect(try Self.roundTrip(other) == other)
+        #expect(try Self.roundTrip(Optional<Int>.none) == nil)
+        #expect(try Self.roundTrip(Int??.some(nil)) == .some(nil))
+        #expect(try Self.roundTrip("") == "")
+        #expect(try Self.roundTrip([[Int]]()) == [])
+    }
+
+    @Test("compact: keys and numbers shrink several times; strings stay strings; a UUID takes 16 bytes")
+    func compact() async throws {
+        let binary = BinaryPayloadCodec(), json = JSONPayloadCodec()
+        let actions = await Shop.sessionActions(count: 2_000, seed: 9).map(\.action)
+        let binaryBytes = try actions.reduce(0) { $0 + (try binary.encode($1).count) }
+        let jsonBytes = try actions.reduce(0) { $0 + (try json.encode($1).count) }
+        // Product names and other strings cost the same in both; the rest shrinks.
+        #expect(binaryBytes * 2 < jsonBytes, "binary \(binaryBytes) vs JSON \(jsonBytes)")
+        #expect(try binary.encode(UUID()).count == 16)
+        let noPayload = ShopAction.cart(.removeDiscount)
+        #expect(try binary.encode(noPayload).count * 3 < json.encode(noPayload).count)
+        let add = ShopAction.cart(.add(productID: "kettle", quantity: 1))
+        #expect(try binary.encode(add).count * 2 < json.encode(add).count)
+    }
+
+    struct Version1: Codable, Equatable { var name: String; var retired: Int; var kept: Bool }
+    struct Version2: Codable, Equatable { var name: String; var kept: Bool; var added: String? }
+
+    @Test("a type that lost a field skips it; one that gained an optional field reads it as nil")
+    func schemaEvolution() throws {
+        let codec = BinaryPayloadCodec()
+        let old = try codec.encode(Version1(name: "a", retired: 42, kept: true))
+        #expect(try codec.decode(Version2.self, from: old) == Version2(name: "a", kept: true, added: nil))
+        let error = #expect(throws: DecodingError.self) { try codec.decode(Version1.self, from: codec.encode(Version2(name: "b", kept: false))) }
+        guard case let .keyNotFound(key, _)? = error else { Issue.record("unexpected \(String(describing: error))"); return }
+        #expect(key.stringValue == "retired")
+    }
+
+    @Test("random and mutated bytes make errors, never crashes")
+    func fuzz() async throws {
+        let codec = BinaryPayloadCodec()
+        let valid = try await Shop.sessionActions(count: 300, seed: 4).map { try codec.encode($0.action) }
+            + [try codec.encode(Edges(nestedOptional: 1)), try codec.encode(ShopState())]
+        var random = SeededRandom(seed: 99)
+        var decoded = 0, failed = 0
+        func attempt(_ bytes: [UInt8]) {
+            let data = Data(bytes)
+            for decode in [
+                { _ = try codec.decode(ShopAction.self, from: data) },
+                { _ = try codec.decode(Edges.self, from: data) },
+                { _ = try codec.decode(ShopState.self, from: data) },
+                { _ = try codec.decode([String: [Int?]].self, from: data) },
+            ] as [() throws -> Void] {
+                do { try decode(); decoded += 1 } catch { failed += 1 }
+            }
+        }
+        for _ in 0..<3_000 {
+            attempt((0..<random.int(in: 0...64)).map { _ in UInt8(random.int(below: 256)) })
+        }
+        for _ in 0..<6_000 {
+            var bytes = [UInt8](random.element(of: valid)!)
+            switch random.int(below: 4) {
+            case 0 where !bytes.isEmpty: bytes[random.int(below: bytes.count)] = UInt8(random.int(below: 256))
+            case 1 where !bytes.isEmpty: bytes.removeLast(random.int(in: 1...bytes.count))
+            case 2: bytes.insert(UInt8(random.int(below: 256)), at: random.int(below: bytes.count + 1))
+            default: bytes += (0..<random.int(in: 1...8)).map { _ in UInt8(random.int(below: 256)) }
+            }
+            attempt(bytes)
+        }
+        #expect(failed > 0)
+        #expect(decoded + failed == 36_000)
+    }
+
+    @Test("a binary log records, replays byte for byte from another connection, and exports and imports")
+    func binaryLog() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.snapshotInterval = 40
+        let live = try await recordSession(
+            into: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), initialState: ShopState(),
+            reducer: Shop.reducer, effects: Shop.effects(environment: .simulated), user: Shopper(seed: 13), actions: 300,
+            configuration: configuration
+        )
+        let reader = try EventLog(path: path, mode: .readOnly)
+        #expect(try reader.sessions().first?.codec == "binary")
+        let codec = try #require(reader.codecs["binary"])
+        var cursor = reader.events()
+        var index = 0
+        while let event = try cursor.next() {
+            #expect(try event.decodeAction(as: ShopAction.self, codec: codec, path: path) == live.reduced[index].action)
+            index += 1
+        }
+        #expect(index == 300)
+        let snapshot = try #require(try reader.snapshot(session: 1, atOrBefore: 280))
+        #expect(try snapshot.decodeState(as: ShopState.self, codec: codec, path: path) == live.states[279])
+
+        try reader.export(to: URL(fileURLWithPath: folder.file("shop.jsonl")))
+        let imported = try EventLog.importLog(from: URL(fileURLWithPath: folder.file("shop.jsonl")), to: folder.file("imported.rewind"))
+        var copy = imported.events()
+        let first = try #require(try copy.next())
+        #expect(try first.decodeAction(as: ShopAction.self, codec: imported.codecs["binary"]!, path: imported.path) == live.reduced[0].action)
+    }
+
+    @Test("two writers on one log never give one symbol id two names")
+    func twoWriters() throws {
+        struct A: Codable, Equatable { var alpha: Int; var shared: String }
+        struct B: Codable, Equatable { var beta: Int; var shared: String }
+        let folder = try TemporaryDirectory()
+        let path = folder.file("two.rewind")
+        let first = try EventLog(path: path), second = try EventLog(path: path)
+        let binary = BinaryPayloadCodec()
+        let one = try first.beginSession(app: AppIdentity(id: "a"), codec: binary, initialState: A(alpha: 0, shared: ""))
+        let two = try second.beginSession(app: AppIdentity(id: "b"), codec: binary, initialState: B(beta: 0, shared: ""))
+        for round in 0..<20 {
+            try first.append([EventRecord(A(alpha: round, shared: "a\(round)"), source: ActionSource())], to: one)
+            try second.append([EventRecord(B(beta: round, shared: "b\(round)"), source: ActionSource())], to: two)
+        }
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let codec = reader.codecs["binary"]!
+        var cursor = reader.events(EventFilter(session: one.id))
+        var seen: [A] = []
+        while let event = try cursor.next() { seen.append(try event.decodeAction(as: A.self, codec: codec, path: path)) }
+        #expect(seen == (0..<20).map { A(alpha: $0, shared: "a\($0)") })
+        var others = reader.events(EventFilter(session: two.id))
+        #expect(try others.collect().count == 20)
+        let names = try Set(reader.read { db in try String.fetchAll(db, sql: "SELECT name FROM symbols") })
+        #expect(names.isSuperset(of: ["alpha", "beta", "shared"]))
+    }
+}
