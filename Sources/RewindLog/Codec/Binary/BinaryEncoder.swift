@@ -197,7 +197,7 @@ final class ValueEncoder: Encoder {
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SingleWriter(encoder: self)
+        SingleWriter(encoding: encoding, codingPath: codingPath) { [self] in value = $0 }
     }
 }
 
@@ -315,12 +315,15 @@ struct UnkeyedWriter: UnkeyedEncodingContainer {
     }
 }
 
+/// A single-value container: stores the one value it is given wherever `store` says.
 struct SingleWriter: SingleValueEncodingContainer {
-    let encoder: ValueEncoder
-    var codingPath: [any CodingKey] { encoder.codingPath }
-    private func set(_ write: (inout [UInt8]) -> Void) { encoder.value = encoder.encoding.leaf(write) }
+    let encoding: BinaryEncoding
+    let codingPath: [any CodingKey]
+    let store: (BinaryEncoding.Value) -> Void
 
-    mutating func encodeNil() throws { encoder.value = .leaf(start: 0, end: 0) }
+    private func set(_ write: (inout [UInt8]) -> Void) { store(encoding.leaf(write)) }
+
+    mutating func encodeNil() throws { store(.leaf(start: 0, end: 0)) }
     mutating func encode(_ value: Bool) throws { set(Leaf.bool(value)) }
     mutating func encode(_ value: String) throws { set(Leaf.string(value)) }
     mutating func encode(_ value: Double) throws { set(Leaf.double(value)) }
@@ -336,7 +339,7 @@ struct SingleWriter: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { set(Leaf.unsigned(UInt64(value))) }
     mutating func encode(_ value: UInt64) throws { set(Leaf.unsigned(value)) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        encoder.value = try encoder.encoding.encode(value, codingPath: codingPath)
+        store(try encoding.encode(value, codingPath: codingPath))
     }
 }
 
@@ -367,37 +370,12 @@ final class SlotEncoder: Encoder {
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
-        SlotSingleWriter(slot: self)
+        SingleWriter(encoding: encoder.encoding, codingPath: codingPath) { [self] in set($0) }
     }
 
     fileprivate func set(_ value: BinaryEncoding.Value) {
         encoder.value = value
         attach()
-    }
-}
-
-private struct SlotSingleWriter: SingleValueEncodingContainer {
-    let slot: SlotEncoder
-    var codingPath: [any CodingKey] { slot.codingPath }
-    private func set(_ write: (inout [UInt8]) -> Void) { slot.set(slot.encoder.encoding.leaf(write)) }
-
-    mutating func encodeNil() throws { slot.set(.leaf(start: 0, end: 0)) }
-    mutating func encode(_ value: Bool) throws { set(Leaf.bool(value)) }
-    mutating func encode(_ value: String) throws { set(Leaf.string(value)) }
-    mutating func encode(_ value: Double) throws { set(Leaf.double(value)) }
-    mutating func encode(_ value: Float) throws { set(Leaf.float(value)) }
-    mutating func encode(_ value: Int) throws { set(Leaf.signed(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { set(Leaf.signed(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { set(Leaf.signed(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { set(Leaf.signed(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { set(Leaf.signed(value)) }
-    mutating func encode(_ value: UInt) throws { set(Leaf.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt8) throws { set(Leaf.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt16) throws { set(Leaf.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt32) throws { set(Leaf.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt64) throws { set(Leaf.unsigned(value)) }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        slot.set(try slot.encoder.encoding.encode(value, codingPath: codingPath))
     }
 }
 
