@@ -120,6 +120,7 @@ let package = Package(
                 "RewindReplay",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Tools/rewind-bench",
             swiftSettings: strictSettings

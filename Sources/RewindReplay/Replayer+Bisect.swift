@@ -67,19 +67,25 @@ extension Replayer {
             guard windowEnd > windowStart.seq else { continue }
             var state = windowStart.state
             var replayStats = ReplayStats()
-            var found: ActionDiff<State, Action>?
+            var found: (seq: Int64, action: Action, before: State)?
             do {
-                try forEachAction(session: session, in: (windowStart.seq + 1)...windowEnd, stats: &replayStats) { event, action throws(EventLogError) in
+                try forEachAction(session: session, in: (windowStart.seq + 1)...windowEnd, stats: &replayStats) { seq, action throws(EventLogError) in
                     let before = state
                     reducer(&state, action)
                     if condition(state) {
-                        found = ActionDiff(event: event, action: action, before: before, after: state, diff: Self.difference(before, state))
+                        found = (seq, action, before)
                         throw StopFolding.stop
                     }
                 }
-            } catch let error where error == StopFolding.stop {}
+            } catch StopFolding.stop {}
             stats.eventsFolded += replayStats.folded + (found == nil ? 0 : 1)
-            if let found { return .found(found, stats: stats) }
+            // The event is read after the fold: reads cannot nest inside the fold's page read.
+            if let (seq, action, before) = found {
+                return .found(
+                    ActionDiff(event: try log.event(at: seq), action: action, before: before, after: state, diff: Self.difference(before, state)),
+                    stats: stats
+                )
+            }
         }
         return .notFound(stats: stats)
     }

@@ -36,10 +36,10 @@ extension Replayer {
         guard case let .found(first, _) = try bisect(session: session, where: condition) else { return nil }
         let failing = try log.uncountedSession(first.event.session)
         let initial = try startingPoint(session: failing, atOrBefore: failing.baseSeq).state
-        var steps: [(event: LoggedEvent, action: Action)] = []
+        var steps: [(seq: Int64, action: Action)] = []
         var stats = ReplayStats()
-        try forEachAction(session: failing, in: (failing.baseSeq + 1)...first.event.seq, stats: &stats) { event, action in
-            steps.append((event, action))
+        try forEachAction(session: failing, in: (failing.baseSeq + 1)...first.event.seq, stats: &stats) { seq, action in
+            steps.append((seq, action))
         }
         var replays = 0
         func fails(_ candidate: [Int]) -> Bool {
@@ -52,8 +52,10 @@ extension Replayer {
             return false
         }
         let kept = Self.minimize(Array(steps.indices), fails: fails)
+        var keptSteps: [(event: LoggedEvent, action: Action)] = []
+        for index in kept { keptSteps.append((try log.event(at: steps[index].seq), steps[index].action)) }
         return ShrinkResult(
-            session: failing, initialState: initial, steps: kept.map { steps[$0] },
+            session: failing, initialState: initial, steps: keptSteps,
             originalCount: steps.count, replays: replays
         )
     }

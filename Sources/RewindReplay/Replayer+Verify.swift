@@ -46,38 +46,36 @@ extension Replayer where State: Equatable {
             report.sessions += 1
             let initial = try startingPoint(session: session, atOrBefore: session.baseSeq)
             let checkpoints = try log.snapshotIndex(session: session.id).map(\.seq).filter { $0 > initial.seq }
-            guard let last = session.seqRange?.upperBound, !checkpoints.isEmpty else { continue }
+            guard session.seqRange != nil, !checkpoints.isEmpty else { continue }
             var state = initial.state
             var lastAgreeing = initial.seq
-            var next = checkpoints.makeIterator()
-            var checkpoint = next.next()
-            var stats = ReplayStats()
-            var divergence: Divergence<State, Action>?
-            do {
-                try forEachAction(session: session, in: (initial.seq + 1)...last, stats: &stats) { event, action throws(EventLogError) in
+            // Fold one window at a time, from snapshot to snapshot, and compare in between:
+            // reads of recorded snapshots cannot nest inside a fold's page read.
+            for checkpoint in checkpoints {
+                var stats = ReplayStats()
+                try forEachAction(session: session, in: (lastAgreeing + 1)...checkpoint, stats: &stats) { _, action in
                     reducer(&state, action)
-                    while let seq = checkpoint, seq <= event.seq {
-                        if seq == event.seq {
-                            let recorded = try startingPoint(session: session, atOrBefore: seq).state
-                            report.snapshotsCompared += 1
-                            if recorded != state {
-                                divergence = Divergence(
-                                    session: session.id, snapshotSeq: seq, lastAgreeingSeq: lastAgreeing, event: event,
-                                    action: action, recorded: recorded, replayed: state,
-                                    diff: Self.difference(recorded, state) ?? "(equal by ==, different when dumped)"
-                                )
-                                throw StopFolding.stop
-                            }
-                            lastAgreeing = seq
-                        }
-                        checkpoint = next.next()
-                    }
                 }
-            } catch let error where error == StopFolding.stop {}
-            report.eventsFolded += stats.folded
-            if let divergence {
-                report.divergence = divergence
-                return report
+                report.eventsFolded += stats.folded
+                let recorded = try startingPoint(session: session, atOrBefore: checkpoint).state
+                report.snapshotsCompared += 1
+                if recorded != state {
+                    let event = try log.event(at: checkpoint)
+                    report.divergence = Divergence(
+                        session: session.id, snapshotSeq: checkpoint, lastAgreeingSeq: lastAgreeing, event: event,
+                        action: try decode(event, session: session), recorded: recorded, replayed: state,
+                        diff: Self.difference(recorded, state) ?? "(equal by ==, different when dumped)"
+                    )
+                    return report
+                }
+                lastAgreeing = checkpoint
+            }
+            if let last = session.seqRange?.upperBound, last > lastAgreeing {
+                var stats = ReplayStats()
+                try forEachAction(session: session, in: (lastAgreeing + 1)...last, stats: &stats) { _, action in
+                    reducer(&state, action)
+                }
+                report.eventsFolded += stats.folded
             }
         }
         return report

@@ -61,9 +61,23 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     }
 
     /// A session's state after its last event.
-    public func finalState(session id: Int64) throws(EventLogError) -> State {
+    ///
+    /// - Parameters:
+    ///   - id: The session.
+    ///   - fromStart: Fold every event from the session's initial state, ignoring later
+    ///     snapshots (to measure or check a full replay); by default replay starts from the
+    ///     nearest snapshot.
+    public func finalState(session id: Int64, fromStart: Bool = false) throws(EventLogError) -> State {
         let session = try log.uncountedSession(id)
-        return try fold(session: session, through: session.seqRange?.upperBound ?? session.baseSeq).state
+        let last = session.seqRange?.upperBound ?? session.baseSeq
+        guard fromStart else { return try fold(session: session, through: last).state }
+        var state = try startingPoint(session: session, atOrBefore: session.baseSeq).state
+        guard last > session.baseSeq else { return state }
+        var stats = ReplayStats(startedFromSnapshot: session.baseSeq)
+        try forEachAction(session: session, in: (session.baseSeq + 1)...last, stats: &stats) { _, action in
+            reducer(&state, action)
+        }
+        return state
     }
 
     /// Steps through a session's events from `seq` on, yielding each with the state after it.
@@ -111,32 +125,52 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         return (state, stats)
     }
 
-    /// Decodes and hands over each action of `session` in `seqs`, skipping the undecodable ones
-    /// when asked to, and reporting progress.
+    /// Decodes and hands over each action of `session` in `seqs`, with its seq, skipping the
+    /// undecodable ones when asked to, and reporting progress. Reads through the log's raw
+    /// fast path: callers that need an event's source fetch it for the few seqs they report.
     func forEachAction(
         session: LogSession,
         in seqs: ClosedRange<Int64>,
         skipping skipped: Set<Int64> = [],
         stats: inout ReplayStats,
-        _ body: (LoggedEvent, Action) throws(EventLogError) -> Void
+        _ body: (_ seq: Int64, _ action: Action) throws(EventLogError) -> Void
     ) throws(EventLogError) {
         let codec = try codec(of: session)
-        var cursor = log.events(EventFilter(seqs: seqs, session: session.id), pageSize: 4_096)
-        while let event = try cursor.next() {
-            if skipped.contains(event.seq) { continue }
+        try log.forEachRawEvent(session: session.id, in: seqs) { event throws(EventLogError) in
+            if skipped.contains(event.seq) { return }
             let action: Action
-            do {
+            do throws(EventLogError) {
                 action = try decode(event, session: session, codec: codec)
-            } catch let error where options.skipUndecodable {
+            } catch where options.skipUndecodable {
                 stats.skipped.append(.init(seq: event.seq, actionCase: event.actionCase, reason: "\(error)"))
-                continue
+                return
             }
-            try body(event, action)
+            try body(event.seq, action)
             stats.folded += 1
             if let progress = options.progress, stats.folded % max(1, options.progressInterval) == 0 {
                 progress(ReplayProgress(seq: event.seq, target: seqs.upperBound, folded: stats.folded))
             }
         }
+    }
+
+    func decode(_ event: RawEvent, session: LogSession, codec: any PayloadCodec) throws(EventLogError) -> Action {
+        if let (app, upcaster) = options.upgrades, session.app.actionSchemaVersion < app.actionSchemaVersion,
+           let upgrade = upcaster.action, let payload = event.payload {
+            // Upgrading works on Data; only sessions recorded at older versions take this path.
+            let upgraded: Data
+            do { upgraded = try upgrade(Data(payload), session.app.actionSchemaVersion) } catch {
+                throw .decodingFailed(path: log.path, seq: event.seq, actionCase: event.actionCase, codingPath: "", reason: "the upcaster failed: \(error)")
+            }
+            return try DecodingFailure.map(path: log.path, seq: event.seq, actionCase: event.actionCase) {
+                try codec.decode(Action.self, from: upgraded)
+            }
+        }
+        return try event.decodeAction(as: Action.self, codec: codec, path: log.path)
+    }
+
+    /// Decodes a fully read event's action with its session's codec.
+    func decode(_ event: LoggedEvent, session: LogSession) throws(EventLogError) -> Action {
+        try decode(event, session: session, codec: codec(of: session))
     }
 
     func decode(_ event: LoggedEvent, session: LogSession, codec: any PayloadCodec) throws(EventLogError) -> Action {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Rewind
 import RewindExamples
+import RewindLog
 
 /// `rewind-bench`: measures Rewind's workloads side by side with their baselines in one run.
 ///
@@ -12,61 +13,64 @@ struct RewindBench: AsyncParsableCommand {
         commandName: "rewind-bench",
         abstract: "Measure Rewind's workloads against their baselines (run with -c release).",
         discussion: """
-            Each workload runs --runs times after a warm-up; the table shows medians and the \
-            ratio of each variant to its baseline, all from the same run.
+            Workloads: dispatch (store with the recorder vs one no-op middleware), record (actions \
+            committed to disk vs raw sqlite3_* inserts of the same encoded rows), replay (folding a \
+            log from disk vs reading and decoding it), seek (state(at:) at random seqs), size \
+            (bytes per event on disk), memory (peak resident memory of a full replay). Each runs \
+            --runs times after a warm-up; figures are medians.
             """
     )
 
-    @Option(help: "Actions per run of the dispatch workload.")
-    var actions = 1_000_000
-
-    @Option(help: "Actions per run of the record workload.")
-    var recordActions = 200_000
-
-    @Option(help: "Actions in the replay workload's log.")
-    var replayActions = 1_000_000
-
-    @Option(help: "Random seeks in the replay workload.")
-    var seeks = 200
-
-    @Option(help: "Workloads to run: dispatch, record, replay (default: all).")
-    var workload: [String] = ["dispatch", "record", "replay"]
-
-    @Option(help: "Timed runs per variant (the median is reported).")
-    var runs = 7
-
-    @Option(help: "Seed of the generated shop session.")
-    var seed: UInt64 = 7
-
-    @Flag(help: "Print one JSON object instead of a table.")
-    var json = false
+    @Option(help: "Actions per dispatch run.") var actions = 1_000_000
+    @Option(help: "Actions per record run.") var recordActions = 200_000
+    @Option(help: "Rows per transaction in the record workload (recorder and raw baseline).") var batchSize = 1_000
+    @Option(help: "Actions in the replay, seek and memory workloads' log.") var replayActions = 1_000_000
+    @Flag(help: "Also seek in and replay a 10,000,000-event log.") var large = false
+    @Option(help: "Random seeks per log.") var seeks = 200
+    @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
+    @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
+    @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "replay", "seek", "size", "memory"]
+    @Flag(help: "Print one JSON object instead of tables.") var json = false
 
     func validate() throws {
-        guard actions > 0, runs > 0 else { throw ValidationError("--actions and --runs must be positive") }
+        guard actions > 0, recordActions > 0, replayActions > 0, runs > 0, seeks > 0, batchSize > 0 else {
+            throw ValidationError("sizes, --runs, --seeks and --batch-size must be positive")
+        }
+        let known: Set = ["dispatch", "record", "replay", "seek", "size", "memory"]
+        for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
     }
 
     func run() async throws {
         #if DEBUG
         FileHandle.standardError.write(Data("rewind-bench: this is a debug build; use `swift run -c release rewind-bench`\n".utf8))
         #endif
-        let session = await Shop.sessionActions(count: 10_000, seed: seed)
+        let shop = await Shop.sessionActions(count: 10_000, seed: seed)
         var results: [WorkloadResult] = []
+        func emit(_ result: WorkloadResult) {
+            results.append(result)
+            if !json { print(result.table() + "\n") }
+        }
         if workload.contains("dispatch") {
-            results.append(DispatchWorkload(session: session.map(\.action), actions: actions, runs: runs).measure())
+            emit(try DispatchWorkload(session: shop, actions: actions, runs: runs).measure())
         }
-        if workload.contains("record") {
-            for interval in [0, 1_000] {
-                results.append(try RecordWorkload(session: session, actions: recordActions, runs: runs, snapshotInterval: interval).measure())
-            }
+        if workload.contains("record") || workload.contains("size") {
+            let record = try RecordWorkload(session: shop, actions: recordActions, batchSize: batchSize, runs: runs).measure()
+            if workload.contains("record") { emit(record.throughput) }
+            if workload.contains("size") { emit(record.size) }
         }
-        if workload.contains("replay") {
-            results.append(try await ReplayWorkload(actions: replayActions, runs: runs, seeks: seeks).measure())
+        if !Set(workload).isDisjoint(with: ["replay", "seek", "memory"]) {
+            let logs = try await ReplayLogs(actions: replayActions, large: large, seed: seed)
+            defer { logs.remove() }
+            if workload.contains("replay") { emit(try ReplayWorkload(logs: logs, runs: runs).measure()) }
+            if workload.contains("seek") { emit(try SeekWorkload(logs: logs, seeks: seeks).measure()) }
+            if workload.contains("memory") { emit(try MemoryWorkload(logs: logs).measure()) }
         }
         if json {
-            let data = try JSONEncoder.sortedPretty.encode(BenchReport(actions: actions, runs: runs, workloads: results))
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            print(results.map { $0.table() }.joined(separator: "\n\n"))
+            let report = BenchReport(
+                machine: ProcessInfo.processInfo.hostName, cores: ProcessInfo.processInfo.activeProcessorCount,
+                runs: runs, workloads: results
+            )
+            print(String(decoding: try JSONEncoder.sortedPretty.encode(report), as: UTF8.self))
         }
     }
 }
@@ -75,9 +79,10 @@ struct RewindBench: AsyncParsableCommand {
 struct WorkloadResult: Codable {
     struct Variant: Codable {
         var name: String
-        var actionsPerSecond: Double
-        var ratioToBaseline: Double
-        var runsActionsPerSecond: [Double]
+        var value: Double
+        var unit: String
+        var ratioToBaseline: Double?
+        var runs: [Double]
     }
 
     var name: String
@@ -86,13 +91,13 @@ struct WorkloadResult: Codable {
     var notes: [String] = []
 
     func table() -> String {
-        var lines = ["\(name) (baseline: \(baseline); median of \(variants.first?.runsActionsPerSecond.count ?? 0) runs)"]
-        lines.append("  variant".padding(toLength: 42, withPad: " ", startingAt: 0) + "actions/s".leftAligned(14) + "ratio".leftAligned(8))
+        var lines = ["\(name) — baseline: \(baseline)"]
         for variant in variants {
+            let value = variant.value >= 100 ? Int(variant.value.rounded()).formatted() : String(format: "%.2f", variant.value)
             lines.append(
-                "  \(variant.name)".padding(toLength: 42, withPad: " ", startingAt: 0)
-                    + Int(variant.actionsPerSecond).formatted().leftAligned(14)
-                    + String(format: "%.2f×", variant.ratioToBaseline).leftAligned(8)
+                "  \(variant.name)".padding(toLength: 52, withPad: " ", startingAt: 0)
+                    + "\(value) \(variant.unit)".leftAligned(22)
+                    + (variant.ratioToBaseline.map { String(format: "%.2f×", $0) } ?? "").leftAligned(9)
             )
         }
         lines += notes.map { "  \($0)" }
@@ -101,20 +106,36 @@ struct WorkloadResult: Codable {
 }
 
 struct BenchReport: Codable {
-    var actions: Int
+    var machine: String
+    var cores: Int
     var runs: Int
     var workloads: [WorkloadResult]
 }
 
-/// Runs `body` once to warm up, then `runs` times, and returns the median actions per second.
-func medianThroughput(actions: Int, runs: Int, _ body: () -> Void) -> (median: Double, all: [Double]) {
-    body()
+/// Runs `body` once to warm up, then `runs` times; returns the median and every run's rate.
+func medianThroughput(actions: Int, runs: Int, _ body: () throws -> Void) rethrows -> (median: Double, all: [Double]) {
+    try body()
     let clock = ContinuousClock()
     var rates: [Double] = []
     for _ in 0..<runs {
-        rates.append(Double(actions) / clock.measure(body).seconds)
+        rates.append(Double(actions) / (try clock.measure(body)).seconds)
     }
     return (median(rates), rates)
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+    sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
 }
 
 extension String {
@@ -128,5 +149,26 @@ extension JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return encoder
+    }
+}
+
+/// Keeps the optimiser from discarding a result.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+/// A fresh path in the temporary directory, and its removal with the -wal and -shm files.
+enum TemporaryLog {
+    static func path(_ name: String) -> String {
+        NSTemporaryDirectory() + "rewind-bench-\(name)-\(UUID().uuidString).rewind"
+    }
+
+    static func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    static func size(_ path: String) -> Int {
+        ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: path + $1)[.size] as? Int) ?? 0) }
     }
 }

@@ -15,6 +15,10 @@ public protocol PayloadCodec: Sendable {
     /// Decodes a value.
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
 
+    /// Decodes a value from borrowed bytes (replay's fast path). By default, copies them into
+    /// `Data`; a codec that can read in place does so.
+    func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value
+
     /// Symbols (interned coding keys) this codec assigned that the log file may not hold yet.
     /// Codecs without symbols return none.
     func unpersistedSymbols() -> [CodecSymbol]
@@ -27,6 +31,11 @@ public protocol PayloadCodec: Sendable {
 }
 
 extension PayloadCodec {
+    /// Copies the bytes into `Data` and decodes that.
+    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        try decode(type, from: Data(bytes))
+    }
+
     /// None: this codec does not intern symbols.
     public func unpersistedSymbols() -> [CodecSymbol] { [] }
     /// Nothing to mark.

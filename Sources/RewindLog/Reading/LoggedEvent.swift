@@ -37,12 +37,19 @@ public struct LoggedEvent: Sendable, Hashable {
     ///   this seq, its case and where in the payload decoding failed.
     public func decodeAction<Action: Decodable>(as type: Action.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> Action {
         guard let payload else {
-            let why = redaction.map { $0 == "action" ? "its payload was withheld by redaction" : "it was recorded without payload (\($0))" } ?? "it has no payload"
-            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: "", reason: why)
+            throw Self.missingPayload(path: path, seq: seq, actionCase: actionCase, redaction: redaction)
         }
         return try DecodingFailure.map(path: path, seq: seq, actionCase: actionCase) {
             try codec.decode(type, from: payload)
         }
+    }
+}
+
+extension LoggedEvent {
+    /// The error for an event without payload, saying why it has none.
+    static func missingPayload(path: String, seq: Int64, actionCase: String, redaction: String?) -> EventLogError {
+        let why = redaction.map { $0 == "action" ? "its payload was withheld by redaction" : "it was recorded without payload (\($0))" } ?? "it has no payload"
+        return .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: "", reason: why)
     }
 }
 
@@ -74,8 +81,8 @@ public struct LoggedSnapshot: Sendable, Hashable {
 }
 
 /// Turns a `DecodingError` into an ``EventLogError`` that names the coding path.
-enum DecodingFailure {
-    static func map<T>(path: String, seq: Int64, actionCase: String?, _ body: () throws -> T) throws(EventLogError) -> T {
+package enum DecodingFailure {
+    package static func map<T>(path: String, seq: Int64, actionCase: String?, _ body: () throws -> T) throws(EventLogError) -> T {
         do {
             return try body()
         } catch let error as DecodingError {

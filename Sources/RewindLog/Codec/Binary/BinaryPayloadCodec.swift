@@ -31,11 +31,13 @@ public final class BinaryPayloadCodec: PayloadCodec {
 
     /// Decodes a value.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        let names = symbols.names
-        return try data.withUnsafeBytes { bytes in
-            let decoding = BinaryDecoding(bytes: bytes, names: names)
-            return try decoding.decode(type, from: 0..<bytes.count, path: [])
-        }
+        try data.withUnsafeBytes { bytes in try decode(type, from: bytes) }
+    }
+
+    /// Decodes a value in place, without copying the bytes.
+    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        let decoding = BinaryDecoding(bytes: bytes, names: symbols.names)
+        return try decoding.decode(type, from: 0..<bytes.count, path: [])
     }
 
     /// Symbols this codec learned that the log file may not hold yet.

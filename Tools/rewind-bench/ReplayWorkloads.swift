@@ -1,0 +1,149 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+import RewindReplay
+
+/// The logs the replay, seek and memory workloads read: a scripted todo session (the todo
+/// state stays a few KB however long the session, so snapshots stay small) recorded with each
+/// codec at the default snapshot interval, and with `--large` a 10,000,000-event binary log.
+struct ReplayLogs {
+    var byCodec: [(codec: String, path: String, actions: Int)] = []
+    var large: (path: String, actions: Int)?
+
+    init(actions: Int, large: Bool, seed: UInt64) async throws {
+        let session = await Todo.sessionActions(count: actions, seed: seed)
+        for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] {
+            byCodec.append((codec.name, try Self.record(session, count: actions, codec: codec), actions))
+        }
+        if large {
+            let count = 10_000_000
+            self.large = (try Self.record(session, count: count, codec: BinaryPayloadCodec()), count)
+        }
+    }
+
+    /// Records `count` actions (the session, cycled) through a store with the recorder.
+    private static func record(_ session: [DispatchedAction<TodoAction>], count: Int, codec: any PayloadCodec) throws -> String {
+        let path = TemporaryLog.path("replay-\(codec.name)")
+        let log = try EventLog(path: path)
+        var configuration = RecorderConfiguration<TodoAction>()
+        configuration.codec = codec
+        let recorder = Recorder<TodoState, TodoAction>(log: log, app: AppIdentity(id: "com.example.todo"), configuration: configuration)
+        let store = Store(initialState: TodoState(), reducer: Todo.reducer, middleware: recorder.middleware)
+        for index in 0..<count {
+            let dispatched = session[index % session.count]
+            store.dispatch(dispatched.action, from: dispatched.source)
+        }
+        try recorder.close()
+        try log.close()
+        return path
+    }
+
+    func remove() {
+        for entry in byCodec { TemporaryLog.remove(entry.path) }
+        if let large { TemporaryLog.remove(large.path) }
+    }
+}
+
+/// `replay`: actions per second folded from disk to the final state, per codec, against the
+/// bound measured in the same run: reading the same rows and decoding them, without folding.
+struct ReplayWorkload {
+    var logs: ReplayLogs
+    var runs: Int
+
+    func measure() throws -> WorkloadResult {
+        var variants: [WorkloadResult.Variant] = []
+        for (codecName, path, actions) in logs.byCodec {
+            let log = try EventLog(path: path, mode: .readOnly)
+            let codec = log.codecs[codecName]!
+            let replayer = Replayer(log: log, reducer: Todo.reducer)
+            let bound = try medianThroughput(actions: actions, runs: runs) {
+                var cursor = log.events(pageSize: 4_096)
+                while let event = try cursor.next() {
+                    blackHole(try event.decodeAction(as: TodoAction.self, codec: codec, path: path))
+                }
+            }
+            let replay = try medianThroughput(actions: actions, runs: runs) {
+                blackHole(try replayer.finalState(session: 1, fromStart: true))
+            }
+            variants.append(.init(name: "\(codecName): read + decode, no fold (bound)", value: bound.median, unit: "actions/s", ratioToBaseline: 1, runs: bound.all))
+            variants.append(.init(name: "\(codecName): replay to the final state", value: replay.median, unit: "actions/s",
+                                  ratioToBaseline: replay.median / bound.median, runs: replay.all))
+        }
+        return WorkloadResult(
+            name: "replay (\(logs.byCodec.first?.actions ?? 0) todo actions from disk, from the session's start)",
+            baseline: "reading and decoding the same rows without folding (each codec's ratio is to its own bound)",
+            variants: variants
+        )
+    }
+}
+
+/// `seek`: `state(at:)` at random seqs, from the nearest snapshot (default interval).
+struct SeekWorkload {
+    var logs: ReplayLogs
+    var seeks: Int
+
+    func measure() throws -> WorkloadResult {
+        var variants: [WorkloadResult.Variant] = []
+        var targets = logs.byCodec.map { ("\($0.codec), \($0.actions) events", $0.path) }
+        if let large = logs.large { targets.append(("binary, \(large.actions) events", large.path)) }
+        for (name, path) in targets {
+            let log = try EventLog(path: path, mode: .readOnly)
+            let replayer = Replayer(log: log, reducer: Todo.reducer)
+            let last = try log.seqRange()!.upperBound
+            var random = SeededRandom(seed: 3)
+            var times: [Double] = []
+            blackHole(try replayer.state(at: last))
+            for _ in 0..<seeks {
+                let seq = Int64(1 + random.int(below: Int(last)))
+                times.append(try ContinuousClock().measure { blackHole(try replayer.state(at: seq)) }.seconds * 1_000)
+            }
+            times.sort()
+            variants.append(.init(name: "\(name): median", value: percentile(times, 0.5), unit: "ms", ratioToBaseline: nil, runs: []))
+            variants.append(.init(name: "\(name): worst", value: times.last ?? 0, unit: "ms", ratioToBaseline: nil, runs: []))
+        }
+        return WorkloadResult(name: "seek (state(at:) at \(seeks) random seqs, snapshots every 1,000 actions)", baseline: "—", variants: variants)
+    }
+}
+
+/// `memory`: peak resident memory while replaying the largest log from its start, above the
+/// resident size when the replay began (Linux: VmHWM, reset through /proc/self/clear_refs).
+struct MemoryWorkload {
+    var logs: ReplayLogs
+
+    func measure() throws -> WorkloadResult {
+        let (path, actions) = logs.large ?? (logs.byCodec.last!.path, logs.byCodec.last!.actions)
+        let log = try EventLog(path: path, mode: .readOnly)
+        MemoryPeak.reset()
+        let resident = MemoryPeak.bytes
+        let elapsed = try ContinuousClock().measure {
+            blackHole(try Replayer(log: log, reducer: Todo.reducer).finalState(session: 1, fromStart: true))
+        }
+        let growth = Double(MemoryPeak.bytes - resident) / 1_048_576
+        return WorkloadResult(
+            name: "memory (replaying \(actions) events from the start, binary)",
+            baseline: "resident size when the replay began",
+            variants: [.init(name: "peak growth", value: growth, unit: "MiB", ratioToBaseline: nil, runs: [])],
+            notes: MemoryPeak.isAvailable
+                ? [String(format: "resident at the start: %.1f MiB; the replay took %.1f s", Double(resident) / 1_048_576, elapsed.seconds)]
+                : ["peak memory is measured on Linux only"]
+        )
+    }
+}
+
+/// The process's peak resident memory, resettable (Linux).
+enum MemoryPeak {
+    static var isAvailable: Bool { FileManager.default.fileExists(atPath: "/proc/self/status") }
+
+    static func reset() {
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    }
+
+    static var bytes: Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kilobytes * 1_024
+    }
+}
