@@ -16,12 +16,13 @@ struct RecordWorkload {
     var actions: Int
     var batchSize: Int
     var runs: Int
+    var codecs: [String]
 
     func measure() throws -> (throughput: WorkloadResult, size: WorkloadResult) {
         var variants: [WorkloadResult.Variant] = []
         var sizes: [WorkloadResult.Variant] = []
         var baselineRate = 0.0
-        for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] {
+        for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] where codecs.contains(codec.name) {
             var rawRates: [Double] = [], recorderRates: [Double] = [], bytes: [Double] = []
             for run in 0...runs {
                 let raw = try rawInsert(codec: codec)

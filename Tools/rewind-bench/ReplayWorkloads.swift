@@ -11,9 +11,9 @@ struct ReplayLogs {
     var byCodec: [(codec: String, path: String, actions: Int)] = []
     var large: (path: String, actions: Int)?
 
-    init(actions: Int, large: Bool, seed: UInt64) async throws {
+    init(actions: Int, large: Bool, seed: UInt64, codecs: [String]) async throws {
         let session = await Todo.sessionActions(count: actions, seed: seed)
-        for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] {
+        for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] where codecs.contains(codec.name) {
             byCodec.append((codec.name, try Self.record(session, count: actions, codec: codec), actions))
         }
         if large {

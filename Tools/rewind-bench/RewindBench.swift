@@ -30,6 +30,7 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
     @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
     @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "replay", "seek", "size", "memory"]
+    @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
     @Flag(help: "Print one JSON object instead of tables.") var json = false
 
     func validate() throws {
@@ -54,12 +55,12 @@ struct RewindBench: AsyncParsableCommand {
             emit(try DispatchWorkload(session: shop, actions: actions, runs: runs).measure())
         }
         if workload.contains("record") || workload.contains("size") {
-            let record = try RecordWorkload(session: shop, actions: recordActions, batchSize: batchSize, runs: runs).measure()
+            let record = try RecordWorkload(session: shop, actions: recordActions, batchSize: batchSize, runs: runs, codecs: codec).measure()
             if workload.contains("record") { emit(record.throughput) }
             if workload.contains("size") { emit(record.size) }
         }
         if !Set(workload).isDisjoint(with: ["replay", "seek", "memory"]) {
-            let logs = try await ReplayLogs(actions: replayActions, large: large, seed: seed)
+            let logs = try await ReplayLogs(actions: replayActions, large: large, seed: seed, codecs: codec)
             defer { logs.remove() }
             if workload.contains("replay") { emit(try ReplayWorkload(logs: logs, runs: runs).measure()) }
             if workload.contains("seek") { emit(try SeekWorkload(logs: logs, seeks: seeks).measure()) }

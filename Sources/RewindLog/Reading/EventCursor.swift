@@ -101,24 +101,23 @@ extension EventLog {
         }
     }
 
+    /// Builds an event from a page row, reading columns by position (as the query lists
+    /// them): by name, GRDB compares column names case-insensitively on every access.
     private static func event(from row: Row) -> LoggedEvent {
-        let payload: Data?
-        switch row["payload"] as DatabaseValue {
-        case let value where value.isNull: payload = nil
-        case let value: payload = Data.fromDatabaseValue(value) ?? (String.fromDatabaseValue(value).map { Data($0.utf8) })
-        }
-        let origin = ActionSource.Origin(rawValue: row["origin"]) ?? .call
+        let payloadValue: DatabaseValue = row[4]
+        let payload: Data? = payloadValue.isNull ? nil : Data.fromDatabaseValue(payloadValue) ?? String.fromDatabaseValue(payloadValue).map { Data($0.utf8) }
+        let line: Int64 = row[9], column: Int64 = row[10]
         return LoggedEvent(
-            seq: row["seq"],
-            session: row["session_id"],
-            time: row["time"],
-            actionCase: row["action"],
+            seq: row[0],
+            session: row[1],
+            time: row[2],
+            actionCase: row[3],
             payload: payload,
             source: ActionSource(
-                file: row["file"], function: row["function"], line: UInt(row["line"] as Int64),
-                column: UInt(row["column"] as Int64), info: row["info"], origin: origin
+                file: row[7], function: row[8], line: UInt(line), column: UInt(column),
+                info: row[5], origin: ActionSource.Origin(rawValue: row[11]) ?? .call
             ),
-            redaction: row["redaction"]
+            redaction: row[6]
         )
     }
 }

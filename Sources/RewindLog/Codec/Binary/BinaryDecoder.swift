@@ -13,6 +13,28 @@ extension Optional: DecodableOptional where Wrapped: Decodable {
     static var absent: Self { nil }
 }
 
+/// A coding path kept as a linked list: building `codingPath + [key]` arrays for every nested
+/// value was a noticeable share of decoding; the array is only made when something asks.
+final class PathNode {
+    let parent: PathNode?
+    let key: any CodingKey
+
+    init(parent: PathNode?, key: any CodingKey) {
+        self.parent = parent
+        self.key = key
+    }
+
+    static func path(_ node: PathNode?) -> [any CodingKey] {
+        var keys: [any CodingKey] = []
+        var current = node
+        while let node = current {
+            keys.append(node.key)
+            current = node.parent
+        }
+        return keys.reversed()
+    }
+}
+
 /// One decoding pass over a payload's bytes. Every read is bounds-checked: random or damaged
 /// bytes make a `DecodingError`, never a crash.
 final class BinaryDecoding {
@@ -27,12 +49,12 @@ final class BinaryDecoding {
         self.names = names
     }
 
-    func corrupt(_ path: [any CodingKey], _ message: String) -> DecodingError {
-        .dataCorrupted(.init(codingPath: path, debugDescription: message))
+    func corrupt(_ path: PathNode?, _ message: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: PathNode.path(path), debugDescription: message))
     }
 
     /// Reads a varint at `position` within `end`, advancing `position`.
-    func varint(_ position: inout Int, end: Int, path: [any CodingKey]) throws -> UInt64 {
+    func varint(_ position: inout Int, end: Int, path: PathNode?) throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -47,14 +69,14 @@ final class BinaryDecoding {
     }
 
     /// Reads a length and returns the range it covers.
-    func span(_ position: inout Int, end: Int, path: [any CodingKey]) throws -> Range<Int> {
+    func span(_ position: inout Int, end: Int, path: PathNode?) throws -> Range<Int> {
         let length = try varint(&position, end: end, path: path)
         guard length <= UInt64(end - position) else { throw corrupt(path, "length \(length) runs past the end") }
         defer { position += Int(length) }
         return position..<(position + Int(length))
     }
 
-    func name(of symbol: UInt64, path: [any CodingKey]) throws -> String {
+    func name(of symbol: UInt64, path: PathNode?) throws -> String {
         guard symbol >= 1, symbol <= UInt64(names.count) else {
             throw corrupt(path, "unknown key symbol \(symbol) (this log knows \(names.count))")
         }
@@ -63,44 +85,44 @@ final class BinaryDecoding {
 
     // MARK: Leaves
 
-    func bool(_ range: Range<Int>, _ path: [any CodingKey]) throws -> Bool {
+    func bool(_ range: Range<Int>, _ path: PathNode?) throws -> Bool {
         guard range.count == 1, bytes[range.lowerBound] <= 1 else { throw corrupt(path, "not a Bool") }
         return bytes[range.lowerBound] == 1
     }
 
-    func unsigned(_ range: Range<Int>, _ path: [any CodingKey]) throws -> UInt64 {
+    func unsigned(_ range: Range<Int>, _ path: PathNode?) throws -> UInt64 {
         var position = range.lowerBound
         let value = try varint(&position, end: range.upperBound, path: path)
         guard position == range.upperBound else { throw corrupt(path, "extra bytes after a number") }
         return value
     }
 
-    func signed(_ range: Range<Int>, _ path: [any CodingKey]) throws -> Int64 {
+    func signed(_ range: Range<Int>, _ path: PathNode?) throws -> Int64 {
         VarInt.unzigzag(try unsigned(range, path))
     }
 
-    func integer<T: FixedWidthInteger>(_ type: T.Type, _ range: Range<Int>, _ path: [any CodingKey]) throws -> T {
+    func integer<T: FixedWidthInteger>(_ type: T.Type, _ range: Range<Int>, _ path: PathNode?) throws -> T {
         let value: T? = T.isSigned ? T(exactly: try signed(range, path)) : T(exactly: try unsigned(range, path))
-        guard let value else { throw DecodingError.typeMismatch(T.self, .init(codingPath: path, debugDescription: "the number does not fit \(T.self)")) }
+        guard let value else { throw DecodingError.typeMismatch(T.self, .init(codingPath: PathNode.path(path), debugDescription: "the number does not fit \(T.self)")) }
         return value
     }
 
-    func fixed64(_ range: Range<Int>, _ path: [any CodingKey]) throws -> UInt64 {
+    func fixed64(_ range: Range<Int>, _ path: PathNode?) throws -> UInt64 {
         guard range.count == 8 else { throw corrupt(path, "expected 8 bytes, found \(range.count)") }
         return (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[range.lowerBound + $1]) << (8 * UInt64($1)) }
     }
 
-    func double(_ range: Range<Int>, _ path: [any CodingKey]) throws -> Double {
+    func double(_ range: Range<Int>, _ path: PathNode?) throws -> Double {
         Double(bitPattern: try fixed64(range, path))
     }
 
-    func float(_ range: Range<Int>, _ path: [any CodingKey]) throws -> Float {
+    func float(_ range: Range<Int>, _ path: PathNode?) throws -> Float {
         guard range.count == 4 else { throw corrupt(path, "expected 4 bytes, found \(range.count)") }
         let bits = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[range.lowerBound + $1]) << (8 * UInt32($1)) }
         return Float(bitPattern: bits)
     }
 
-    func string(_ range: Range<Int>, _ path: [any CodingKey]) throws -> String {
+    func string(_ range: Range<Int>, _ path: PathNode?) throws -> String {
         var position = range.lowerBound
         let content = try span(&position, end: range.upperBound, path: path)
         guard position == range.upperBound else { throw corrupt(path, "extra bytes after a string") }
@@ -114,7 +136,7 @@ final class BinaryDecoding {
 
     /// Decodes any value from `range`: optionals' presence bytes, the compact special types, and
     /// the type's own `init(from:)` otherwise.
-    func decode<T: Decodable>(_ type: T.Type, from range: Range<Int>, path: [any CodingKey]) throws -> T {
+    func decode<T: Decodable>(_ type: T.Type, from range: Range<Int>, path: PathNode?) throws -> T {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else { throw corrupt(path, "nested more than \(Self.maximumDepth) levels") }
@@ -133,7 +155,7 @@ final class BinaryDecoding {
         }
         if T.self == UUID.self {
             guard range.count == 16 else { throw corrupt(path, "a UUID takes 16 bytes, found \(range.count)") }
-            var uuid = UUID().uuid
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[range])) }
             return UUID(uuid: uuid) as! T
         }
@@ -150,10 +172,10 @@ final class BinaryDecoding {
             guard let url = URL(string: text) else { throw corrupt(path, "'\(text)' is not a URL") }
             return url as! T
         }
-        return try T(from: ValueDecoder(decoding: self, range: range, codingPath: path))
+        return try T(from: ValueDecoder(decoding: self, range: range, node: path))
     }
 
-    private func decodeOpened<W: Decodable>(_ type: W.Type, from range: Range<Int>, path: [any CodingKey]) throws -> Any {
+    private func decodeOpened<W: Decodable>(_ type: W.Type, from range: Range<Int>, path: PathNode?) throws -> Any {
         try decode(type, from: range, path: path)
     }
 }
@@ -162,44 +184,46 @@ final class BinaryDecoding {
 final class ValueDecoder: Decoder {
     let decoding: BinaryDecoding
     let range: Range<Int>
-    let codingPath: [any CodingKey]
+    let node: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(node) }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(decoding: BinaryDecoding, range: Range<Int>, codingPath: [any CodingKey]) {
+    init(decoding: BinaryDecoding, range: Range<Int>, node: PathNode?) {
         self.decoding = decoding
         self.range = range
-        self.codingPath = codingPath
+        self.node = node
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(try KeyedReader<Key>(decoding: decoding, range: range, codingPath: codingPath))
+        KeyedDecodingContainer(try KeyedReader<Key>(decoding: decoding, range: range, node: node))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        try UnkeyedReader(decoding: decoding, range: range, codingPath: codingPath)
+        try UnkeyedReader(decoding: decoding, range: range, node: node)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        SingleReader(decoding: decoding, range: range, codingPath: codingPath)
+        SingleReader(decoding: decoding, range: range, node: node)
     }
 }
 
 struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoding: BinaryDecoding
-    let codingPath: [any CodingKey]
+    let node: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(node) }
     private var entries: [(name: String, range: Range<Int>)] = []
 
-    init(decoding: BinaryDecoding, range: Range<Int>, codingPath: [any CodingKey]) throws {
+    init(decoding: BinaryDecoding, range: Range<Int>, node: PathNode?) throws {
         self.decoding = decoding
-        self.codingPath = codingPath
+        self.node = node
         var position = range.lowerBound
-        let count = try decoding.varint(&position, end: range.upperBound, path: codingPath)
-        guard count <= UInt64(range.count) else { throw decoding.corrupt(codingPath, "a container claims \(count) entries in \(range.count) bytes") }
+        let count = try decoding.varint(&position, end: range.upperBound, path: node)
+        guard count <= UInt64(range.count) else { throw decoding.corrupt(node, "a container claims \(count) entries in \(range.count) bytes") }
         entries.reserveCapacity(Int(count))
         for _ in 0..<count {
-            let symbol = try decoding.varint(&position, end: range.upperBound, path: codingPath)
-            let name = try decoding.name(of: symbol, path: codingPath)
-            entries.append((name, try decoding.span(&position, end: range.upperBound, path: codingPath)))
+            let symbol = try decoding.varint(&position, end: range.upperBound, path: node)
+            let name = try decoding.name(of: symbol, path: node)
+            entries.append((name, try decoding.span(&position, end: range.upperBound, path: node)))
         }
     }
 
@@ -210,12 +234,12 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func range(for key: Key) throws -> Range<Int> {
         let name = key.stringValue
         guard let entry = entries.first(where: { $0.name == name }) else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for key '\(name)'"))
+            throw DecodingError.keyNotFound(key, .init(codingPath: PathNode.path(node), debugDescription: "no value for key '\(name)'"))
         }
         return entry.range
     }
 
-    private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
+    private func path(_ key: Key) -> PathNode { PathNode(parent: node, key: key) }
 
     func decodeNil(forKey key: Key) throws -> Bool { try range(for: key).isEmpty }
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoding.bool(range(for: key), path(key)) }
@@ -237,11 +261,11 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        KeyedDecodingContainer(try KeyedReader<NestedKey>(decoding: decoding, range: range(for: key), codingPath: path(key)))
+        KeyedDecodingContainer(try KeyedReader<NestedKey>(decoding: decoding, range: range(for: key), node: path(key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try UnkeyedReader(decoding: decoding, range: range(for: key), codingPath: path(key))
+        try UnkeyedReader(decoding: decoding, range: range(for: key), node: path(key))
     }
 
     func superDecoder() throws -> any Decoder {
@@ -249,24 +273,25 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        ValueDecoder(decoding: decoding, range: try range(for: key), codingPath: path(key))
+        ValueDecoder(decoding: decoding, range: try range(for: key), node: path(key))
     }
 }
 
 struct UnkeyedReader: UnkeyedDecodingContainer {
     let decoding: BinaryDecoding
-    let codingPath: [any CodingKey]
+    let node: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(node) }
     let count: Int?
     private(set) var currentIndex = 0
     private var position: Int
     private let end: Int
 
-    init(decoding: BinaryDecoding, range: Range<Int>, codingPath: [any CodingKey]) throws {
+    init(decoding: BinaryDecoding, range: Range<Int>, node: PathNode?) throws {
         self.decoding = decoding
-        self.codingPath = codingPath
+        self.node = node
         var position = range.lowerBound
-        let count = try decoding.varint(&position, end: range.upperBound, path: codingPath)
-        guard count <= UInt64(range.count) else { throw decoding.corrupt(codingPath, "a list claims \(count) elements in \(range.count) bytes") }
+        let count = try decoding.varint(&position, end: range.upperBound, path: node)
+        guard count <= UInt64(range.count) else { throw decoding.corrupt(node, "a list claims \(count) elements in \(range.count) bytes") }
         self.count = Int(count)
         self.position = position
         end = range.upperBound
@@ -274,10 +299,10 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
 
     var isAtEnd: Bool { currentIndex >= (count ?? 0) }
 
-    private mutating func next() throws -> (Range<Int>, [any CodingKey]) {
-        let path = codingPath + [IndexKey(intValue: currentIndex)]
+    private mutating func next() throws -> (Range<Int>, PathNode?) {
+        let path = PathNode(parent: node, key: IndexKey(intValue: currentIndex))
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any.self, .init(codingPath: path, debugDescription: "the list has only \(count ?? 0) elements"))
+            throw DecodingError.valueNotFound(Any.self, .init(codingPath: PathNode.path(path), debugDescription: "the list has only \(count ?? 0) elements"))
         }
         let range = try decoding.span(&position, end: end, path: path)
         currentIndex += 1
@@ -287,7 +312,7 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else { return false }
         var probe = position
-        let length = try decoding.varint(&probe, end: end, path: codingPath)
+        let length = try decoding.varint(&probe, end: end, path: node)
         guard length == 0 else { return false }
         position = probe
         currentIndex += 1
@@ -315,39 +340,40 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (range, path) = try next()
-        return KeyedDecodingContainer(try KeyedReader<NestedKey>(decoding: decoding, range: range, codingPath: path))
+        return KeyedDecodingContainer(try KeyedReader<NestedKey>(decoding: decoding, range: range, node: path))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (range, path) = try next()
-        return try UnkeyedReader(decoding: decoding, range: range, codingPath: path)
+        return try UnkeyedReader(decoding: decoding, range: range, node: path)
     }
 
     mutating func superDecoder() throws -> any Decoder {
         let (range, path) = try next()
-        return ValueDecoder(decoding: decoding, range: range, codingPath: path)
+        return ValueDecoder(decoding: decoding, range: range, node: path)
     }
 }
 
 struct SingleReader: SingleValueDecodingContainer {
     let decoding: BinaryDecoding
     let range: Range<Int>
-    let codingPath: [any CodingKey]
+    let node: PathNode?
+    var codingPath: [any CodingKey] { PathNode.path(node) }
 
     func decodeNil() -> Bool { range.isEmpty }
-    func decode(_ type: Bool.Type) throws -> Bool { try decoding.bool(range, codingPath) }
-    func decode(_ type: String.Type) throws -> String { try decoding.string(range, codingPath) }
-    func decode(_ type: Double.Type) throws -> Double { try decoding.double(range, codingPath) }
-    func decode(_ type: Float.Type) throws -> Float { try decoding.float(range, codingPath) }
-    func decode(_ type: Int.Type) throws -> Int { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoding.integer(type, range, codingPath) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoding.integer(type, range, codingPath) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoding.decode(type, from: range, path: codingPath) }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoding.bool(range, node) }
+    func decode(_ type: String.Type) throws -> String { try decoding.string(range, node) }
+    func decode(_ type: Double.Type) throws -> Double { try decoding.double(range, node) }
+    func decode(_ type: Float.Type) throws -> Float { try decoding.float(range, node) }
+    func decode(_ type: Int.Type) throws -> Int { try decoding.integer(type, range, node) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoding.integer(type, range, node) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoding.integer(type, range, node) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoding.integer(type, range, node) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoding.integer(type, range, node) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoding.integer(type, range, node) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoding.integer(type, range, node) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoding.integer(type, range, node) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoding.integer(type, range, node) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoding.integer(type, range, node) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoding.decode(type, from: range, path: node) }
 }

@@ -37,7 +37,7 @@ public final class BinaryPayloadCodec: PayloadCodec {
     /// Decodes a value in place, without copying the bytes.
     public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         let decoding = BinaryDecoding(bytes: bytes, names: symbols.names)
-        return try decoding.decode(type, from: 0..<bytes.count, path: [])
+        return try decoding.decode(type, from: 0..<bytes.count, path: nil)
     }
 
     /// Symbols this codec learned that the log file may not hold yet.
