@@ -5,6 +5,7 @@ import Synchronization
 
 /// The recorder's writer thread: takes everything buffered, encodes it, and commits it in one
 /// transaction per batch; wakes those waiting for the commit; reports what could not be written.
+@usableFromInline
 final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     private let log: EventLog
     private let buffer: RecordingBuffer<State, Action>
@@ -31,6 +32,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     }
 
     /// Begins the session (on the binding thread: once per store, not on the dispatch path).
+    @usableFromInline
     func beginSession(app: AppIdentity, initialState: State) {
         do {
             let session = try log.beginSession(

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Rewind
+import Synchronization
 
 /// Records every action a store reduces — with its source, in the reducer's order — into an
 /// ``EventLog``, off the dispatch path.
@@ -32,8 +33,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// How.
     public let configuration: RecorderConfiguration<Action>
 
-    private let buffer = RecordingBuffer<State, Action>()
-    private let writer: LogWriter<State, Action>
+    @usableFromInline let buffer = RecordingBuffer<State, Action>()
+    @usableFromInline let writer: LogWriter<State, Action>
 
     /// Creates a recorder and starts its writer thread. Recording begins when a store binds
     /// ``middleware``.
@@ -67,6 +68,9 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///
     /// The bound middleware keeps the recorder alive, so a store owns its recorder: releasing
     /// the store releases the recorder, which then commits what is buffered and stops.
+    // Inlinable, like the store's dispatch path, so that the per-action hook is specialised
+    // for the app's state and action types instead of running generic code.
+    @inlinable
     public var middleware: Middleware<State, Action> {
         Middleware { [self] context in
             writer.beginSession(app: app, initialState: context.state)
@@ -79,7 +83,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         }
     }
 
-    private enum HandOffOutcome {
+    @usableFromInline
+    enum HandOffOutcome {
         case accepted(wake: Bool, committed: DispatchSemaphore?)
         case full(DispatchSemaphore, wake: Bool)
         case refused(EventLogError)
@@ -87,7 +92,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
 
     /// The dispatch path: append, wake the writer if it sleeps, wait only for room (or, when
     /// synchronous, for the commit).
-    private static func handOff(
+    @inlinable
+    static func handOff(
         _ dispatched: DispatchedAction<Action>,
         state: State,
         buffer: RecordingBuffer<State, Action>,
