@@ -55,6 +55,9 @@ protocol AppReplay: Sendable {
     func verify(session: Int64?) throws -> (Report, agrees: Bool)
     func whatIf(skipping: Set<Int64>, through: Int64?) throws -> Report
     func shrink(session: Int64?, condition: Condition, output: String) throws -> (Report, found: Bool)
+    /// The action of event `seq`, decoded with the app's types: as swift-custom-dump shows it,
+    /// and as JSON.
+    func action(at seq: Int64) throws -> (dump: String, json: Any)
 }
 
 /// What `bisect` looks for.
@@ -176,6 +179,12 @@ struct TypedReplay<State: Codable & Sendable & Equatable, Action: Codable & Send
             json: ["through": result.through, "skipped": result.skipped.map(Rendering.json), "diff": result.diff ?? NSNull(),
                    "state": try jsonObject(result.alternative)]
         )
+    }
+
+    func action(at seq: Int64) throws -> (dump: String, json: Any) {
+        let event = try replayer.log.event(at: seq)
+        let action = try replayer.decode(event, session: try replayer.log.session(event.session))
+        return (dump(action), try JSONSerialization.jsonObject(with: JSONEncoder().encode(action), options: .fragmentsAllowed))
     }
 
     func shrink(session: Int64?, condition: Condition, output: String) throws -> (Report, found: Bool) {

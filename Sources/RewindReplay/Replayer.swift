@@ -168,8 +168,8 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         return try event.decodeAction(as: Action.self, codec: codec, path: log.path)
     }
 
-    /// Decodes a fully read event's action with its session's codec.
-    func decode(_ event: LoggedEvent, session: LogSession) throws(EventLogError) -> Action {
+    /// Decodes an event's action with its session's codec (and upgrades, when set).
+    public func decode(_ event: LoggedEvent, session: LogSession) throws(EventLogError) -> Action {
         try decode(event, session: session, codec: codec(of: session))
     }
 

@@ -212,6 +212,29 @@ struct RewindCommandTests {
         #expect(lenient.standardOutput.contains("(skipped 1 events that no longer decode: seq 20"))
     }
 
+    @Test("a binary demo log: show decodes payloads through the app's types; bisect and export work the same")
+    func binaryLog() throws {
+        let folder = try TemporaryDirectory()
+        let demo = try Self.rewind("demo", "--quiet", "--codec", "binary", "--output", "binary.rewind", in: folder)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        #expect(try EventLog(path: folder.file("binary.rewind"), mode: .readOnly).sessions().first?.codec == "binary")
+        let show = try Self.rewind("show", "binary.rewind", "12", in: folder)
+        #expect(show.standardOutput.contains("payload   ShopAction.cart(\n"))
+        #expect(show.standardOutput.contains(".setQuantity("))
+        let json = try Self.json(try Self.rewind("show", "binary.rewind", "12", "--json", in: folder).standardOutput)
+        #expect(json["payload"] is [String: Any])
+        let bisect = try Self.json(try Self.rewind("bisect", "binary.rewind", "--invariant", "non-negative-total", "--json", in: folder).standardOutput)
+        #expect((bisect["seq"] as? NSNumber)?.intValue == 12)
+        #expect(try Self.rewind("export", "binary.rewind", "--output", "b.jsonl", in: folder).status == 0)
+        #expect(try Self.rewind("import", "b.jsonl", "--output", "copy.rewind", in: folder).status == 0)
+        #expect(try Self.rewind("verify", "copy.rewind", in: folder).status == 0)
+
+        // A tool that does not know the app still shows the event, and says why it cannot decode it.
+        let todoTool = try run(builtProduct("rewind-todo"), ["show", "binary.rewind", "12"], in: folder.path)
+        #expect(todoTool.status == 0)
+        #expect(todoTool.standardOutput.contains("bytes (binary; this tool does not know the app 'com.example.shop' to decode it)"))
+    }
+
     @Test("a log of an unregistered app says which app it needs and how to build its tool; generic commands still work")
     func unregisteredApp() throws {
         let folder = try TemporaryDirectory()

@@ -57,9 +57,9 @@ struct ReplayWorkload {
             let log = try EventLog(path: path, mode: .readOnly)
             let codec = log.codecs[codecName]!
             let replayer = Replayer(log: log, reducer: Todo.reducer)
+            // The same read path replay uses (raw statement, payloads decoded in place), minus the fold.
             let bound = try medianThroughput(actions: actions, runs: runs) {
-                var cursor = log.events(pageSize: 4_096)
-                while let event = try cursor.next() {
+                try log.forEachRawEvent(session: 1, in: 1...Int64(actions)) { event throws(EventLogError) in
                     blackHole(try event.decodeAction(as: TodoAction.self, codec: codec, path: path))
                 }
             }

@@ -35,12 +35,16 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Take a snapshot of the state every this many actions.")
     var snapshotInterval = 25
 
+    @Option(help: "The payload codec: json (readable with sqlite3) or binary (compact and fast).")
+    var codec = "json"
+
     @Flag(help: "Print only the summary, not every action.")
     var quiet = false
 
     func validate() throws {
         guard actions > 0 else { throw ValidationError("--actions must be at least 1") }
         guard snapshotInterval >= 0 else { throw ValidationError("--snapshot-interval cannot be negative") }
+        guard ["json", "binary"].contains(codec) else { throw ValidationError("--codec is json or binary") }
     }
 
     func run() async throws {
@@ -48,6 +52,7 @@ struct DemoCommand: AsyncParsableCommand {
         let log = try EventLog(path: output)
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.snapshotInterval = snapshotInterval
+        configuration.codec = codec == "binary" ? BinaryPayloadCodec() : JSONPayloadCodec()
         configuration.sessionInfo = #"{"demo":true,"seed":\#(seed)}"#
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RewindLog
+import RewindReplay
 
 /// `rewind show PATH SEQ`: one event in full.
 struct ShowCommand: ParsableCommand {
@@ -15,8 +16,18 @@ struct ShowCommand: ParsableCommand {
     func run() throws {
         let log = try options.open()
         let event = try log.event(at: seq)
-        if options.json { return print(Rendering.jsonText(Rendering.json(event))) }
         let session = try log.session(event.session)
+        // A payload that is not JSON text (a binary codec) is decoded through the app's types
+        // when this tool knows the app.
+        let isJSON = event.payload.map { (try? JSONSerialization.jsonObject(with: $0, options: .fragmentsAllowed)) != nil } ?? true
+        let decoded = isJSON ? nil : try? AppRegistry.app(id: session.app.id).map { app in
+            try app.open(log, ReplayOptions()).action(at: seq)
+        }
+        if options.json {
+            var object = Rendering.json(event)
+            if let decoded { object["payload"] = decoded.json }
+            return print(Rendering.jsonText(object))
+        }
         var lines = [
             "seq       \(event.seq) (session \(event.session), \(session.app.id) \(session.app.version))",
             "time      \(Rendering.timestamp(event.time))",
@@ -26,8 +37,9 @@ struct ShowCommand: ParsableCommand {
         if let info = event.source.info { lines.append("info      \(info)") }
         if let redaction = event.redaction { lines.append("redacted  \(redaction)") }
         if let payload = event.payload {
-            let pretty = (try? JSONSerialization.jsonObject(with: payload, options: .fragmentsAllowed)).map(Rendering.jsonText)
-            lines.append("payload   " + (pretty ?? "\(payload.count) bytes (\(session.codec))").replacingOccurrences(of: "\n", with: "\n          "))
+            let pretty = decoded?.dump ?? (try? JSONSerialization.jsonObject(with: payload, options: .fragmentsAllowed)).map(Rendering.jsonText)
+            let text = pretty ?? "\(payload.count) bytes (\(session.codec); this tool does not know the app '\(session.app.id)' to decode it)"
+            lines.append("payload   " + text.replacingOccurrences(of: "\n", with: "\n          "))
         } else {
             lines.append("payload   none")
         }
