@@ -54,8 +54,12 @@ extension EventLog {
     ///
     /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is none.
     public func session(_ id: Int64) throws(EventLogError) -> LogSession {
+        try session(id, query: Self.sessionQuery)
+    }
+
+    private func session(_ id: Int64, query: String) throws(EventLogError) -> LogSession {
         let found = try read { db in
-            try Row.fetchOne(db, sql: Self.sessionQuery + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
+            try Row.fetchOne(db, sql: query + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
         }
         guard let found else { throw .sessionNotFound(path: path, session: id) }
         return found
@@ -65,27 +69,25 @@ extension EventLog {
     ///
     /// - Throws: ``EventLogError/seqNotFound(path:seq:available:)`` when there is no such event.
     public func session(containing seq: Int64) throws(EventLogError) -> LogSession {
+        try session(try sessionID(containing: seq))
+    }
+
+    private func sessionID(containing seq: Int64) throws(EventLogError) -> Int64 {
         let id = try read { db in try Int64.fetchOne(db, sql: "SELECT session_id FROM events WHERE seq = ?", arguments: [seq]) }
         guard let id else { throw .seqNotFound(path: path, seq: seq, available: try seqRange()) }
-        return try session(id)
+        return id
     }
 
     /// The session numbered `id`, with its seq range found through the session index but its
     /// event count left at 0: counting is a scan of the session's events, which replay paths
     /// (that only need the range) must not pay on every query.
     package func uncountedSession(_ id: Int64) throws(EventLogError) -> LogSession {
-        let found = try read { db in
-            try Row.fetchOne(db, sql: Self.uncountedSessionQuery + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
-        }
-        guard let found else { throw .sessionNotFound(path: path, session: id) }
-        return found
+        try session(id, query: Self.uncountedSessionQuery)
     }
 
     /// The session that recorded event `seq`, uncounted (see ``uncountedSession(_:)``).
     package func uncountedSession(containing seq: Int64) throws(EventLogError) -> LogSession {
-        let id = try read { db in try Int64.fetchOne(db, sql: "SELECT session_id FROM events WHERE seq = ?", arguments: [seq]) }
-        guard let id else { throw .seqNotFound(path: path, seq: seq, available: try seqRange()) }
-        return try uncountedSession(id)
+        try uncountedSession(try sessionID(containing: seq))
     }
 
     /// The first and last seq in the log, or `nil` when it has no events.

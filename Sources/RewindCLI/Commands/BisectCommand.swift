@@ -15,26 +15,16 @@ struct BisectCommand: ParsableCommand {
 
     @OptionGroup var options: LogOptions
     @OptionGroup var replay: ReplayFlags
-    @Option(help: "A registered invariant the state must keep.") var invariant: String?
-    @Option(name: .customLong("where"), help: "A condition on the state, e.g. 'cart.total < 0'.") var condition: String?
-    @Option(help: "Only this session.") var session: Int64?
+    @OptionGroup var target: ConditionOptions
     @Flag(help: "Skip ahead by snapshots: faster, for conditions that stay true once true.") var skipAhead = false
-
-    func validate() throws {
-        guard (invariant == nil) != (condition == nil) else {
-            throw ValidationError("give either --invariant NAME or --where 'CONDITION'")
-        }
-        if let condition {
-            do { _ = try StatePredicate(condition) } catch { throw ValidationError("--where: \(error)") }
-        }
-    }
 
     func run() throws {
         let log = try options.open()
+        let session = target.session
         let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
         let app = try replay.replay(log, sessions: sessions)
-        let target: Condition = try invariant.map { .breaks(invariant: $0) } ?? .matches(StatePredicate(condition!))
-        let (report, found) = try app.bisect(session: session, skippingAhead: skipAhead, condition: target)
+        let condition = try target.target()
+        let (report, found) = try app.bisect(session: session, skippingAhead: skipAhead, condition: condition)
         options.print(report)
         if !found { throw ExitCode(1) }
     }
