@@ -21,7 +21,6 @@ struct RecordWorkload {
     func measure() throws -> (throughput: WorkloadResult, size: WorkloadResult) {
         var variants: [WorkloadResult.Variant] = []
         var sizes: [WorkloadResult.Variant] = []
-        var baselineRate = 0.0
         for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] where codecs.contains(codec.name) {
             var rawRates: [Double] = [], recorderRates: [Double] = [], bytes: [Double] = []
             for run in 0...runs {
@@ -33,12 +32,10 @@ struct RecordWorkload {
                 bytes.append(perEvent)
             }
             let raw = median(rawRates), recorded = median(recorderRates)
-            if variants.isEmpty { baselineRate = raw }
             variants.append(.init(name: "raw sqlite3_* inserts, \(codec.name) rows (baseline)", value: raw, unit: "rows/s", ratioToBaseline: 1, runs: rawRates))
             variants.append(.init(name: "recorder, \(codec.name), committed", value: recorded, unit: "actions/s", ratioToBaseline: recorded / raw, runs: recorderRates))
             sizes.append(.init(name: "\(codec.name)", value: median(bytes), unit: "bytes/event", ratioToBaseline: nil, runs: bytes))
         }
-        _ = baselineRate
         let throughput = WorkloadResult(
             name: "record (\(actions) shop actions, \(batchSize) per transaction, WAL, synchronous=NORMAL)",
             baseline: "the raw C API inserting the same encoded rows (each codec's ratio is to its own baseline)",
