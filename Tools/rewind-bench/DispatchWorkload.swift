@@ -55,6 +55,12 @@ struct DispatchWorkload {
                 recorderRates.append(Double(actions) / recorded)
             }
         }
+        // For reference: the reducer folded by hand, what a store costs on top of.
+        let fold = medianThroughput(actions: actions, runs: runs) {
+            var state = ShopState()
+            for index in 0..<actions { Shop.reducer(&state, session[index % session.count].action) }
+            blackHole(state.cart.total)
+        }
         let (baselineLatency, recorderLatency) = try latencies()
         let baseline = median(baselineRates), recorded = median(recorderRates)
         return WorkloadResult(
@@ -63,6 +69,7 @@ struct DispatchWorkload {
             variants: [
                 .init(name: "one no-op middleware (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: baselineRates),
                 .init(name: "recorder, buffered, binary", value: recorded, unit: "actions/s", ratioToBaseline: recorded / baseline, runs: recorderRates),
+                .init(name: "reference: the reducer folded by hand", value: fold.median, unit: "actions/s", ratioToBaseline: fold.median / baseline, runs: fold.all),
             ],
             notes: [
                 String(format: "latency per dispatch, p50 / p99: %.0f / %.0f ns without the recorder, %.0f / %.0f ns with it (added p50 %.0f ns, p99 %.0f ns)",
