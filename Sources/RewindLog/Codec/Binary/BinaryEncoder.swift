@@ -23,6 +23,8 @@ final class BinaryEncoding {
     final class Container {
         let isKeyed: Bool
         var items: [(symbol: UInt32, value: Value)] = []
+        /// The serialised size, once measured.
+        var size = 0
         init(isKeyed: Bool) { self.isKeyed = isKeyed }
     }
 
@@ -95,61 +97,58 @@ final class BinaryEncoding {
 
     // MARK: Serialising the tree
 
-    /// The bytes of `value`.
+    /// The bytes of `value`: sizes first (each container keeps its own), then the bytes.
     func serialize(_ value: Value) -> [UInt8] {
-        var sizes: [ObjectIdentifier: Int] = [:]
         var output: [UInt8] = []
-        output.reserveCapacity(size(of: value, sizes: &sizes))
-        write(value, to: &output, sizes: sizes)
+        output.reserveCapacity(measure(value))
+        write(value, to: &output)
         return output
     }
 
-    private func size(of value: Value, sizes: inout [ObjectIdentifier: Int]) -> Int {
+    /// Measures `value` and every container in it, remembering each container's size.
+    private func measure(_ value: Value) -> Int {
         switch value {
         case .unset: return 0
         case let .leaf(start, end): return end - start
         case let .container(container):
             if PresenceContainer.isMarked(container) {
-                return container.items.reduce(0) { $0 + size(of: $1.value, sizes: &sizes) }
+                container.size = container.items.reduce(0) { $0 + measure($1.value) }
+                return container.size
             }
             var total = VarInt.size(of: UInt64(container.items.count))
             for item in container.items {
-                let length = size(of: item.value, sizes: &sizes)
+                let length = measure(item.value)
                 if container.isKeyed { total += VarInt.size(of: UInt64(item.symbol)) }
                 total += VarInt.size(of: UInt64(length)) + length
             }
-            sizes[ObjectIdentifier(container)] = total
+            container.size = total
             return total
         }
     }
 
-    private func write(_ value: Value, to output: inout [UInt8], sizes: [ObjectIdentifier: Int]) {
+    private func write(_ value: Value, to output: inout [UInt8]) {
         switch value {
         case .unset: break
         case let .leaf(start, end): output.append(contentsOf: arena[start..<end])
         case let .container(container):
             if PresenceContainer.isMarked(container) {
-                for item in container.items { write(item.value, to: &output, sizes: sizes) }
+                for item in container.items { write(item.value, to: &output) }
                 return
             }
             VarInt.append(UInt64(container.items.count), to: &output)
             for item in container.items {
                 if container.isKeyed { VarInt.append(UInt64(item.symbol), to: &output) }
-                VarInt.append(UInt64(length(of: item.value, sizes: sizes)), to: &output)
-                write(item.value, to: &output, sizes: sizes)
+                VarInt.append(UInt64(length(of: item.value)), to: &output)
+                write(item.value, to: &output)
             }
         }
     }
 
-    private func length(of value: Value, sizes: [ObjectIdentifier: Int]) -> Int {
+    private func length(of value: Value) -> Int {
         switch value {
         case .unset: return 0
         case let .leaf(start, end): return end - start
-        case let .container(container):
-            if PresenceContainer.isMarked(container) {
-                return container.items.reduce(0) { $0 + length(of: $1.value, sizes: sizes) }
-            }
-            return sizes[ObjectIdentifier(container)] ?? 0
+        case let .container(container): return container.size
         }
     }
 }
