@@ -18,6 +18,8 @@ public struct Effect<Action: Sendable>: Sendable {
     struct Run: Sendable {
         var id: EffectID?
         var cancelInFlight: Bool
+        /// Don't start when an effect with the same `id` is running.
+        var deduplicate = false
         var priority: TaskPriority?
         var source: ActionSource
         var operation: @Sendable (Send<Action>) async throws -> Void
@@ -87,6 +89,33 @@ public struct Effect<Action: Sendable>: Sendable {
         )))
     }
 
+    /// An effect that runs async work unless an effect with the same `id` is already running —
+    /// for work that must not be started twice (SwiftRex's token deduplication).
+    ///
+    /// - Parameters:
+    ///   - id: Identifies the work.
+    ///   - priority: The task priority.
+    ///   - operation: The work.
+    /// - Returns: The effect.
+    public static func runOnce(
+        id: EffectID,
+        priority: TaskPriority? = nil,
+        file: String = #fileID,
+        function: String = #function,
+        line: UInt = #line,
+        column: UInt = #column,
+        operation: @escaping @Sendable (Send<Action>) async throws -> Void
+    ) -> Effect {
+        Effect(.run(Run(
+            id: id,
+            cancelInFlight: false,
+            deduplicate: true,
+            priority: priority,
+            source: ActionSource(file: file, function: function, line: line, column: column, origin: .effect),
+            operation: operation
+        )))
+    }
+
     /// An effect that cancels every running effect with identifier `id`.
     ///
     /// - Parameter id: The identifier.
@@ -126,6 +155,7 @@ public struct Effect<Action: Sendable>: Sendable {
             return Effect<Other>(.run(.init(
                 id: run.id,
                 cancelInFlight: run.cancelInFlight,
+                deduplicate: run.deduplicate,
                 priority: run.priority,
                 source: run.source,
                 operation: { send in try await operation(send.map(transform)) }

@@ -41,6 +41,7 @@ final class EffectRunner<Action: Sendable>: Sendable {
         let report = self.report
         let superseded: [Task<Void, Never>] = running.withLock { running in
             guard !running.isShutDown else { return [] }
+            if run.deduplicate, let id = run.id, running.tasks.values.contains(where: { $0.id == id }) { return [] }
             var superseded: [Task<Void, Never>] = []
             if run.cancelInFlight, let id = run.id {
                 superseded = running.tasks.values.filter { $0.id == id }.map(\.task)
