@@ -80,13 +80,9 @@ public struct Effect<Action: Sendable>: Sendable {
         column: UInt = #column,
         operation: @escaping @Sendable (Send<Action>) async throws -> Void
     ) -> Effect {
-        Effect(.run(Run(
-            id: id,
-            cancelInFlight: cancelInFlight,
-            priority: priority,
-            source: ActionSource(file: file, function: function, line: line, column: column, origin: .effect),
-            operation: operation
-        )))
+        running(id: id, cancelInFlight: cancelInFlight, deduplicate: false, priority: priority,
+                source: ActionSource(file: file, function: function, line: line, column: column, origin: .effect),
+                operation: operation)
     }
 
     /// An effect that runs async work unless an effect with the same `id` is already running —
@@ -106,13 +102,23 @@ public struct Effect<Action: Sendable>: Sendable {
         column: UInt = #column,
         operation: @escaping @Sendable (Send<Action>) async throws -> Void
     ) -> Effect {
+        running(id: id, cancelInFlight: false, deduplicate: true, priority: priority,
+                source: ActionSource(file: file, function: function, line: line, column: column, origin: .effect),
+                operation: operation)
+    }
+
+    /// The one way `run` and `runOnce` build their effect.
+    private static func running(
+        id: EffectID?,
+        cancelInFlight: Bool,
+        deduplicate: Bool,
+        priority: TaskPriority?,
+        source: ActionSource,
+        operation: @escaping @Sendable (Send<Action>) async throws -> Void
+    ) -> Effect {
         Effect(.run(Run(
-            id: id,
-            cancelInFlight: false,
-            deduplicate: true,
-            priority: priority,
-            source: ActionSource(file: file, function: function, line: line, column: column, origin: .effect),
-            operation: operation
+            id: id, cancelInFlight: cancelInFlight, deduplicate: deduplicate,
+            priority: priority, source: source, operation: operation
         )))
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import RewindLog
 
 /// What `bisect` and `shrink` look for: a registered invariant broken, or a condition on the
 /// state that holds.
@@ -20,5 +21,11 @@ struct ConditionOptions: ParsableArguments {
     func target() throws -> Condition {
         if let invariant { return .breaks(invariant: invariant) }
         return .matches(try StatePredicate(condition ?? ""))
+    }
+
+    /// The app that replays the chosen sessions of `log`, and the condition to look for.
+    func resolve(in log: EventLog, with replay: ReplayFlags) throws -> (app: any AppReplay, condition: Condition) {
+        let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
+        return (try replay.replay(log, sessions: sessions), try target())
     }
 }

@@ -20,11 +20,8 @@ struct BisectCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        let session = target.session
-        let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        let app = try replay.replay(log, sessions: sessions)
-        let condition = try target.target()
-        let (report, found) = try app.bisect(session: session, skippingAhead: skipAhead, condition: condition)
+        let (app, condition) = try target.resolve(in: log, with: replay)
+        let (report, found) = try app.bisect(session: target.session, skippingAhead: skipAhead, condition: condition)
         options.print(report)
         if !found { throw ExitCode(1) }
     }

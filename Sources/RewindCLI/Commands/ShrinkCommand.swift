@@ -21,11 +21,8 @@ struct ShrinkCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        let session = target.session
-        let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        let app = try replay.replay(log, sessions: sessions)
-        let condition = try target.target()
-        let (report, found) = try app.shrink(session: session, condition: condition, output: output)
+        let (app, condition) = try target.resolve(in: log, with: replay)
+        let (report, found) = try app.shrink(session: target.session, condition: condition, output: output)
         options.print(report)
         if !found { throw ExitCode(1) }
     }
