@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindTesting", targets: ["RewindTesting"]),
         .library(name: "RewindCLI", targets: ["RewindCLI"]),
+        .library(name: "RewindFeedback", targets: ["RewindFeedback"]),
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
@@ -78,6 +79,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+
+        // Feedback loops (Spin), cycles, activity tracking and error routing (cause-logic-effect),
+        // on the store core.
+        .target(name: "RewindFeedback", dependencies: ["Rewind"], swiftSettings: strictSettings),
 
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
         .target(name: "RewindExamples", dependencies: ["Rewind"], swiftSettings: strictSettings),
@@ -182,6 +187,11 @@ let package = Package(
                 "rewind-todo",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RewindFeedbackTests",
+            dependencies: ["Rewind", "RewindFeedback", "RewindLog", "RewindReplay", "RewindTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -22,6 +22,9 @@ public struct ActionSource: Codable, Sendable, Hashable {
         case middleware
         /// An effect, through ``Send`` or ``Effect/send(_:info:file:function:line:column:)``.
         case effect
+        /// A feedback of a feedback loop, or a reaction of a cycle: a rule that turns states into
+        /// actions. The source points at where the feedback was declared; ``info`` holds its name.
+        case feedback
     }
 
     /// The file, as `#fileID` gives it: `Module/File.swift`.
