@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "RewindTesting", targets: ["RewindTesting"]),
         .library(name: "RewindCLI", targets: ["RewindCLI"]),
         .library(name: "RewindFeedback", targets: ["RewindFeedback"]),
+        .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
         .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
@@ -83,6 +85,14 @@ let package = Package(
         // Feedback loops (Spin), cycles, activity tracking and error routing (cause-logic-effect),
         // on the store core.
         .target(name: "RewindFeedback", dependencies: ["Rewind"], swiftSettings: strictSettings),
+
+        // The optional bridge to OpenCombine: state publishers, dispatch from publishers,
+        // feedbacks that return publishers. Only this module depends on OpenCombine.
+        .target(
+            name: "RewindOpenCombine",
+            dependencies: ["Rewind", "RewindFeedback", .product(name: "OpenCombine", package: "OpenCombine")],
+            swiftSettings: strictSettings
+        ),
 
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
         .target(name: "RewindExamples", dependencies: ["Rewind"], swiftSettings: strictSettings),
@@ -192,6 +202,14 @@ let package = Package(
         .testTarget(
             name: "RewindFeedbackTests",
             dependencies: ["Rewind", "RewindFeedback", "RewindLog", "RewindReplay", "RewindTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RewindOpenCombineTests",
+            dependencies: [
+                "Rewind", "RewindFeedback", "RewindOpenCombine", "RewindTestSupport",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -24,9 +24,9 @@ import Rewind
 /// of a larger state), ``executing(on:)`` and ``strategy(_:)``.
 public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// Where events go: the loop binds it to its inbox when it starts.
-    typealias Emit = @Sendable (Event) -> Void
+    package typealias Emit = @Sendable (Event) -> Void
 
-    enum Body: Sendable {
+    package enum Body: Sendable {
         /// Decided synchronously, on the loop's turn.
         case reaction(@Sendable (State) -> Event?)
         /// Async work started for each state the feedback accepts.
@@ -43,9 +43,9 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// Runs the feedback only for states that pass; `nil` accepts all.
     var accepts: (@Sendable (State) -> Bool)?
     var strategy: FeedbackStrategy = .cancelOnNewState
-    var executor: FeedbackExecutor = .concurrent
+    package var executor: FeedbackExecutor = .concurrent
 
-    init(body: Body, source: ActionSource) {
+    package init(body: Body, source: ActionSource) {
         self.body = body
         self.source = source
     }
@@ -138,10 +138,7 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         self.init(
             body: .effect { state, emit in
                 guard let events = effect(state) else { return }
-                for try await event in events {
-                    if Task.isCancelled { return }
-                    emit(event)
-                }
+                try await forwardAll(of: events, to: emit)
             },
             source: Self.source(name, file: file, function: function, line: line, column: column)
         )
@@ -174,19 +171,14 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         self.init(
             body: .stream { states, emit in
                 let events = transform(states)
-                return {
-                    for try await event in events {
-                        if Task.isCancelled { return }
-                        emit(event)
-                    }
-                }
+                return { try await forwardAll(of: events, to: emit) }
             },
             source: Self.source(name, file: file, function: function, line: line, column: column)
         )
         self.executor = executor
     }
 
-    static func source(
+    package static func source(
         _ name: String?, file: String, function: String, line: UInt, column: UInt
     ) -> ActionSource {
         ActionSource(file: file, function: function, line: line, column: column, info: name, origin: .feedback)
@@ -286,5 +278,16 @@ extension Feedback {
         on keyPath: any KeyPath<Whole, State> & Sendable
     ) -> Feedback<Whole, Event> {
         lensing(on: { $0[keyPath: keyPath] })
+    }
+}
+
+/// Hands each element of `sequence` to `send` until the sequence ends or the task is cancelled;
+/// how every sequence-returning feedback and reaction delivers its events.
+func forwardAll<Elements: AsyncSequence>(
+    of sequence: Elements, to send: (Elements.Element) -> Void
+) async throws {
+    for try await element in sequence {
+        if Task.isCancelled { return }
+        send(element)
     }
 }

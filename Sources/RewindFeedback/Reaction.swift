@@ -40,12 +40,7 @@ public struct Reaction<State: Sendable, Input: Sendable>: Sendable {
         self.source = ActionSource(file: file, function: function, line: line, column: column, info: name, origin: .feedback)
         self.prepare = { changes, send in
             let inputs = transform(changes)
-            return {
-                for try await input in inputs {
-                    if Task.isCancelled { return }
-                    send(input)
-                }
-            }
+            return { try await forwardAll(of: inputs, to: send) }
         }
     }
 }

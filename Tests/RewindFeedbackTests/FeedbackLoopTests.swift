@@ -298,3 +298,24 @@ struct FeedbackLoopTests {
         #expect(!loop.isRunning)
     }
 }
+
+@Suite("FeedbackLoop on an actor")
+struct FeedbackLoopActorTests {
+    @Test("a feedback whose closure is isolated to the main actor runs there", .timeLimit(.minutes(1)))
+    func mainActorFeedback() async {
+        let onMain = Recorded<Bool>()
+        let loop = FeedbackLoop(initialState: Search(), reducer: Search.reducer) {
+            Feedback("render") { @MainActor (search: Search) async in
+                MainActor.assertIsolated()
+                onMain.append(true)
+                return search.query.map(Search.Event.found)
+            }
+        }
+        let running = loop.start()
+        loop.dispatch(.search(4))
+        await loop.waitUntilSettled()
+        #expect(loop.state.results == [4])
+        #expect(onMain.all.count == 3)
+        running.stop()
+    }
+}
