@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // Counts heap allocations for `rewind-allocations` (the tool only; no library uses it).
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
@@ -141,6 +143,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Allocations per dispatch with and without the recorder (run with the interposer
+        // preloaded: `Tools/dev.sh allocations`).
+        .executableTarget(
+            name: "rewind-allocations",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindExamples",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "Tools/rewind-allocations",
+            swiftSettings: strictSettings
+        ),
+
         // Crash-safety checks: records until SIGKILLed, and a loop that kills and checks.
         .executableTarget(
             name: "rewind-stress",
@@ -195,6 +211,7 @@ let package = Package(
                 "RewindTestSupport",
                 "rewind",
                 "rewind-todo",
+                "rewind-allocations",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -4,6 +4,7 @@
 #   Tools/dev.sh demo [rewind demo options]   record the shop app's session, then replay it with rewind
 #   Tools/dev.sh test [swift test options]    build and run the whole test suite
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
+#   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
 #
 # On Debian or Ubuntu it installs libsqlite3-dev through apt-get when it is missing (with sudo
 # when not root). On macOS the system SQLite is used.
@@ -71,8 +72,13 @@ case "$job" in
         ensure_sqlite
         exec swift run -c release rewind-bench "$@"
         ;;
+    allocations)
+        require_swift
+        ensure_sqlite
+        exec swift run -c release rewind-allocations "$@"
+        ;;
     *)
-        sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
         [ -z "$job" ] && exit 0
         say "unknown job '$job'"
         exit 2
