@@ -16,6 +16,10 @@ import Rewind
 /// .filtered { $0.isLoading }
 /// ```
 ///
+/// With a trailing closure, Swift picks the shape from the closure: one that neither awaits nor
+/// throws is a reaction; mark it `async` (or `await` inside it) to make it an effect, as in
+/// `Feedback("load") { (state: Screen) async in … }`.
+///
 /// Every event a feedback produces reaches the loop with a source naming the feedback: its
 /// declaration's file and line, origin ``ActionSource/Origin/feedback`` and its name as
 /// ``ActionSource/info``, so a recorded loop shows which rule sent what.
