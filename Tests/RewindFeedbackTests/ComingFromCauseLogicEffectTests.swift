@@ -96,6 +96,17 @@ struct ComingFromCauseLogicEffectTests {
         #expect(await inputEnded.next() != nil)
     }
 
+    @Test("a cycle whose states are dropped unread is torn down too")
+    func droppedStates() async {
+        let inputEnded = Signals<Void>()
+        let (taps, tap) = AsyncStream<Tally.Input>.makeStream()
+        tap.onTermination = { _ in inputEnded.send(()) }
+        do {
+            _ = cycle(inputs: [taps], initialState: Tally(), reducer: Tally.reducer)
+        }
+        #expect(await inputEnded.next() != nil)
+    }
+
     @Test("an activity tracker reports the span of overlapping work, once per change")
     func activityTracker() async throws {
         let activity = ActivityTracker()
