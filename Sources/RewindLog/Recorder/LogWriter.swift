@@ -55,7 +55,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
 
     private func run() {
         var spare: [RecordingBuffer<State, Action>.Item] = []
-        spare.reserveCapacity(configuration.batchSize)
+        spare.reserveCapacity(RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
         var commitsSinceRetention = 0
 

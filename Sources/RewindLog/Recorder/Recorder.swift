@@ -33,7 +33,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// How.
     public let configuration: RecorderConfiguration<Action>
 
-    @usableFromInline let buffer = RecordingBuffer<State, Action>()
+    @usableFromInline let buffer: RecordingBuffer<State, Action>
     @usableFromInline let writer: LogWriter<State, Action>
 
     /// Creates a recorder and starts its writer thread. Recording begins when a store binds
@@ -47,6 +47,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         self.log = log
         self.app = app
         self.configuration = configuration
+        buffer = RecordingBuffer(itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         writer = LogWriter(log: log, buffer: buffer, configuration: configuration)
         if configuration.durability == .synchronous {
             try? log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }

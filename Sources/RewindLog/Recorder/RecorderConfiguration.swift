@@ -27,7 +27,9 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// (0 turns periodic snapshots off; the initial snapshot is always taken).
     public var snapshotInterval = 1_000
     /// How many actions may wait for the writer; when it is full, dispatch waits for room
-    /// rather than dropping anything.
+    /// rather than dropping anything. Two buffers of this size are reserved up front (the one
+    /// being filled and the one being written), so that handing an action off never allocates;
+    /// lower it to trade burst absorption for memory.
     public var bufferCapacity = 16_384
     /// The most events one transaction writes.
     public var batchSize = 2_048

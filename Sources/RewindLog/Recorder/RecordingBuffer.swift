@@ -9,6 +9,8 @@ import Synchronization
 ///
 /// The dispatch path appends under a `Mutex` and signals a semaphore only when the writer is
 /// asleep; it allocates nothing unless it has to wait (buffer full, or synchronous durability).
+/// The item array and the writer's spare, swapped at each batch, both reserve the most items
+/// the buffer can hold, so an append never grows an array whatever the writer's timing.
 @usableFromInline
 final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline
@@ -43,14 +45,24 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// Set when the writer can no longer write at all (the file vanished).
         var permanentFailure: EventLogError?
 
-        init() {}
+        init(itemCapacity: Int) {
+            items.reserveCapacity(itemCapacity)
+        }
     }
 
-    @usableFromInline let contents = Mutex(Contents())
+    @usableFromInline let contents: Mutex<Contents>
     /// Wakes the writer thread; signalled only by whoever moves `writer` out of idle/coalescing.
     @usableFromInline let wakeWriter = DispatchSemaphore(value: 0)
     /// Signalled once when the writer thread exits.
     let writerExited = DispatchSemaphore(value: 0)
 
-    init() {}
+    init(itemCapacity: Int) {
+        contents = Mutex(Contents(itemCapacity: itemCapacity))
+    }
+
+    /// The most items the buffer holds: its capacity in events, plus the snapshot request one of
+    /// them may bring.
+    static func itemCapacity(for configuration: RecorderConfiguration<Action>) -> Int {
+        max(1, configuration.bufferCapacity) + 1
+    }
 }
