@@ -159,6 +159,9 @@ public final class FeedbackLoop<State: Sendable, Event: Sendable>: StoreType {
                 workEnded: { [weak self] in self?.changeRunningWork(by: -1) }
             )
         }
+        precondition(!isRunning, "FeedbackLoop.start() called on a loop that is already running")
+        // Stream feedbacks get their stream before any turn can deliver a state to them.
+        for run in runs { run.start() }
         let generation = engine.withLock { engine in
             precondition(engine.runs == nil, "FeedbackLoop.start() called on a loop that is already running")
             engine.runs = runs
@@ -166,7 +169,6 @@ public final class FeedbackLoop<State: Sendable, Event: Sendable>: StoreType {
             engine.generation += 1
             return engine.generation
         }
-        for run in runs { run.start() }
         processIfIdle()
         return Running(self, generation: generation)
     }
