@@ -54,9 +54,6 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         self.source = source
     }
 
-    /// The name given at creation, if any.
-    public var name: String? { source.info }
-
     /// A reaction: decides synchronously, on the loop's turn, which event (if any) a state calls
     /// for.
     ///

@@ -159,7 +159,6 @@ public final class FeedbackLoop<State: Sendable, Event: Sendable>: StoreType {
                 workEnded: { [weak self] in self?.changeRunningWork(by: -1) }
             )
         }
-        precondition(!isRunning, "FeedbackLoop.start() called on a loop that is already running")
         // Stream feedbacks get their stream before any turn can deliver a state to them.
         for run in runs { run.start() }
         let generation = engine.withLock { engine in

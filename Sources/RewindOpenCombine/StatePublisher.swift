@@ -59,6 +59,11 @@ private final class StateSubscription<State: Sendable>: Subscription, @unchecked
         self.subscriber = subscriber
     }
 
+    deinit {
+        // A subscriber that lets go without cancelling must not leave an entry in the store.
+        box.withLock { $0.unsubscribe }?()
+    }
+
     func attach<Store: StoreType>(to store: Store) where Store.State == State {
         let unsubscribe = store._subscribe(
             includingCurrent: true,

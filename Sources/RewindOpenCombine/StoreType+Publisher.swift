@@ -42,7 +42,8 @@ extension Publisher where Failure == Never, Output: Sendable {
 
 /// Carries an `AnyCancellable` (not `Sendable`: OpenCombine predates it) into a termination
 /// handler.
-// @unchecked: `AnyCancellable.cancel()` is thread-safe and idempotent, the only call made.
+// @unchecked: `cancel()` is the only call made, once, from a stream's termination handler or at
+// the end of the task that owns the subscription; `AnyCancellable` itself is not thread-safe.
 final class CancellableBox: @unchecked Sendable {
     private let cancellable: AnyCancellable
 

@@ -73,6 +73,16 @@ func statesOf<State: Sendable, Event: Sendable>(_ loop: FeedbackLoop<State, Even
     return (states, loop.observe { states.append($0) })
 }
 
+/// Starts `loop`, waits until it settles, stops it, and returns every state it went through.
+func statesUntilSettled<State: Sendable, Event: Sendable>(_ loop: FeedbackLoop<State, Event>) async -> [State] {
+    let (states, observation) = statesOf(loop)
+    let running = loop.start()
+    await loop.waitUntilSettled()
+    running.stop()
+    observation.cancel()
+    return states.all
+}
+
 @Suite("Coming from Spin")
 struct ComingFromSpinTests {
     static let expectedLevels: [Levels] = [
@@ -88,12 +98,7 @@ struct ComingFromSpinTests {
             Levels.leftFeedback
             Levels.rightFeedback
         }
-        let (states, observation) = statesOf(loop)
-        let running = loop.start()
-        await loop.waitUntilSettled()
-        #expect(states.all == Self.expectedLevels)
-        running.stop()
-        observation.cancel()
+        #expect(await statesUntilSettled(loop) == Self.expectedLevels)
     }
 
     @Test("the levels loop, built with the chain, goes through the same states")
@@ -103,12 +108,7 @@ struct ComingFromSpinTests {
             .feedback(Levels.leftFeedback)
             .feedback(Levels.rightFeedback)
             .reducer(Levels.reducer)
-        let (states, observation) = statesOf(loop)
-        let running = loop.start()
-        await loop.waitUntilSettled()
-        #expect(states.all == Self.expectedLevels)
-        running.stop()
-        observation.cancel()
+        #expect(await statesUntilSettled(loop) == Self.expectedLevels)
     }
 
     @Test("an odd gap settles one step apart instead of oscillating")

@@ -42,10 +42,7 @@ struct DispatchWorkload {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             let path = TemporaryLog.path("dispatch")
             defer { TemporaryLog.remove(path) }
-            var configuration = RecorderConfiguration<ShopAction>()
-            configuration.codec = BinaryPayloadCodec()
-            configuration.snapshotInterval = 0
-            let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+            let recorder = try Self.recorder(at: path)
             let recorded = try timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)) {
                 try recorder.flush()
             }
@@ -99,14 +96,19 @@ struct DispatchWorkload {
         let baseline = time(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
         let path = TemporaryLog.path("latency")
         defer { TemporaryLog.remove(path) }
-        var configuration = RecorderConfiguration<ShopAction>()
-        configuration.codec = BinaryPayloadCodec()
-        configuration.snapshotInterval = 0
-        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let recorder = try Self.recorder(at: path)
         let recorded = try time(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)) {
             try recorder.flush()
         }
         try recorder.close()
         return (baseline, recorded)
+    }
+
+    /// The recorder both measurements use: buffered, binary, no periodic snapshots.
+    private static func recorder(at path: String) throws -> Recorder<ShopState, ShopAction> {
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.snapshotInterval = 0
+        return Recorder(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
     }
 }
