@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// Settings every Rewind target shares: Swift 6 language mode (complete concurrency checking)
@@ -13,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "Rewind", targets: ["Rewind"]),
+        .library(name: "RewindCoding", targets: ["RewindCoding"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindTesting", targets: ["RewindTesting"]),
@@ -28,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // The `@BinaryCodable` macro's implementation (a compiler plugin: nothing links it).
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // Counts heap allocations for `rewind-allocations` (the tool only; no library uses it).
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -35,11 +39,24 @@ let package = Package(
         // The store core: no dependencies beyond the toolchain.
         .target(name: "Rewind", swiftSettings: strictSettings),
 
+        // Generated binary coding: `@BinaryCodable` and the reader and writer its code calls.
+        // Apps annotate their actions here without depending on the log or SQLite.
+        .target(name: "RewindCoding", dependencies: ["RewindMacros"], swiftSettings: strictSettings),
+        .macro(
+            name: "RewindMacros",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // The SQLite event log: schema, sessions, append, reading, the recorder middleware.
         .target(
             name: "RewindLog",
             dependencies: [
                 "Rewind",
+                "RewindCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -97,7 +114,7 @@ let package = Package(
         ),
 
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
-        .target(name: "RewindExamples", dependencies: ["Rewind"], swiftSettings: strictSettings),
+        .target(name: "RewindExamples", dependencies: ["Rewind", "RewindCoding"], swiftSettings: strictSettings),
 
         // The `rewind` command-line tool.
         .executableTarget(

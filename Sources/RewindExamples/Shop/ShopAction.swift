@@ -1,6 +1,8 @@
 import Foundation
+import RewindCoding
 
 /// Everything that can happen in the shop.
+@BinaryCodable
 public enum ShopAction: Codable, Equatable, Hashable, Sendable {
     /// Loading what is on sale.
     case catalogue(CatalogueAction)
@@ -26,6 +28,7 @@ public enum ShopAction: Codable, Equatable, Hashable, Sendable {
 }
 
 /// Loading what is on sale.
+@BinaryCodable
 public enum CatalogueAction: Codable, Equatable, Hashable, Sendable {
     /// The app asks for the catalogue (effect: fetch it).
     case load(at: Date)
@@ -36,6 +39,7 @@ public enum CatalogueAction: Codable, Equatable, Hashable, Sendable {
 }
 
 /// Changing the cart.
+@BinaryCodable
 public enum CartAction: Codable, Equatable, Hashable, Sendable {
     /// Adds `quantity` of a product (to its line if it has one).
     case add(productID: String, quantity: Int)
@@ -52,6 +56,7 @@ public enum CartAction: Codable, Equatable, Hashable, Sendable {
 }
 
 /// Paying.
+@BinaryCodable
 public enum CheckoutAction: Codable, Equatable, Hashable, Sendable {
     /// The customer pays (effect: charge the order).
     case submit(orderID: UUID, at: Date)

@@ -1,6 +1,8 @@
 import Foundation
+import RewindCoding
 
 /// A product the shop sells. Prices are in cents.
+@BinaryCodable
 public struct Product: Codable, Equatable, Hashable, Sendable, Identifiable {
     /// The stock-keeping unit.
     public var id: String
@@ -18,8 +20,10 @@ public struct Product: Codable, Equatable, Hashable, Sendable, Identifiable {
 }
 
 /// A discount code and what it takes off.
+@BinaryCodable
 public struct Discount: Codable, Equatable, Hashable, Sendable {
     /// What the discount takes off.
+    @BinaryCodable
     public enum Kind: Codable, Equatable, Hashable, Sendable {
         /// A fixed amount, in cents.
         case amountOff(Int)

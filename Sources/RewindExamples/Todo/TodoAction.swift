@@ -1,6 +1,8 @@
 import Foundation
+import RewindCoding
 
 /// Everything that can happen in the todo app.
+@BinaryCodable
 public enum TodoAction: Codable, Equatable, Hashable, Sendable {
     /// Managing lists.
     case list(ListAction)
@@ -42,6 +44,7 @@ public enum TodoAction: Codable, Equatable, Hashable, Sendable {
 }
 
 /// Managing lists.
+@BinaryCodable
 public enum ListAction: Codable, Equatable, Hashable, Sendable {
     /// Creates a list and selects it.
     case create(id: UUID, title: String)
@@ -54,6 +57,7 @@ public enum ListAction: Codable, Equatable, Hashable, Sendable {
 }
 
 /// Managing items.
+@BinaryCodable
 public enum ItemAction: Codable, Equatable, Hashable, Sendable {
     /// Adds an item at the end of a list.
     case add(listID: UUID, id: UUID, title: String, at: Date)
@@ -70,6 +74,7 @@ public enum ItemAction: Codable, Equatable, Hashable, Sendable {
 }
 
 /// Syncing with the server.
+@BinaryCodable
 public enum SyncAction: Codable, Equatable, Hashable, Sendable {
     /// A sync starts (effect: upload the changes).
     case start(at: Date)

@@ -1,4 +1,5 @@
 import Foundation
+import RewindCoding
 
 /// One thing to do.
 public struct TodoItem: Codable, Equatable, Hashable, Sendable, Identifiable {
@@ -38,6 +39,7 @@ public struct TodoList: Codable, Equatable, Hashable, Sendable, Identifiable {
 }
 
 /// Which items a list shows.
+@BinaryCodable
 public enum TodoFilter: String, Codable, Equatable, Hashable, Sendable, CaseIterable {
     /// Every item.
     case all

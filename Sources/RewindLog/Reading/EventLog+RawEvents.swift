@@ -7,8 +7,9 @@ import GRDBSQLite
 package struct RawEvent {
     /// The event's seq.
     package var seq: Int64
-    /// Its case path.
-    package var actionCase: String
+    /// Its case path, as SQLite's C string (borrowed like the payload): most events never need
+    /// it as a `String`, and making one per event was a measurable share of replay.
+    package var actionCaseText: UnsafePointer<CChar>?
     /// The encoded action, or `nil` (withheld or unencodable).
     package var payload: UnsafeRawBufferPointer?
     /// Why there is no payload, if there is none.
@@ -16,6 +17,9 @@ package struct RawEvent {
 }
 
 extension RawEvent {
+    /// Its case path (made on demand: for errors and reports).
+    package var actionCase: String { actionCaseText.map { String(cString: $0) } ?? "" }
+
     /// Decodes the action in place.
     ///
     /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
@@ -68,7 +72,7 @@ extension EventLog {
                             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                         }
                         let seq = sqlite3_column_int64(handle, 0)
-                        let actionCase = sqlite3_column_text(handle, 1).map { String(cString: $0) } ?? ""
+                        let actionCase = sqlite3_column_text(handle, 1).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
                         var payload: UnsafeRawBufferPointer?
                         if sqlite3_column_type(handle, 2) != SQLITE_NULL {
                             // Blob or text: either way the bytes, valid until the next step.
@@ -77,7 +81,7 @@ extension EventLog {
                             payload = UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
                         }
                         let redaction = sqlite3_column_text(handle, 3).map { String(cString: $0) }
-                        try body(RawEvent(seq: seq, actionCase: actionCase, payload: payload, redaction: redaction))
+                        try body(RawEvent(seq: seq, actionCaseText: actionCase, payload: payload, redaction: redaction))
                         last = seq
                         count += 1
                     }

@@ -1,4 +1,5 @@
 import Foundation
+import RewindCoding
 
 /// Lets the decoder see through `Optional` to read its presence byte.
 protocol DecodableOptional {
@@ -300,7 +301,7 @@ struct UnkeyedReader: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= (count ?? 0) }
 
     private mutating func next() throws -> (Range<Int>, PathNode?) {
-        let path = PathNode(parent: node, key: IndexKey(intValue: currentIndex))
+        let path = PathNode(parent: node, key: BinaryCodingKey(intValue: currentIndex))
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(Any.self, .init(codingPath: PathNode.path(path), debugDescription: "the list has only \(count ?? 0) elements"))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RewindCoding
 
 /// Lets the coders see through `Optional` and write a presence byte, so nested optionals
 /// (`Int??`) keep every level.
@@ -39,10 +40,7 @@ final class BinaryEncoding {
     }
 
     func symbol(for key: some CodingKey) -> UInt32 {
-        if let id = known[key.stringValue] { return id }
-        let id = table.id(for: key.stringValue)
-        known[key.stringValue] = id
-        return id
+        symbol(for: key.stringValue)
     }
 
     /// Writes leaf bytes and returns where they are.
@@ -271,7 +269,7 @@ struct UnkeyedWriter: UnkeyedEncodingContainer {
     var count: Int { container.items.count }
 
     private func add(_ value: BinaryEncoding.Value) { container.items.append((0, value)) }
-    private var indexKey: any CodingKey { IndexKey(intValue: count) }
+    private var indexKey: any CodingKey { BinaryCodingKey(intValue: count) }
 
     mutating func encodeNil() throws { add(.leaf(start: 0, end: 0)) }
     mutating func encode(_ value: Bool) throws { add(encoding.leaf(Leaf.bool(value))) }
@@ -378,10 +376,20 @@ final class SlotEncoder: Encoder {
     }
 }
 
-/// The coding key of an unkeyed container's element.
-struct IndexKey: CodingKey {
-    var intValue: Int?
-    var stringValue: String { "\(intValue ?? 0)" }
-    init(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { intValue = Int(stringValue) }
+/// Generated code (`@BinaryCodable`) writes through the same pass: its keys come from the same
+/// symbols, and its fields whose types are only `Codable` are encoded here.
+extension BinaryEncoding: BinaryEncodingContext {
+    func symbol(for key: String) -> UInt32 {
+        if let id = known[key] { return id }
+        let id = table.id(for: key)
+        known[key] = id
+        return id
+    }
+
+    func encodeWithCodable<T: Encodable>(_ value: T, into bytes: inout [UInt8]) throws {
+        let start = arena.count
+        bytes.append(contentsOf: serialize(try encode(value, codingPath: [])))
+        // The leaves are in `bytes` now; the arena can forget them.
+        arena.removeSubrange(start...)
+    }
 }

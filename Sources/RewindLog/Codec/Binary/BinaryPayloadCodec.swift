@@ -1,4 +1,5 @@
 import Foundation
+import RewindCoding
 
 /// A compact binary encoding for any `Codable` value, several times smaller and faster than
 /// JSON; the one to use for high-rate recording and fast replay.
@@ -11,6 +12,10 @@ import Foundation
 ///
 /// Select it with `configuration.codec = BinaryPayloadCodec()`; each log keeps its own symbol
 /// table, so the log's own instance of the codec does the work.
+///
+/// Types marked `@BinaryCodable` (see ``RewindCoding/BinaryCodable``) are read and written by
+/// generated code instead of through `Codable`'s containers: the same bytes, several times
+/// faster. Mark the action types of an app that records at high rates or replays long logs.
 public final class BinaryPayloadCodec: PayloadCodec {
     /// `binary`.
     public let name = "binary"
@@ -25,8 +30,20 @@ public final class BinaryPayloadCodec: PayloadCodec {
     /// Encodes a value.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         let encoding = BinaryEncoding(table: symbols)
+        if let generated = Value.self as? any BinaryCodable.Type {
+            return Data(try Self.encode(value, as: generated, in: encoding))
+        }
         let root = try encoding.encode(value, codingPath: [])
         return Data(encoding.serialize(root))
+    }
+
+    /// Encodes with the generated code of `type`, which is `Value` itself.
+    private static func encode<Value, Generated: BinaryCodable>(_ value: Value, as type: Generated.Type, in encoding: BinaryEncoding) throws -> [UInt8] {
+        var writer = BinaryWriter(context: encoding)
+        try withUnsafePointer(to: value) { pointer in
+            try pointer.withMemoryRebound(to: Generated.self, capacity: 1) { try $0.pointee.encode(binary: &writer) }
+        }
+        return writer.bytes
     }
 
     /// Decodes a value.
@@ -36,8 +53,21 @@ public final class BinaryPayloadCodec: PayloadCodec {
 
     /// Decodes a value in place, without copying the bytes.
     public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        if let generated = Value.self as? any BinaryCodable.Type {
+            return try decode(generated, as: Value.self, from: bytes)
+        }
         let decoding = BinaryDecoding(bytes: bytes, names: symbols.names)
         return try decoding.decode(type, from: 0..<bytes.count, path: nil)
+    }
+
+    /// Decodes with the generated code of `type`, which is `Value` itself.
+    private func decode<Generated: BinaryCodable, Value>(_ type: Generated.Type, as: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        var reader = BinaryReader(bytes: bytes, names: symbols.names, context: self)
+        var value = try Generated(binary: &reader)
+        guard reader.isAtEnd else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "bytes left over after the value"))
+        }
+        return withUnsafePointer(to: &value) { $0.withMemoryRebound(to: Value.self, capacity: 1) { $0.pointee } }
     }
 
     /// Symbols this codec learned that the log file may not hold yet.
@@ -51,4 +81,11 @@ public final class BinaryPayloadCodec: PayloadCodec {
 
     /// Forgets symbols assigned after the last stored one.
     public func forgetUnpersistedSymbols() { symbols.forgetUnpersisted() }
+}
+
+/// Generated code (`@BinaryCodable`) decodes its fields whose types are only `Codable` here.
+extension BinaryPayloadCodec: BinaryDecodingContext {
+    package func decodeWithCodable<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, in range: Range<Int>, names: [String]) throws -> T {
+        try BinaryDecoding(bytes: bytes, names: names).decode(type, from: range, path: nil)
+    }
 }

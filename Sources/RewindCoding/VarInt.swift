@@ -1,6 +1,8 @@
 /// Variable-length integers (LEB128) and zigzag for signed values: small numbers take one byte.
-enum VarInt {
-    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+/// The binary format's one number encoding, shared by the generated coders and the `Codable`
+/// ones in RewindLog.
+package enum VarInt {
+    package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -9,17 +11,17 @@ enum VarInt {
         bytes.append(UInt8(value))
     }
 
-    static func size(of value: UInt64) -> Int {
+    package static func size(of value: UInt64) -> Int {
         var value = value, size = 1
         while value >= 0x80 { value >>= 7; size += 1 }
         return size
     }
 
-    static func zigzag(_ value: Int64) -> UInt64 {
+    package static func zigzag(_ value: Int64) -> UInt64 {
         UInt64(bitPattern: (value << 1) ^ (value >> 63))
     }
 
-    static func unzigzag(_ value: UInt64) -> Int64 {
+    package static func unzigzag(_ value: UInt64) -> Int64 {
         Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
     }
 }

@@ -1,0 +1,257 @@
+/// Reads one payload in the binary codec's format (see ``BinaryWriter``), for generated
+/// ``BinaryCodable`` code.
+///
+/// The reader is a cursor over the payload's bytes, borrowed from SQLite for the length of one
+/// decode: nested values are read by narrowing the cursor to their bytes, never by copying them
+/// or making a decoder per level. Every read is bounds-checked, so damaged bytes make a
+/// `DecodingError`, never a crash. Keys may come in any order and unknown keys are skipped, as
+/// with `Codable`; in-order keys (the usual case) are found without searching.
+public struct BinaryReader {
+    let bytes: UnsafeRawBufferPointer
+    /// The next byte to read.
+    var position: Int
+    /// The end of the value being read.
+    var end: Int
+    /// The log's key symbols: `names[symbol - 1]`.
+    let names: [String]
+    let context: any BinaryDecodingContext
+    /// Guards against stack exhaustion on crafted input for recursive types.
+    private var depth = 0
+    static let maximumDepth = 512
+
+    package init(bytes: UnsafeRawBufferPointer, names: [String], context: any BinaryDecodingContext) {
+        self.bytes = bytes
+        position = 0
+        end = bytes.count
+        self.names = names
+        self.context = context
+    }
+
+    /// Whether the whole value has been read.
+    package var isAtEnd: Bool { position == end }
+
+    // MARK: Keyed containers
+
+    /// Opens the current value as a keyed container.
+    public mutating func keyedContainer() throws -> KeyedContainer {
+        let count = try readVarInt()
+        guard count <= UInt64(end - position) else { throw corrupt("a container claims \(count) entries in \(end - position) bytes") }
+        let container = KeyedContainer(start: position, end: end, count: Int(count), caseKey: nil)
+        position = end
+        return container
+    }
+
+    /// Opens the current value as an enum's: its one key names the case, and the case's
+    /// associated values are a keyed container under it.
+    public mutating func enumCase(of type: Any.Type) throws -> (name: String, values: KeyedContainer) {
+        var outer = try keyedContainer()
+        guard outer.count == 1 else {
+            throw DecodingError.typeMismatch(type, .init(codingPath: [], debugDescription: "an enum value has one key, found \(outer.count)"))
+        }
+        let (symbol, range) = try nextEntry(in: &outer)
+        let name = try self.name(of: symbol)
+        let (savedPosition, savedEnd) = (position, end)
+        (position, end) = (range.lowerBound, range.upperBound)
+        defer { (position, end) = (savedPosition, savedEnd) }
+        do {
+            var values = try keyedContainer()
+            values.caseKey = name
+            return (name, values)
+        } catch let error as DecodingError {
+            throw error.prefixed(with: BinaryCodingKey(name))
+        }
+    }
+
+    /// The error for a case name the enum does not have.
+    public func unknownCase(_ name: String, of type: Any.Type) -> any Error {
+        DecodingError.dataCorrupted(.init(codingPath: [BinaryCodingKey(name)], debugDescription: "\(type) has no case '\(name)'"))
+    }
+
+    /// The error for a raw value the enum has no case for.
+    public func invalidRawValue(_ rawValue: some Any, of type: Any.Type) -> any Error {
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(type) has no case with raw value \(rawValue)"))
+    }
+
+    /// Reads the value of `key`.
+    public mutating func decode<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T {
+        guard let range = try find(key, in: &container) else { throw keyNotFound(key, in: container) }
+        return try decodeValue(in: range, at: container, key) { try T(binary: &$0) }
+    }
+
+    /// Reads the value of `key` through its type's `Codable` conformance (a type without the macro).
+    public mutating func decode<T: Decodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T {
+        guard let range = try find(key, in: &container) else { throw keyNotFound(key, in: container) }
+        return try decodeValue(in: range, at: container, key) { reader in
+            defer { reader.position = reader.end }
+            return try reader.context.decodeWithCodable(T.self, from: reader.bytes, in: reader.position..<reader.end, names: reader.names)
+        }
+    }
+
+    /// Reads the value of `key`, or `nil` when the key is absent or holds `nil` (as
+    /// `decodeIfPresent` does).
+    public mutating func decodeIfPresent<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T? {
+        guard let range = try find(key, in: &container), !range.isEmpty else { return nil }
+        return try decodeValue(in: range, at: container, key) { try T(binary: &$0) }
+    }
+
+    /// Reads the value of `key` through `Codable`, or `nil` when it is absent or `nil`.
+    public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T? {
+        guard let range = try find(key, in: &container), !range.isEmpty else { return nil }
+        return try decodeValue(in: range, at: container, key) { reader in
+            defer { reader.position = reader.end }
+            return try reader.context.decodeWithCodable(T.self, from: reader.bytes, in: reader.position..<reader.end, names: reader.names)
+        }
+    }
+
+    /// Finds `key`'s entry, searching on from the last one found and wrapping around once.
+    private mutating func find(_ key: String, in container: inout KeyedContainer) throws -> Range<Int>? {
+        for _ in 0..<container.count {
+            if container.cursorIndex == container.count {
+                container.cursor = container.start
+                container.cursorIndex = 0
+            }
+            let (symbol, range) = try nextEntry(in: &container)
+            if try name(of: symbol) == key { return range }
+        }
+        return nil
+    }
+
+    /// Reads the entry at the container's cursor and moves the cursor past it.
+    private func nextEntry(in container: inout KeyedContainer) throws -> (symbol: UInt64, range: Range<Int>) {
+        var position = container.cursor
+        let symbol = try readVarInt(at: &position, end: container.end)
+        let length = try readVarInt(at: &position, end: container.end)
+        guard length <= UInt64(container.end - position) else { throw corrupt("an entry of \(length) bytes runs past its container") }
+        let range = position..<(position + Int(length))
+        container.cursor = range.upperBound
+        container.cursorIndex += 1
+        return (symbol, range)
+    }
+
+    private func name(of symbol: UInt64) throws -> String {
+        guard symbol >= 1, symbol <= UInt64(names.count) else {
+            throw corrupt("unknown key symbol \(symbol) (this log knows \(names.count))")
+        }
+        return names[Int(symbol) - 1]
+    }
+
+    private func keyNotFound(_ key: String, in container: KeyedContainer) -> DecodingError {
+        let path = container.caseKey.map { [BinaryCodingKey($0)] } ?? []
+        return .keyNotFound(BinaryCodingKey(key), .init(codingPath: path, debugDescription: "no value for key '\(key)'"))
+    }
+
+    /// Reads the value in `range` with `read`, which must consume all of it; errors get the
+    /// key (and the enum case holding it) in front of their coding path.
+    private mutating func decodeValue<T>(in range: Range<Int>, at container: KeyedContainer, _ key: String, _ read: (inout BinaryReader) throws -> T) throws -> T {
+        do {
+            return try decodeNested(in: range, read)
+        } catch let error as DecodingError {
+            let inKey = error.prefixed(with: BinaryCodingKey(key))
+            guard let caseKey = container.caseKey else { throw inKey }
+            throw inKey.prefixed(with: BinaryCodingKey(caseKey))
+        }
+    }
+
+    /// Narrows the reader to `range`, reads it whole with `read`, and widens it back.
+    mutating func decodeNested<T>(in range: Range<Int>, _ read: (inout BinaryReader) throws -> T) throws -> T {
+        let (savedPosition, savedEnd) = (position, end)
+        (position, end) = (range.lowerBound, range.upperBound)
+        depth += 1
+        defer {
+            (position, end) = (savedPosition, savedEnd)
+            depth -= 1
+        }
+        guard depth <= Self.maximumDepth else { throw corrupt("nested more than \(Self.maximumDepth) levels") }
+        let value = try read(&self)
+        guard position == end else { throw corrupt("\(end - position) bytes left over after a value") }
+        return value
+    }
+
+    // MARK: Leaves (the standard conformances)
+
+    func corrupt(_ message: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: [], debugDescription: message))
+    }
+
+    private func readVarInt(at position: inout Int, end: Int) throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < end else { throw corrupt("truncated number") }
+            let byte = bytes[position]
+            position += 1
+            guard shift < 64 else { throw corrupt("number too long") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func readVarInt() throws -> UInt64 {
+        // Through a local: passing `&position` to a method of `self` would copy the reader.
+        var position = self.position
+        defer { self.position = position }
+        return try readVarInt(at: &position, end: end)
+    }
+
+    mutating func readByte() throws -> UInt8 {
+        guard position < end else { throw corrupt("truncated value") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    /// The next `count` bytes.
+    mutating func readRaw(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count <= end - position else { throw corrupt("expected \(count) bytes, found \(end - position)") }
+        defer { position += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
+    }
+
+    /// A length, then that many bytes.
+    mutating func readCounted() throws -> UnsafeRawBufferPointer {
+        let length = try readVarInt()
+        guard length <= UInt64(end - position) else { throw corrupt("length \(length) runs past the end") }
+        return try readRaw(Int(length))
+    }
+
+    /// A list: its count, then each element length-prefixed and read with `read`.
+    mutating func readList<Element>(_ read: (inout BinaryReader) throws -> Element) throws -> [Element] {
+        let count = try readVarInt()
+        guard count <= UInt64(end - position) else { throw corrupt("a list claims \(count) elements in \(end - position) bytes") }
+        var elements: [Element] = []
+        elements.reserveCapacity(Int(count))
+        for index in 0..<Int(count) {
+            do {
+                let length = try readVarInt()
+                guard length <= UInt64(end - position) else { throw corrupt("an element of \(length) bytes runs past the list") }
+                let range = position..<(position + Int(length))
+                position = range.upperBound
+                elements.append(try decodeNested(in: range, read))
+            } catch let error as DecodingError {
+                throw error.prefixed(with: BinaryCodingKey(intValue: index))
+            }
+        }
+        return elements
+    }
+}
+
+extension BinaryReader {
+    /// A keyed container being read: where its entries are, and where the last search stopped.
+    public struct KeyedContainer {
+        let start: Int
+        let end: Int
+        let count: Int
+        /// The enum case these are the associated values of, for error paths.
+        var caseKey: String?
+        var cursor: Int
+        var cursorIndex = 0
+
+        init(start: Int, end: Int, count: Int, caseKey: String?) {
+            self.start = start
+            self.end = end
+            self.count = count
+            self.caseKey = caseKey
+            cursor = start
+        }
+    }
+}

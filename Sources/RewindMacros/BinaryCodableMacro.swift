@@ -1,0 +1,238 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@BinaryCodable`: writes `init(binary:)` and `encode(binary:)` from a struct's stored
+/// properties or an enum's cases, mirroring the layout of the synthesized `Codable`
+/// conformance (keys, `_0`-style labels, optionals left out when `nil`, raw values), so the
+/// generated code and the binary codec's `Codable` path produce the same bytes.
+public struct BinaryCodableMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        try refuseCustomCoding(in: declaration)
+        let access = accessModifier(of: declaration)
+        let members: String
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            if structDecl.genericParameterClause != nil { throw MacroError("@BinaryCodable does not support generic types yet") }
+            members = try structMembers(structDecl, access: access)
+        } else if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+            if enumDecl.genericParameterClause != nil { throw MacroError("@BinaryCodable does not support generic types yet") }
+            members = try enumMembers(enumDecl, access: access)
+        } else {
+            throw MacroError("@BinaryCodable applies to structs and enums")
+        }
+        let conformance = protocols.isEmpty ? "" : ": RewindCoding.BinaryCodable"
+        let source: DeclSyntax = "extension \(type.trimmed)\(raw: conformance) {\n\(raw: members)\n}"
+        return [try ExtensionDeclSyntax(validating: source.cast(ExtensionDeclSyntax.self))]
+    }
+
+    // MARK: Structs
+
+    private struct Field {
+        var name: String
+        var isOptional: Bool
+        var isDecoded: Bool
+    }
+
+    private static func structMembers(_ decl: StructDeclSyntax, access: String) throws -> String {
+        let fields = try storedFields(of: decl)
+        var decode = ["\(access)init(binary reader: inout RewindCoding.BinaryReader) throws {"]
+        let decoded = fields.filter(\.isDecoded)
+        if decoded.isEmpty {
+            decode.append("    _ = try reader.keyedContainer()")
+        } else {
+            decode.append("    var container = try reader.keyedContainer()")
+            for field in decoded {
+                let method = field.isOptional ? "decodeIfPresent" : "decode"
+                decode.append("    self.\(field.name) = try reader.\(method)(forKey: \(literal(key(field.name))), in: &container)")
+            }
+        }
+        decode.append("}")
+
+        var encode = ["\(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {"]
+        encode.append("    \(fields.isEmpty ? "let" : "var") container = writer.keyedContainer()")
+        for field in fields {
+            let method = field.isOptional ? "encodeIfPresent" : "encode"
+            encode.append("    try writer.\(method)(self.\(field.name), forKey: \(literal(key(field.name))), in: &container)")
+        }
+        encode.append("    writer.close(container)")
+        encode.append("}")
+        return (decode + [""] + encode).joined(separator: "\n")
+    }
+
+    /// The stored instance properties, in declaration order, as `Codable` synthesis sees them.
+    private static func storedFields(of decl: StructDeclSyntax) throws -> [Field] {
+        var fields: [Field] = []
+        for member in decl.memberBlock.members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { continue }
+            if variable.modifiers.contains(where: { $0.name.text == "lazy" }) {
+                throw MacroError("@BinaryCodable does not support lazy properties")
+            }
+            let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+            let bindings = Array(variable.bindings)
+            for (index, binding) in bindings.enumerated() {
+                if let accessors = binding.accessorBlock, isComputed(accessors) { continue }
+                guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else {
+                    throw MacroError("@BinaryCodable needs one name per stored property")
+                }
+                // `var a, b: Int?` gives both names the type written after the last one.
+                let type = binding.typeAnnotation?.type
+                    ?? bindings[(index + 1)...].first(where: { $0.typeAnnotation != nil && $0.initializer == nil })?.typeAnnotation?.type
+                fields.append(Field(
+                    name: pattern.identifier.text,
+                    isOptional: type.map(isOptional) ?? false,
+                    isDecoded: !(isLet && binding.initializer != nil)
+                ))
+            }
+        }
+        return fields
+    }
+
+    /// Whether an accessor block makes a computed property (observers keep it stored).
+    private static func isComputed(_ block: AccessorBlockSyntax) -> Bool {
+        switch block.accessors {
+        case .getter: return true
+        case let .accessors(list):
+            return list.contains { !["willSet", "didSet"].contains($0.accessorSpecifier.text) }
+        }
+    }
+
+    // MARK: Enums
+
+    private static let rawValueTypes: Set<String> = [
+        "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+    ]
+
+    private static func enumMembers(_ decl: EnumDeclSyntax, access: String) throws -> String {
+        let cases = decl.memberBlock.members.compactMap { $0.decl.as(EnumCaseDeclSyntax.self) }.flatMap(\.elements)
+        guard !cases.isEmpty else { throw MacroError("@BinaryCodable needs an enum with cases") }
+        if let rawType = decl.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription, rawValueTypes.contains(rawType) {
+            return rawValueMembers(access: access)
+        }
+        let hasValues = cases.contains { !($0.parameterClause?.parameters.isEmpty ?? true) }
+
+        var decode = ["\(access)init(binary reader: inout RewindCoding.BinaryReader) throws {"]
+        decode.append(hasValues
+            ? "    var (caseName, values) = try reader.enumCase(of: Self.self)"
+            : "    let (caseName, _) = try reader.enumCase(of: Self.self)")
+        decode.append("    switch caseName {")
+        var encode = ["\(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {"]
+        encode.append("    var container = writer.keyedContainer()")
+        encode.append("    switch self {")
+
+        for element in cases {
+            let name = element.name.text
+            let caseKey = literal(key(name))
+            let parameters = Array(element.parameterClause?.parameters ?? [])
+            decode.append("    case \(caseKey):")
+            guard !parameters.isEmpty else {
+                decode.append("        self = .\(name)")
+                encode.append("    case .\(name):")
+                encode.append("        let values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
+                encode.append("        writer.close(values)")
+                continue
+            }
+            var arguments: [String] = []
+            encode.append("    case let .\(name)(\(parameters.indices.map { "value\($0)" }.joined(separator: ", "))):")
+            encode.append("        var values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
+            for (index, parameter) in parameters.enumerated() {
+                let label = parameter.firstName.map { key($0.text) }.flatMap { $0 == "_" ? nil : $0 }
+                let fieldKey = literal(label ?? "_\(index)")
+                let optional = isOptional(parameter.type)
+                let read = "try reader.\(optional ? "decodeIfPresent" : "decode")(forKey: \(fieldKey), in: &values)"
+                if let label = parameter.firstName?.text, label != "_" {
+                    arguments.append("\(label): \(read)")
+                } else {
+                    arguments.append(read)
+                }
+                encode.append("        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), forKey: \(fieldKey), in: &values)")
+            }
+            decode.append("        self = .\(name)(\(arguments.joined(separator: ", ")))")
+            encode.append("        writer.close(values)")
+        }
+        decode.append("    default:")
+        decode.append("        throw reader.unknownCase(caseName, of: Self.self)")
+        decode.append("    }")
+        decode.append("}")
+        encode.append("    }")
+        encode.append("    writer.close(container)")
+        encode.append("}")
+        return (decode + [""] + encode).joined(separator: "\n")
+    }
+
+    /// An enum with a raw type codes as its raw value, like `RawRepresentable`'s `Codable`.
+    private static func rawValueMembers(access: String) -> String {
+        """
+        \(access)init(binary reader: inout RewindCoding.BinaryReader) throws {
+            let rawValue = try RawValue(binary: &reader)
+            guard let value = Self(rawValue: rawValue) else { throw reader.invalidRawValue(rawValue, of: Self.self) }
+            self = value
+        }
+
+        \(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
+            try rawValue.encode(binary: &writer)
+        }
+        """
+    }
+
+    // MARK: Shared
+
+    /// Refuses types whose `Codable` is not the synthesized one: the bytes would differ.
+    private static func refuseCustomCoding(in declaration: some DeclGroupSyntax) throws {
+        for member in declaration.memberBlock.members {
+            if let nested = member.decl.as(EnumDeclSyntax.self), nested.name.text == "CodingKeys" {
+                throw MacroError("@BinaryCodable mirrors synthesized Codable; this type declares its own CodingKeys")
+            }
+            if let initializer = member.decl.as(InitializerDeclSyntax.self),
+               initializer.signature.parameterClause.parameters.first?.firstName.text == "from" {
+                throw MacroError("@BinaryCodable mirrors synthesized Codable; this type declares its own init(from:)")
+            }
+            if let function = member.decl.as(FunctionDeclSyntax.self), function.name.text == "encode",
+               function.signature.parameterClause.parameters.first?.firstName.text == "to" {
+                throw MacroError("@BinaryCodable mirrors synthesized Codable; this type declares its own encode(to:)")
+            }
+        }
+    }
+
+    /// The generated members' access: as visible as the type (public witnesses for a public type).
+    private static func accessModifier(of declaration: some DeclGroupSyntax) -> String {
+        for modifier in declaration.modifiers {
+            switch modifier.name.text {
+            case "public", "open": return "public "
+            case "package": return "package "
+            default: continue
+            }
+        }
+        return ""
+    }
+
+    private static func isOptional(_ type: TypeSyntax) -> Bool {
+        if type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return true }
+        if let identifier = type.as(IdentifierTypeSyntax.self) { return identifier.name.text == "Optional" }
+        if let member = type.as(MemberTypeSyntax.self) {
+            return member.name.text == "Optional" && member.baseType.trimmedDescription == "Swift"
+        }
+        return false
+    }
+
+    /// A name as a coding key: without backticks.
+    private static func key(_ name: String) -> String {
+        name.hasPrefix("`") && name.hasSuffix("`") && name.count > 1 ? String(name.dropFirst().dropLast()) : name
+    }
+
+    /// A key as a string literal (keys are identifiers: no quotes or backslashes to escape).
+    private static func literal(_ string: String) -> String {
+        "\"\(string)\""
+    }
+}
+
+struct MacroError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
