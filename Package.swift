@@ -247,6 +247,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "RewindMacrosTests",
+            dependencies: [
+                "RewindMacros",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "RewindExamplesTests",
             dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"],
             swiftSettings: strictSettings

@@ -29,12 +29,16 @@ public final class BinaryPayloadCodec: PayloadCodec {
 
     /// Encodes a value.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        let encoding = BinaryEncoding(table: symbols)
         if let generated = Value.self as? any BinaryCodable.Type {
-            return Data(try Self.encode(value, as: generated, in: encoding))
+            return Data(try Self.encode(value, as: generated, in: BinaryEncoding(table: symbols)))
         }
-        let root = try encoding.encode(value, codingPath: [])
-        return Data(encoding.serialize(root))
+        return try encodeWithCodable(value)
+    }
+
+    /// Encodes through `Codable` even when the type has generated code (the two must agree).
+    package func encodeWithCodable<Value: Encodable>(_ value: Value) throws -> Data {
+        let encoding = BinaryEncoding(table: symbols)
+        return Data(encoding.serialize(try encoding.encode(value, codingPath: [])))
     }
 
     /// Encodes with the generated code of `type`, which is `Value` itself.
@@ -56,8 +60,12 @@ public final class BinaryPayloadCodec: PayloadCodec {
         if let generated = Value.self as? any BinaryCodable.Type {
             return try decode(generated, as: Value.self, from: bytes)
         }
-        let decoding = BinaryDecoding(bytes: bytes, names: symbols.names)
-        return try decoding.decode(type, from: 0..<bytes.count, path: nil)
+        return try decodeWithCodable(type, from: bytes, in: 0..<bytes.count, names: symbols.names)
+    }
+
+    /// Decodes through `Codable` even when the type has generated code (the two must agree).
+    package func decodeWithCodable<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try data.withUnsafeBytes { try decodeWithCodable(type, from: $0, in: 0..<$0.count, names: symbols.names) }
     }
 
     /// Decodes with the generated code of `type`, which is `Value` itself.

@@ -1,0 +1,159 @@
+import RewindMacros
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@Suite("@BinaryCodable expansion")
+struct BinaryCodableMacroTests {
+    static let macros = ["BinaryCodable": MacroSpec(type: BinaryCodableMacro.self, conformances: ["BinaryCodable"])]
+
+    /// `assertMacroExpansion` reporting through Swift Testing.
+    static func expect(_ source: String, expands expanded: String, diagnostics: [DiagnosticSpec] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+        assertMacroExpansion(source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: macros) { failure in
+            Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("an enum: the case is the key, labels (or _0, _1) key the values, optionals are left out when nil")
+    func enumExpansion() {
+        Self.expect(
+            """
+            @BinaryCodable
+            public enum CartAction: Codable {
+                case add(productID: String, quantity: Int?)
+                case pair(Int, String)
+                case clear
+            }
+            """,
+            expands: """
+            public enum CartAction: Codable {
+                case add(productID: String, quantity: Int?)
+                case pair(Int, String)
+                case clear
+            }
+
+            extension CartAction: RewindCoding.BinaryCodable {
+                public init(binary reader: inout RewindCoding.BinaryReader) throws {
+                    var (caseName, values) = try reader.enumCase(of: Self.self)
+                    switch caseName {
+                    case "add":
+                        self = .add(productID: try reader.decode(forKey: "productID", in: &values), quantity: try reader.decodeIfPresent(forKey: "quantity", in: &values))
+                    case "pair":
+                        self = .pair(try reader.decode(forKey: "_0", in: &values), try reader.decode(forKey: "_1", in: &values))
+                    case "clear":
+                        self = .clear
+                    default:
+                        throw reader.unknownCase(caseName, of: Self.self)
+                    }
+                }
+
+                public func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
+                    var container = writer.keyedContainer()
+                    switch self {
+                    case let .add(value0, value1):
+                        var values = writer.nestedKeyedContainer(forKey: "add", in: &container)
+                        try writer.encode(value0, forKey: "productID", in: &values)
+                        try writer.encodeIfPresent(value1, forKey: "quantity", in: &values)
+                        writer.close(values)
+                    case let .pair(value0, value1):
+                        var values = writer.nestedKeyedContainer(forKey: "pair", in: &container)
+                        try writer.encode(value0, forKey: "_0", in: &values)
+                        try writer.encode(value1, forKey: "_1", in: &values)
+                        writer.close(values)
+                    case .clear:
+                        let values = writer.nestedKeyedContainer(forKey: "clear", in: &container)
+                        writer.close(values)
+                    }
+                    writer.close(container)
+                }
+            }
+            """
+        )
+    }
+
+    @Test("a struct: stored properties in order; computed and static ones skipped; a constant with a value is written, not read")
+    func structExpansion() {
+        Self.expect(
+            """
+            @BinaryCodable
+            struct Line: Codable {
+                static let zero = 0
+                var id: String
+                var note: String?
+                let kind = 1
+                var total: Int { 0 }
+            }
+            """,
+            expands: """
+            struct Line: Codable {
+                static let zero = 0
+                var id: String
+                var note: String?
+                let kind = 1
+                var total: Int { 0 }
+            }
+
+            extension Line: RewindCoding.BinaryCodable {
+                init(binary reader: inout RewindCoding.BinaryReader) throws {
+                    var container = try reader.keyedContainer()
+                    self.id = try reader.decode(forKey: "id", in: &container)
+                    self.note = try reader.decodeIfPresent(forKey: "note", in: &container)
+                }
+
+                func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
+                    var container = writer.keyedContainer()
+                    try writer.encode(self.id, forKey: "id", in: &container)
+                    try writer.encodeIfPresent(self.note, forKey: "note", in: &container)
+                    try writer.encode(self.kind, forKey: "kind", in: &container)
+                    writer.close(container)
+                }
+            }
+            """
+        )
+    }
+
+    @Test("a raw-value enum codes its raw value")
+    func rawValueExpansion() {
+        Self.expect(
+            """
+            @BinaryCodable
+            enum Filter: String, Codable {
+                case all, done
+            }
+            """,
+            expands: """
+            enum Filter: String, Codable {
+                case all, done
+            }
+
+            extension Filter: RewindCoding.BinaryCodable {
+                init(binary reader: inout RewindCoding.BinaryReader) throws {
+                    let rawValue = try RawValue(binary: &reader)
+                    guard let value = Self(rawValue: rawValue) else {
+                        throw reader.invalidRawValue(rawValue, of: Self.self)
+                    }
+                    self = value
+                }
+
+                func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
+                    try rawValue.encode(binary: &writer)
+                }
+            }
+            """
+        )
+    }
+
+    @Test("types whose Codable is not the synthesized one, classes and generic types are refused with a message")
+    func refusals() {
+        for (body, message) in [
+            ("struct A: Codable {\n    var x: Int\n    enum CodingKeys: String, CodingKey {\n        case x = \"y\"\n    }\n}",
+             "@BinaryCodable mirrors synthesized Codable; this type declares its own CodingKeys"),
+            ("struct A: Codable {\n    var x: Int\n    init(from decoder: any Decoder) throws {\n        x = 0\n    }\n}",
+             "@BinaryCodable mirrors synthesized Codable; this type declares its own init(from:)"),
+            ("final class A: Codable {\n    var x = 0\n}", "@BinaryCodable applies to structs and enums"),
+            ("struct A<T: Codable>: Codable {\n    var x: T\n}", "@BinaryCodable does not support generic types yet"),
+        ] {
+            Self.expect("@BinaryCodable\n" + body, expands: body, diagnostics: [DiagnosticSpec(message: message, line: 1, column: 1)])
+        }
+    }
+}
