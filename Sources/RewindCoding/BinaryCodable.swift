@@ -27,6 +27,43 @@ public protocol BinaryCodable: Codable {
     init(binary reader: inout BinaryReader) throws
     /// Writes the value at the writer's current position.
     func encode(binary writer: inout BinaryWriter) throws
+
+    /// The dotted case path the log shows for an enum value (`cart.remove` for
+    /// `.cart(.remove(productID:))`), following a first unlabelled value that is itself an enum;
+    /// `nil` for other types, or when a step of the path has no generated code. The recorder
+    /// asks for it on every event: generated, it costs a switch instead of a partial encoding.
+    var generatedCasePath: String? { get }
+
+    /// Whether the type is an enum with a generated ``generatedCasePath``.
+    static var generatesCasePath: Bool { get }
+}
+
+extension BinaryCodable {
+    /// None: only enums generate a case path.
+    public var generatedCasePath: String? { nil }
+
+    /// No: only enums generate a case path.
+    public static var generatesCasePath: Bool { false }
+}
+
+/// Case-path steps for generated code: a case name, followed by its first value's own path.
+public enum GeneratedCasePath {
+    /// `name`, then the payload's case path when it is an enum.
+    public static func joining<Payload: BinaryCodable>(_ name: String, _ payload: Payload) -> String? {
+        // A struct or a number as the first value ends the path here.
+        guard Payload.generatesCasePath else { return name }
+        return payload.generatedCasePath.map { name + "." + $0 }
+    }
+
+    /// An optional payload: `Codable` leaves a `nil` one out (the path ends at `name`) and
+    /// writes a present one as the value itself.
+    public static func joining<Wrapped: BinaryCodable>(_ name: String, _ payload: Wrapped?) -> String? {
+        guard let payload else { return name }
+        return joining(name, payload)
+    }
+
+    /// A payload without generated code: whether and how it continues the path is not known here.
+    public static func joining<Payload>(_ name: String, _ payload: Payload) -> String? { nil }
 }
 
 /// Generates a ``BinaryCodable`` conformance that reads and writes exactly the bytes the binary
@@ -42,5 +79,5 @@ public protocol BinaryCodable: Codable {
 /// Optional fields must be spelled `T?` or `Optional<T>` (as the synthesized code sees them,
 /// they are left out when `nil`). A type that declares its own `CodingKeys`, `init(from:)` or
 /// `encode(to:)` is refused with an error, since the bytes would no longer match.
-@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(encode(binary:)))
+@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(encode(binary:)), named(generatedCasePath), named(generatesCasePath))
 public macro BinaryCodable() = #externalMacro(module: "RewindMacros", type: "BinaryCodableMacro")

@@ -163,7 +163,30 @@ public struct BinaryCodableMacro: ExtensionMacro {
         encode.append("    }")
         encode.append("    writer.close(container)")
         encode.append("}")
-        return (decode + [""] + encode).joined(separator: "\n")
+        return (decode + [""] + encode + [""] + casePathMembers(cases, access: access)).joined(separator: "\n")
+    }
+
+    /// The case path the log shows: the case's name, then, when its first value is unlabelled,
+    /// that value's own path (as the log's `Codable`-based case path reads it).
+    private static func casePathMembers(_ cases: [EnumCaseElementSyntax], access: String) -> [String] {
+        var lines = ["\(access)static var generatesCasePath: Bool { true }", ""]
+        lines.append("\(access)var generatedCasePath: String? {")
+        lines.append("    switch self {")
+        for element in cases {
+            let name = element.name.text
+            let first = element.parameterClause?.parameters.first
+            if let first, first.firstName == nil || first.firstName?.text == "_" {
+                let count = element.parameterClause?.parameters.count ?? 1
+                lines.append("    case let .\(name)(\((["value0"] + Array(repeating: "_", count: count - 1)).joined(separator: ", "))):")
+                lines.append("        return RewindCoding.GeneratedCasePath.joining(\(literal(key(name))), value0)")
+            } else {
+                lines.append("    case .\(name):")
+                lines.append("        return \(literal(key(name)))")
+            }
+        }
+        lines.append("    }")
+        lines.append("}")
+        return lines
     }
 
     /// An enum with a raw type codes as its raw value, like `RawRepresentable`'s `Codable`.
@@ -178,6 +201,10 @@ public struct BinaryCodableMacro: ExtensionMacro {
         \(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
             try rawValue.encode(binary: &writer)
         }
+
+        \(access)static var generatesCasePath: Bool { true }
+
+        \(access)var generatedCasePath: String? { String(describing: self) }
         """
     }
 

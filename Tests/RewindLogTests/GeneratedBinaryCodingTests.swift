@@ -2,7 +2,7 @@ import Foundation
 import Rewind
 import RewindCoding
 import RewindExamples
-import RewindLog
+@testable import RewindLog
 import RewindTestSupport
 import Testing
 
@@ -85,6 +85,37 @@ struct GeneratedBinaryCodingTests {
         // Agreement alone would hold without the macro too: check the generated path is the one taken.
         #expect(Self.hasGeneratedCoding(ShopAction.self) && Self.hasGeneratedCoding(TodoAction.self))
         #expect(!Self.hasGeneratedCoding(Plain.self))
+    }
+
+    /// Not annotated: a case path through it is left to the `Codable`-based reader.
+    enum PlainChoice: Codable { case left(Int), right }
+
+    @BinaryCodable
+    enum Outer: Codable {
+        case level(Level)
+        case shape(Shape, Int)
+        case plain(PlainChoice)
+        case labelled(shape: Shape)
+    }
+
+    @Test("generated case paths are the ones the log's Codable-based reader finds, for every example action")
+    func casePaths() async throws {
+        var checked = 0
+        func expectSamePath<T: BinaryCodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(value.generatedCasePath == CasePathEncoder.path(of: value) ?? ActionCaseName.reflected(value), sourceLocation: sourceLocation)
+            checked += 1
+        }
+        for dispatched in await Shop.sessionActions(count: 1_500, seed: 6) { expectSamePath(dispatched.action) }
+        for dispatched in await Todo.sessionActions(count: 1_500, seed: 6) { expectSamePath(dispatched.action) }
+        for shape in Everything().shapes { expectSamePath(shape) }
+        for outer in [Outer.level(.high), .shape(.labelled(name: "a", count: 1), 2), .labelled(shape: .none)] { expectSamePath(outer) }
+        #expect(Outer.shape(.nested(nil), 1).generatedCasePath == "shape.nested")
+        #expect(Outer.shape(.nested(.nested(Shape.none)), 1).generatedCasePath == "shape.nested.nested.none")
+        #expect(Level.high.generatedCasePath == "high")
+        // A step without generated code: no generated path, and the log falls back.
+        #expect(Outer.plain(.left(1)).generatedCasePath == nil)
+        #expect(ActionCaseName.of(Outer.plain(.left(1))) == "plain.left")
+        #expect(checked == 3_010)
     }
 
     @Test("edge cases agree byte for byte: optionals, implicitly unwrapped, observed, raw values, Codable-only fields, lengths past 127")

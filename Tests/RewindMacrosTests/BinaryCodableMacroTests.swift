@@ -14,7 +14,7 @@ struct BinaryCodableMacroTests {
         }
     }
 
-    @Test("an enum: the case is the key, labels (or _0, _1) key the values, optionals are left out when nil")
+    @Test("an enum: the case is the key, labels (or _0, _1) key the values, optionals are left out when nil; the case path follows a first unlabelled value")
     func enumExpansion() {
         Self.expect(
             """
@@ -65,6 +65,21 @@ struct BinaryCodableMacroTests {
                         writer.close(values)
                     }
                     writer.close(container)
+                }
+
+                public static var generatesCasePath: Bool {
+                    true
+                }
+
+                public var generatedCasePath: String? {
+                    switch self {
+                    case .add:
+                        return "add"
+                    case let .pair(value0, _):
+                        return RewindCoding.GeneratedCasePath.joining("pair", value0)
+                    case .clear:
+                        return "clear"
+                    }
                 }
             }
             """
@@ -137,6 +152,14 @@ struct BinaryCodableMacroTests {
 
                 func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
                     try rawValue.encode(binary: &writer)
+                }
+
+                static var generatesCasePath: Bool {
+                    true
+                }
+
+                var generatedCasePath: String? {
+                    String(describing: self)
                 }
             }
             """

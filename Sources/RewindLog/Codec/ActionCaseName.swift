@@ -1,10 +1,12 @@
+import RewindCoding
+
 /// The dotted case path of an action, as the log's `action` column stores it: `cart.remove` for
 /// `ShopAction.cart(.remove(productID: "mug"))`, `cart.removeDiscount` for a case without
 /// payload.
 ///
-/// Derived on the writer thread, never on the dispatch path: from the first keys of a
-/// synthesized-`Codable` enum's encoding, or else by reflection. A type can name its cases
-/// itself by conforming to ``NamedAction``.
+/// Derived on the writer thread, never on the dispatch path: from a `@BinaryCodable` enum's
+/// generated code, from the first keys of a synthesized-`Codable` enum's encoding, or else by
+/// reflection. A type can name its cases itself by conforming to ``NamedAction``.
 public enum ActionCaseName {
     /// The case path of `action`.
     ///
@@ -12,6 +14,7 @@ public enum ActionCaseName {
     /// - Returns: The case path.
     public static func of(_ action: Any) -> String {
         if let named = action as? any NamedAction { return named.actionCaseName }
+        if let generated = action as? any BinaryCodable, let path = generated.generatedCasePath { return path }
         if let encodable = action as? any Encodable, let path = CasePathEncoder.path(of: encodable) { return path }
         return reflected(action)
     }
