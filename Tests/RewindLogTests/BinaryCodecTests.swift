@@ -104,32 +104,12 @@ struct BinaryCodecTests {
         let codec = BinaryPayloadCodec()
         let valid = try await Shop.sessionActions(count: 300, seed: 4).map { try codec.encode($0.action) }
             + [try codec.encode(Edges(nestedOptional: 1)), try codec.encode(ShopState())]
-        var random = SeededRandom(seed: 99)
-        var decoded = 0, failed = 0
-        func attempt(_ bytes: [UInt8]) {
-            let data = Data(bytes)
-            for decode in [
-                { _ = try codec.decode(ShopAction.self, from: data) },
-                { _ = try codec.decode(Edges.self, from: data) },
-                { _ = try codec.decode(ShopState.self, from: data) },
-                { _ = try codec.decode([String: [Int?]].self, from: data) },
-            ] as [() throws -> Void] {
-                do { try decode(); decoded += 1 } catch { failed += 1 }
-            }
-        }
-        for _ in 0..<3_000 {
-            attempt((0..<random.int(in: 0...64)).map { _ in UInt8(random.int(below: 256)) })
-        }
-        for _ in 0..<6_000 {
-            var bytes = [UInt8](random.element(of: valid)!)
-            switch random.int(below: 4) {
-            case 0 where !bytes.isEmpty: bytes[random.int(below: bytes.count)] = UInt8(random.int(below: 256))
-            case 1 where !bytes.isEmpty: bytes.removeLast(random.int(in: 1...bytes.count))
-            case 2: bytes.insert(UInt8(random.int(below: 256)), at: random.int(below: bytes.count + 1))
-            default: bytes += (0..<random.int(in: 1...8)).map { _ in UInt8(random.int(below: 256)) }
-            }
-            attempt(bytes)
-        }
+        let (decoded, failed) = FuzzedPayloads.attempt(FuzzedPayloads.make(from: valid, seed: 99), with: [
+            { _ = try codec.decode(ShopAction.self, from: $0) },
+            { _ = try codec.decode(Edges.self, from: $0) },
+            { _ = try codec.decode(ShopState.self, from: $0) },
+            { _ = try codec.decode([String: [Int?]].self, from: $0) },
+        ])
         #expect(failed > 0)
         #expect(decoded + failed == 36_000)
     }
