@@ -49,13 +49,7 @@ extension Reducer {
     public func lift<GlobalAction>(
         action: @escaping @Sendable (GlobalAction) -> Action?
     ) -> Reducer<State, GlobalAction> {
-        // Not `lift(state: \.self, …)`: an identity key path still costs a runtime projection
-        // per action, which replay and dispatch measurably pay.
-        let reduce = self.reduce
-        return Reducer<State, GlobalAction> { state, globalAction in
-            guard let localAction = action(globalAction) else { return }
-            reduce(&state, localAction)
-        }
+        lift(state: \State.self, action: action)
     }
 
     /// Runs this reducer only while an optional state is present; actions that arrive while it

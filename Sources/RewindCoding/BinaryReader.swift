@@ -81,10 +81,7 @@ public struct BinaryReader {
     /// Reads the value of `key` through its type's `Codable` conformance (a type without the macro).
     public mutating func decode<T: Decodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T {
         guard let range = try find(key, in: &container) else { throw keyNotFound(key, in: container) }
-        return try decodeValue(in: range, at: container, key) { reader in
-            defer { reader.position = reader.end }
-            return try reader.context.decodeWithCodable(T.self, from: reader.bytes, in: reader.position..<reader.end, names: reader.names)
-        }
+        return try decodeValue(in: range, at: container, key) { try Self.readWithCodable(&$0) as T }
     }
 
     /// Reads the value of `key`, or `nil` when the key is absent or holds `nil` (as
@@ -97,10 +94,13 @@ public struct BinaryReader {
     /// Reads the value of `key` through `Codable`, or `nil` when it is absent or `nil`.
     public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T? {
         guard let range = try find(key, in: &container), !range.isEmpty else { return nil }
-        return try decodeValue(in: range, at: container, key) { reader in
-            defer { reader.position = reader.end }
-            return try reader.context.decodeWithCodable(T.self, from: reader.bytes, in: reader.position..<reader.end, names: reader.names)
-        }
+        return try decodeValue(in: range, at: container, key) { try Self.readWithCodable(&$0) as T }
+    }
+
+    /// Reads the whole current value through its type's `Codable` conformance.
+    private static func readWithCodable<T: Decodable>(_ reader: inout BinaryReader) throws -> T {
+        defer { reader.position = reader.end }
+        return try reader.context.decodeWithCodable(T.self, from: reader.bytes, in: reader.position..<reader.end, names: reader.names)
     }
 
     /// Finds `key`'s entry, searching on from the last one found and wrapping around once.
