@@ -171,4 +171,29 @@ struct BinaryCodecTests {
         let names = try Set(reader.read { db in try String.fetchAll(db, sql: "SELECT name FROM symbols") })
         #expect(names.isSuperset(of: ["alpha", "beta", "shared"]))
     }
+
+    @Test("the symbol index finds every name it was built from, and nothing else")
+    func symbolIndex() {
+        // Enough names to force probing past collisions; unicode, an empty name, and prefixes.
+        var names: [String: UInt32] = ["": 1, "é": 2, "日本語": 3, "_0": 4, "_00": 5, "productID": 6]
+        for number in 0..<2_000 { names["key\(number)"] = UInt32(names.count + 1) }
+        let index = SymbolIndex(names: names)
+        for (name, id) in names { #expect(index.id(for: name) == id, "\(name)") }
+        for missing in ["productId", "_", "key2000", "key-1", "日本", "e\u{301}"] { #expect(index.id(for: missing) == nil, "\(missing)") }
+        // A name built at run time (a heap string) finds the same entry as a literal.
+        #expect(index.id(for: String(["product", "ID"].joined())) == 6)
+        #expect(SymbolIndex.empty.id(for: "anything") == nil)
+    }
+
+    @Test("a pass encodes with symbols interned after its index was taken, and later passes see them")
+    func symbolsAddedDuringAPass() throws {
+        struct First: Codable, Equatable { var one: Int }
+        struct Second: Codable, Equatable { var one: Int; var two: First }
+        let codec = BinaryPayloadCodec()
+        #expect(try Self.roundTrip(First(one: 1), codec) == First(one: 1))
+        let second = Second(one: 2, two: First(one: 3))
+        #expect(try Self.roundTrip(second, codec) == second)
+        #expect(codec.symbols.index.id(for: "two") == codec.symbols.ids["two"])
+        #expect(codec.symbols.index.id(for: "two") != nil)
+    }
 }

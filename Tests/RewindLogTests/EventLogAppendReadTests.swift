@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rewind
+import RewindCoding
 import RewindExamples
 @testable import RewindLog
 import RewindTestSupport
@@ -68,6 +69,32 @@ struct EventLogAppendReadTests {
         for action in shop { #expect(ActionCaseName.of(action) == ActionCaseName.reflected(action)) }
         for action in todo { #expect(ActionCaseName.of(action) == ActionCaseName.reflected(action)) }
         #expect(Set(shop.map { ActionCaseName.of($0) }).count > 8)
+    }
+
+    /// Names its case itself, and is also generated: the recorder must prefer the type's own names.
+    @BinaryCodable
+    enum SelfNamed: Codable, NamedAction {
+        case tap(Int)
+        var actionCaseName: String { "custom.tap" }
+    }
+
+    /// Neither generated nor named: the namer falls back to encoding or reflection.
+    enum Synthesized: Codable { case pick(ShopAction), plain }
+
+    @Test("a namer resolved once per type names every action as ActionCaseName.of does")
+    func namersAgreeWithTheGeneralPath() async {
+        let shop = await Shop.sessionActions(count: 1_500, seed: 31).map(\.action)
+        let todo = await Todo.sessionActions(count: 1_500, seed: 31).map(\.action)
+        let shopNamer = ActionCaseName.namer(for: ShopAction.self)
+        let todoNamer = ActionCaseName.namer(for: TodoAction.self)
+        for action in shop { #expect(shopNamer(action) == ActionCaseName.of(action)) }
+        for action in todo { #expect(todoNamer(action) == ActionCaseName.of(action)) }
+
+        #expect(ActionCaseName.namer(for: SelfNamed.self)(.tap(1)) == "custom.tap")
+        let synthesized = ActionCaseName.namer(for: Synthesized.self)
+        #expect(synthesized(.pick(.cart(.clear))) == "pick.cart.clear")
+        #expect(synthesized(.plain) == "plain")
+        #expect(ActionCaseName.namer(for: Int.self)(42) == "Int")
     }
 
     @Test("filters select by seq range, session, case pattern, file, line and limit")

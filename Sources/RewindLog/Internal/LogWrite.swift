@@ -24,6 +24,13 @@ struct EventEncoder<Action: Encodable & Sendable> {
     var codec: any PayloadCodec
     var redaction: Redaction<Action>
     var path: String
+    private let caseName = ActionCaseName.namer(for: Action.self)
+
+    init(codec: any PayloadCodec, redaction: Redaction<Action>, path: String) {
+        self.codec = codec
+        self.redaction = redaction
+        self.path = path
+    }
 
     /// The row for `action`. When encoding fails the row keeps the case and source, has no
     /// payload and says why in `redaction`, and the failure is returned for reporting.
@@ -31,7 +38,7 @@ struct EventEncoder<Action: Encodable & Sendable> {
         let key = SourceInterner.Key(
             file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue
         )
-        var event = LogWrite.Event(time: time, actionCase: ActionCaseName.of(action), payload: nil, source: key, info: source.info, redaction: nil)
+        var event = LogWrite.Event(time: time, actionCase: caseName(action), payload: nil, source: key, info: source.info, redaction: nil)
         let recorded: Action
         switch redaction.decide(action) {
         case .keep:

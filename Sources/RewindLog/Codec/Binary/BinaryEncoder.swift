@@ -30,13 +30,14 @@ final class BinaryEncoding {
     }
 
     var arena: [UInt8] = []
-    private var known: [String: UInt32]
+    /// The symbols known when the pass began; `added` holds those it interned itself.
+    private let known: SymbolIndex
+    private var added: [String: UInt32] = [:]
     private let table: SymbolTable
 
     init(table: SymbolTable) {
         self.table = table
-        known = table.ids
-        arena.reserveCapacity(64)
+        known = table.index
     }
 
     func symbol(for key: some CodingKey) -> UInt32 {
@@ -380,9 +381,9 @@ final class SlotEncoder: Encoder {
 /// symbols, and its fields whose types are only `Codable` are encoded here.
 extension BinaryEncoding: BinaryEncodingContext {
     func symbol(for key: String) -> UInt32 {
-        if let id = known[key] { return id }
+        if let id = known.id(for: key) ?? added[key] { return id }
         let id = table.id(for: key)
-        known[key] = id
+        added[key] = id
         return id
     }
 

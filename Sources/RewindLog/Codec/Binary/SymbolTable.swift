@@ -23,6 +23,8 @@ final class SymbolTable: Sendable {
         var names: [String] = []
         /// Symbols up to this id are known to be in the log file.
         var persisted: UInt32 = 0
+        /// `ids` for the encoder's look-ups, rebuilt on first use after `ids` changes.
+        var index: SymbolIndex?
     }
 
     let contents = Mutex(Contents())
@@ -34,6 +36,7 @@ final class SymbolTable: Sendable {
             contents.names.append(name)
             let id = UInt32(contents.names.count)
             contents.ids[name] = id
+            contents.index = nil
             return id
         }
     }
@@ -46,6 +49,16 @@ final class SymbolTable: Sendable {
     /// A copy of the name→id table, for an encoding pass.
     var ids: [String: UInt32] {
         contents.withLock { $0.ids }
+    }
+
+    /// Every symbol known so far, for look-ups without the lock.
+    var index: SymbolIndex {
+        contents.withLock { contents in
+            if let index = contents.index { return index }
+            let index = SymbolIndex(names: contents.ids)
+            contents.index = index
+            return index
+        }
     }
 
     /// Symbols read from the log (by any writer), marked persisted.
@@ -64,6 +77,7 @@ final class SymbolTable: Sendable {
                 }
                 contents.persisted = max(contents.persisted, id)
             }
+            contents.index = nil
         }
     }
 
@@ -82,6 +96,7 @@ final class SymbolTable: Sendable {
             while contents.names.count > contents.persisted {
                 contents.ids[contents.names.removeLast()] = nil
             }
+            contents.index = nil
         }
     }
 
