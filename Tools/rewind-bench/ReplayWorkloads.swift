@@ -10,9 +10,12 @@ import RewindReplay
 struct ReplayLogs {
     var byCodec: [(codec: String, path: String, actions: Int)] = []
     var large: (path: String, actions: Int)?
+    /// The recorded actions, in memory: what the logs hold.
+    var session: [TodoAction]
 
     init(actions: Int, large: Bool, seed: UInt64, codecs: [String]) async throws {
         let session = await Todo.sessionActions(count: actions, seed: seed)
+        self.session = session.map(\.action)
         for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] where codecs.contains(codec.name) {
             byCodec.append((codec.name, try Self.record(session, count: actions, codec: codec), actions))
         }
@@ -47,6 +50,8 @@ struct ReplayLogs {
 
 /// `replay`: actions per second folded from disk to the final state, per codec, against the
 /// bound measured in the same run: reading the same rows and decoding them, without folding.
+/// A last line folds the same actions in memory: the reducer's own cost, which replay adds to
+/// the bound (replay time ≈ bound time + fold time).
 struct ReplayWorkload {
     var logs: ReplayLogs
     var runs: Int
@@ -70,6 +75,14 @@ struct ReplayWorkload {
             variants.append(.init(name: "\(codecName): replay to the final state", value: replay.median, unit: "actions/s",
                                   ratioToBaseline: replay.median / bound.median, runs: replay.all))
         }
+        let actions = logs.session
+        let fold = medianThroughput(actions: actions.count, runs: runs) {
+            var state = TodoState()
+            for action in actions { Todo.reducer(&state, action) }
+            blackHole(state)
+        }
+        variants.append(.init(name: "reducer alone: same actions folded in memory", value: fold.median, unit: "actions/s",
+                              ratioToBaseline: nil, runs: fold.all))
         return WorkloadResult(
             name: "replay (\(logs.byCodec.first?.actions ?? 0) todo actions from disk, from the session's start)",
             baseline: "reading and decoding the same rows without folding (each codec's ratio is to its own bound)",
