@@ -44,7 +44,7 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log. Called on
-    /// the writer thread (or, once the recorder is closed, on the dispatching thread). By
+    /// the recorder's committing thread (or, once the recorder is closed, on the dispatching thread). By
     /// default it prints to standard error.
     public var onFailure: @Sendable (RecorderFailure<Action>) -> Void = { failure in
         FileHandle.standardError.write(Data("rewind: \(failure)\n".utf8))

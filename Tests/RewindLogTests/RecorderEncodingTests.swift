@@ -1,0 +1,133 @@
+import Foundation
+import Rewind
+import RewindExamples
+@testable import RewindLog
+import RewindTestSupport
+import Synchronization
+import Testing
+
+/// The recorder encodes on one thread and commits on another. Encoding outside the write
+/// transaction may only use symbols the file already holds; these tests pin that down.
+@Suite("Recorder encoding outside the transaction")
+struct RecorderEncodingTests {
+    /// An action whose tags become new binary symbols (dictionary keys are interned).
+    enum Tagged: Codable, Equatable, Sendable {
+        case tags([String: Int])
+        case plain(Int)
+    }
+
+    struct Counter: Codable, Equatable, Sendable { var count = 0 }
+
+    static let countActions = Reducer<Counter, Tagged> { state, _ in state.count += 1 }
+
+    @Test("the stored-symbols pass declines a value with a key the file lacks, and accepts it once stored")
+    func storedSymbolsOnly() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("symbols.rewind"))
+        let codec = try #require(log.codecs["binary"])
+        let session = try log.beginSession(app: AppIdentity(id: "tags"), codec: codec, initialState: Counter())
+        let action = Tagged.tags(["fresh": 1])
+
+        #expect(try codec.encodeWithStoredSymbols(action) == nil)
+        // Interned but not stored: an id another writer could still take.
+        _ = try codec.encode(action)
+        #expect(try codec.encodeWithStoredSymbols(action) == nil)
+        try log.append([EventRecord(action, source: ActionSource())], to: session)
+        let stored = try #require(try codec.encodeWithStoredSymbols(action))
+        #expect(stored == (try codec.encode(action)))
+        #expect(try codec.decode(Tagged.self, from: stored) == action)
+        // JSON has no symbols: it always encodes.
+        #expect(try JSONPayloadCodec().encodeWithStoredSymbols(action) == (try JSONPayloadCodec().encode(action)))
+    }
+
+    @Test("two recorders on one file, each bringing new keys in every batch, never mix up symbol ids")
+    func twoRecordersIntroducingKeys() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("two.rewind")
+        let failures = Recorded<String>()
+        func recorder(_ name: String) throws -> (Recorder<Counter, Tagged>, Store<Counter, Tagged>) {
+            var configuration = RecorderConfiguration<Tagged>()
+            configuration.codec = BinaryPayloadCodec()
+            configuration.batchSize = 16
+            configuration.bufferCapacity = 64
+            configuration.onFailure = { failures.append("\(name): \($0)") }
+            let recorder = Recorder<Counter, Tagged>(log: try EventLog(path: path), app: AppIdentity(id: name), configuration: configuration)
+            return (recorder, Store(initialState: Counter(), reducer: Self.countActions, middleware: recorder.middleware))
+        }
+        func actions(_ prefix: String) -> [Tagged] {
+            (0..<600).map { index in index % 3 == 0 ? .tags(["\(prefix)-\(index)": index, "shared": index]) : .plain(index) }
+        }
+        let (first, firstStore) = try recorder("a")
+        let (second, secondStore) = try recorder("b")
+        let firstActions = actions("a"), secondActions = actions("b")
+        DispatchQueue.concurrentPerform(iterations: 2) { lane in
+            let (store, actions) = lane == 0 ? (firstStore, firstActions) : (secondStore, secondActions)
+            for action in actions { store.dispatch(action) }
+        }
+        try first.close()
+        try second.close()
+        #expect(failures.all.isEmpty)
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let codec = try #require(reader.codecs["binary"])
+        for (session, expected) in [(try #require(first.session), firstActions), (try #require(second.session), secondActions)] {
+            var cursor = reader.events(EventFilter(session: session.id))
+            let decoded = try cursor.collect().map { try $0.decodeAction(as: Tagged.self, codec: codec, path: path) }
+            #expect(decoded == expected)
+        }
+        let names = try reader.read { db in try String.fetchAll(db, sql: "SELECT name FROM symbols") }
+        #expect(names.count == Set(names).count)
+        #expect(Set(names).isSuperset(of: ["a-0", "b-0", "a-597", "b-597", "shared"]))
+    }
+
+    @Test("a buffer committed in small batches keeps every event in order and each snapshot at its seq")
+    func smallBatchesWithSnapshots() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.batchSize = 7
+        configuration.bufferCapacity = 100
+        configuration.snapshotInterval = 5
+        let session = try await recordSession(
+            into: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), initialState: ShopState(), reducer: Shop.reducer,
+            effects: Shop.effects(environment: .simulated), user: Shopper(seed: 9), actions: 400, configuration: configuration
+        )
+        let log = try EventLog(path: path, mode: .readOnly)
+        let codec = try #require(log.codecs["binary"])
+        var cursor = log.events()
+        let events = try cursor.collect()
+        #expect(events.map(\.seq) == Array(1...Int64(session.reduced.count)))
+        for (event, dispatched) in zip(events, session.reduced) {
+            #expect(try event.decodeAction(as: ShopAction.self, codec: codec, path: path) == dispatched.action)
+        }
+        let logSession = try #require(try log.sessions().first)
+        let snapshots = try log.snapshotIndex(session: logSession.id).dropFirst()
+        #expect(snapshots.map(\.seq) == Array(stride(from: 5, through: Int64(session.reduced.count), by: 5)))
+        for entry in snapshots {
+            let snapshot = try #require(try log.snapshot(session: logSession.id, atOrBefore: entry.seq))
+            #expect(try snapshot.decodeState(as: ShopState.self, codec: codec, path: path) == session.states[Int(entry.seq) - 1])
+        }
+    }
+
+    @Test("flush returns only once the last small batch of a buffer is committed")
+    func flushWaitsForEveryBatch() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("flush.rewind")
+        var configuration = RecorderConfiguration<Tagged>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.batchSize = 7
+        configuration.durability = .buffered(maxDelay: .seconds(60))
+        let recorder = Recorder<Counter, Tagged>(log: try EventLog(path: path), app: AppIdentity(id: "flush"), configuration: configuration)
+        let store = Store(initialState: Counter(), reducer: Self.countActions, middleware: recorder.middleware)
+        let reader = try EventLog(path: path, mode: .readOnly)
+        var dispatched = 0
+        for round in 1...5 {
+            for index in 0..<(100 * round) { store.dispatch(index % 10 == 0 ? .tags(["r\(round)-\(index)": index]) : .plain(index)) }
+            dispatched += 100 * round
+            try recorder.flush()
+            #expect(try reader.seqRange() == 1...Int64(dispatched))
+        }
+        try recorder.close()
+    }
+}
