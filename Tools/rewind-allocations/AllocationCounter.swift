@@ -7,9 +7,9 @@ import Darwin
 
 /// Counts the allocations one thread makes while counting is on.
 ///
-/// The interposer's totals sum every thread, and the recorder's threads allocate freely while
-/// encoding and committing. An allocation hook runs on the allocating thread, so it can keep a
-/// tally for the measured thread alone. It must not allocate: it reads the thread id and bumps a counter.
+/// The interposer's totals sum every thread, and the recorder's writer thread allocates freely
+/// while encoding. An allocation hook runs on the allocating thread, so it can keep a tally for
+/// the measured thread alone. It must not allocate: it reads the thread id and bumps a counter.
 enum AllocationCounter {
     // Written by the hook on the measured thread only, read after counting stops.
     nonisolated(unsafe) private static var measuredThread = pthread_self()

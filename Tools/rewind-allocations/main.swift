@@ -11,8 +11,8 @@
 // allocation per dispatch more than the baseline, which shows the count would catch a hand-off
 // that allocates.
 //
-// Only allocations made on the dispatching thread count: the recorder's threads encode and
-// write concurrently, and allocate as they like, off the hot path. An allocation hook (run
+// Only allocations made on the dispatching thread count: the recorder's writer thread encodes
+// and writes concurrently, and allocates as it likes, off the hot path. An allocation hook (run
 // on the allocating thread) keeps the tally (`AllocationCounter`).
 
 import Foundation

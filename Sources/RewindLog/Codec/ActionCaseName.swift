@@ -4,7 +4,7 @@ import RewindCoding
 /// `ShopAction.cart(.remove(productID: "mug"))`, `cart.removeDiscount` for a case without
 /// payload.
 ///
-/// Derived on the recorder's encoding thread, never on the dispatch path: from a `@BinaryCodable` enum's
+/// Derived on the writer thread, never on the dispatch path: from a `@BinaryCodable` enum's
 /// generated code, from the first keys of a synthesized-`Codable` enum's encoding, or else by
 /// reflection. A type can name its cases itself by conforming to ``NamedAction``.
 public enum ActionCaseName {
@@ -21,7 +21,7 @@ public enum ActionCaseName {
 
     /// A namer for actions of one type: which way names its cases is decided once, so each
     /// event pays for its own case path but not for finding out how to get it (the dynamic casts
-    /// in ``of(_:)`` were a sixth of the recorder's encoding time).
+    /// in ``of(_:)`` were a sixth of the writer thread's encoding time).
     static func namer<Action>(for type: Action.Type) -> @Sendable (Action) -> String {
         if let named = type as? any NamedAction.Type { return namedCase(as: named) }
         if let generated = type as? any BinaryCodable.Type, generated.generatesCasePath { return generatedCase(as: generated) }

@@ -12,16 +12,6 @@ public protocol PayloadCodec: Sendable {
     var isText: Bool { get }
     /// Encodes a value.
     func encode<Value: Encodable>(_ value: Value) throws -> Data
-
-    /// Encodes a value using only symbols the log file already holds, or returns `nil` when it
-    /// needs a new one.
-    ///
-    /// The recorder encodes this way outside its write transaction, on a thread of its own,
-    /// and encodes inside the transaction only what returns `nil`: a new symbol's id may only
-    /// be chosen while holding the write lock. By default a codec returns `nil` for everything
-    /// (all encoding then happens inside the transaction); one without symbols, or that keeps
-    /// them this way, encodes here.
-    func encodeWithStoredSymbols<Value: Encodable>(_ value: Value) throws -> Data?
     /// Decodes a value.
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
 
@@ -45,9 +35,6 @@ extension PayloadCodec {
     public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         try decode(type, from: Data(bytes))
     }
-
-    /// `nil`: encode inside the write transaction, where new symbols are safe to choose.
-    public func encodeWithStoredSymbols<Value: Encodable>(_ value: Value) throws -> Data? { nil }
 
     /// None: this codec does not intern symbols.
     public func unpersistedSymbols() -> [CodecSymbol] { [] }
@@ -89,11 +76,6 @@ public struct JSONPayloadCodec: PayloadCodec {
     }
 
     /// Decodes a value from JSON.
-    /// Encodes a value as JSON (which has no symbols).
-    public func encodeWithStoredSymbols<Value: Encodable>(_ value: Value) throws -> Data? {
-        try encode(value)
-    }
-
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)
     }

@@ -2,7 +2,7 @@ import Foundation
 import Rewind
 
 /// One row to write, already encoded: the form every writer (``EventLog/append(_:to:redaction:)``
-/// and the recorder's threads) hands to ``EventLog/insert(_:session:isText:in:)``.
+/// and the recorder's writer thread) hands to ``EventLog/insert(_:session:isText:in:)``.
 enum LogWrite {
     struct Event {
         var time: Double
@@ -35,20 +35,6 @@ struct EventEncoder<Action: Encodable & Sendable> {
     /// The row for `action`. When encoding fails the row keeps the case and source, has no
     /// payload and says why in `redaction`, and the failure is returned for reporting.
     func encode(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?) {
-        // Always a row: `codec.encode` never declines.
-        encode(action, source: source, time: time) { try codec.encode($0) }!
-    }
-
-    /// The row for `action` if its payload needs no new symbol (see
-    /// ``PayloadCodec/encodeWithStoredSymbols(_:)``), or `nil` when it must be encoded inside
-    /// the write transaction.
-    func encodeWithStoredSymbols(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?)? {
-        encode(action, source: source, time: time) { try codec.encodeWithStoredSymbols($0) }
-    }
-
-    private func encode(
-        _ action: Action, source: ActionSource, time: Double, payload: (Action) throws -> Data?
-    ) -> (LogWrite.Event, EventLogError?)? {
         let key = SourceInterner.Key(
             file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue
         )
@@ -65,8 +51,7 @@ struct EventEncoder<Action: Encodable & Sendable> {
             return (event, nil)
         }
         do {
-            guard let data = try payload(recorded) else { return nil }
-            event.payload = data
+            event.payload = try codec.encode(recorded)
             return (event, nil)
         } catch {
             event.redaction = "unencodable: \(error)"

@@ -3,16 +3,9 @@ import Foundation
 import Rewind
 import Synchronization
 
-/// The recorder's two threads: one takes everything buffered and encodes it, the other commits
-/// each encoded batch in one transaction, wakes those waiting for the commit and reports what
-/// could not be written.
-///
-/// Encoding and committing overlap: while one batch is being written to SQLite, the next is
-/// being encoded. Encoding happens outside the transaction with the symbols the file already
-/// holds (``PayloadCodec/encodeWithStoredSymbols(_:)``); the rare value that needs a new
-/// symbol (the first uses of a key) is encoded inside the transaction, where choosing a new id
-/// is safe from other writers. Batches pass from one thread to the other in order, through a
-/// hand-off of one batch, so nothing is reordered and encoding runs at most a batch ahead.
+/// The recorder's writer thread: takes everything buffered, encodes it and commits it, at most
+/// ``RecorderConfiguration/batchSize`` events per transaction; wakes those waiting for each
+/// commit; reports what could not be written.
 @usableFromInline
 final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     private let log: EventLog
@@ -21,18 +14,12 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     private let currentSession = Mutex<LogSession?>(nil)
     /// The file's identity when recording began, to notice it being deleted or replaced.
     private let fileIdentity: FileIdentity?
-    /// The log's own codec instance: a codec with symbols keeps them per log file.
-    private let codec: any PayloadCodec
-    private let encoder: EventEncoder<Action>
-    private let commits = BoundedHandoff<Commit>(capacity: 1)
 
     init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<Action>) {
         self.log = log
         self.buffer = buffer
         self.configuration = configuration
         fileIdentity = FileIdentity(path: log.path)
-        codec = log.codecs[configuration.codec.name] ?? configuration.codec
-        encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
     }
 
     var session: LogSession? {
@@ -40,12 +27,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     }
 
     func start() {
-        let encoding = Thread { [self] in runEncoding() }
-        encoding.name = "RewindLog.encoder"
-        let committing = Thread { [self] in runCommitting() }
-        committing.name = "RewindLog.writer"
-        committing.start()
-        encoding.start()
+        let thread = Thread { [self] in run() }
+        thread.name = "RewindLog.writer"
+        thread.start()
     }
 
     /// Begins the session (on the binding thread: once per store, not on the dispatch path).
@@ -64,45 +48,17 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         }
     }
 
-    private typealias Item = RecordingBuffer<State, Action>.Item
-
     private enum Job {
         case sleep(until: ContinuousClock.Instant?)
-        case encode([Item], through: UInt64, roomWaiters: [DispatchSemaphore])
+        case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore])
         case exit
     }
 
-    /// A batch taken from the buffer, encoded as far as it can be outside the transaction.
-    private struct PreparedBatch: Sendable {
-        /// The items, as they were handed off (a part of one swap of the buffer).
-        var items: ArraySlice<Item>
-        /// One row per item, in order; `nil` where the item is encoded inside the transaction.
-        var writes: [LogWrite?] = []
-        /// The items encoded inside the transaction (indices of `items`), with their rows'
-        /// positions in `writes`.
-        var deferred: [(item: Int, position: Int)] = []
-        /// Encoding failures, with the position of the item that failed.
-        var failures: [(position: Int, failure: RecorderFailure<Action>)] = []
-        /// The hand-off count the batch ends at.
-        var through: UInt64
-
-        /// Every event's action, to report when the batch cannot be written at all.
-        var actions: [DispatchedAction<Action>] {
-            items.compactMap { item in if case let .event(dispatched, _) = item { dispatched } else { nil } }
-        }
-    }
-
-    private enum Commit: Sendable {
-        case batch(PreparedBatch)
-        case exit
-    }
-
-    // MARK: The encoding thread
-
-    private func runEncoding() {
-        var spare: [Item] = []
+    private func run() {
+        var spare: [RecordingBuffer<State, Action>.Item] = []
         spare.reserveCapacity(RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
+        var commitsSinceRetention = 0
 
         while true {
             let job: Job = buffer.contents.withLock { contents in
@@ -125,11 +81,11 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 // The buffer is empty again: whoever waits for room can go on.
                 let roomWaiters = contents.roomWaiters
                 contents.roomWaiters.removeAll()
-                return .encode(spare, through: contents.handedOff, roomWaiters: roomWaiters)
+                return .write(spare, through: contents.handedOff, roomWaiters: roomWaiters)
             }
             switch job {
             case .exit:
-                commits.put(.exit)
+                buffer.writerExited.signal()
                 return
             case let .sleep(deadline):
                 if let deadline {
@@ -140,141 +96,104 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                     buffer.wakeWriter.wait()
                 }
                 buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
-            case let .encode(items, through, roomWaiters):
+            case let .write(items, through, roomWaiters):
                 for waiter in roomWaiters { waiter.signal() }
-                // The items travel with their batches; the next swap needs an array with room
-                // for a full buffer, so that the dispatch path never grows one.
-                spare = []
-                spare.reserveCapacity(RecordingBuffer<State, Action>.itemCapacity(for: configuration))
-                // Committed `batchSize` items at a time, so the first commit starts as soon as
-                // its part is encoded instead of after the whole buffer.
+                // At most `batchSize` items per transaction: the events before this part were
+                // handed off before the ones in it, so each part ends at a known ticket.
                 var ticket = through - UInt64(items.count { $0.isEvent })
                 var start = items.startIndex
                 while start < items.endIndex {
                     let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
                     ticket += UInt64(part.count { $0.isEvent })
-                    // Waits while the committing thread still has a batch queued.
-                    commits.put(.batch(prepare(part, through: ticket)))
+                    commit(part, through: ticket)
                     start = part.endIndex
+                    commitsSinceRetention += 1
+                    if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
+                        commitsSinceRetention = 0
+                        do {
+                            try log.trim(to: retention, now: configuration.clock())
+                        } catch {
+                            configuration.onFailure(RecorderFailure(error: error, unrecorded: []))
+                        }
+                    }
                 }
+                spare = items
+                spare.removeAll(keepingCapacity: true)
             }
         }
     }
 
-    /// Encodes what can be encoded with the symbols the file holds.
-    private func prepare(_ items: ArraySlice<Item>, through: UInt64) -> PreparedBatch {
-        var batch = PreparedBatch(items: items, through: through)
-        batch.writes.reserveCapacity(items.count)
-        // Indices rather than `enumerated()`: this code runs unspecialised for the app's types,
-        // where each tuple of the enumeration costs a generic metadata look-up.
-        for index in items.indices {
-            let position = index - items.startIndex
-            switch items[index] {
-            case let .event(dispatched, time):
-                guard let (event, failure) = encoder.encodeWithStoredSymbols(dispatched.action, source: dispatched.source, time: time) else {
-                    batch.writes.append(nil)
-                    batch.deferred.append((index, position))
-                    continue
-                }
-                if let failure { batch.failures.append((position, RecorderFailure(error: failure, unrecorded: [dispatched]))) }
-                batch.writes.append(.event(event))
-            case let .snapshot(state, time):
-                do {
-                    let data = try codec.encodeWithStoredSymbols(state)
-                    batch.writes.append(data.map { .snapshot(time: time, state: $0) })
-                    if data == nil { batch.deferred.append((index, position)) }
-                } catch {
-                    batch.writes.append(nil)
-                    batch.failures.append((position, snapshotFailure(error)))
-                }
+    /// Writes one part of the buffer, then wakes whoever waited for it and reports failures.
+    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, through: UInt64) {
+        let failures = write(items)
+        var wake: [DispatchSemaphore] = []
+        buffer.contents.withLock { contents in
+            contents.written = through
+            contents.lastCommit = .now
+            if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
+            contents.writeWaiters.removeAll { waiter in
+                guard waiter.ticket <= through else { return false }
+                wake.append(waiter.semaphore)
+                return true
             }
         }
-        return batch
+        // Report before waking anyone: once `flush()` returns, the handler has been told.
+        for failure in failures { configuration.onFailure(failure) }
+        for semaphore in wake { semaphore.signal() }
     }
 
-    private func snapshotFailure(_ error: any Error) -> RecorderFailure<Action> {
-        RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: [])
-    }
-
-    // MARK: The committing thread
-
-    private func runCommitting() {
-        var commitsSinceRetention = 0
-        while true {
-            guard case let .batch(batch) = commits.take() else {
-                buffer.writerExited.signal()
-                return
-            }
-            let failures = commit(batch)
-            var wake: [DispatchSemaphore] = []
-            buffer.contents.withLock { contents in
-                contents.written = batch.through
-                contents.lastCommit = .now
-                if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
-                contents.writeWaiters.removeAll { waiter in
-                    guard waiter.ticket <= batch.through else { return false }
-                    wake.append(waiter.semaphore)
-                    return true
-                }
-            }
-            // Report before waking anyone: once `flush()` returns, the handler has been told.
-            for failure in failures { configuration.onFailure(failure) }
-            for semaphore in wake { semaphore.signal() }
-            commitsSinceRetention += 1
-            if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
-                commitsSinceRetention = 0
-                do {
-                    try log.trim(to: retention, now: configuration.clock())
-                } catch {
-                    configuration.onFailure(RecorderFailure(error: error, unrecorded: []))
-                }
-            }
+    /// Encodes and commits one batch; returns what to report.
+    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> [RecorderFailure<Action>] {
+        // Only for reporting a batch that cannot be written: built on demand, since this code
+        // runs unspecialised for the app's types, where copying every action of every batch
+        // goes through value witnesses and shows in the writer's profile.
+        var actions: [DispatchedAction<Action>] {
+            items.compactMap { item in if case let .event(dispatched, _) = item { dispatched } else { nil } }
         }
-    }
-
-    /// Encodes the rest of one batch and commits it; returns what to report.
-    private func commit(_ batch: PreparedBatch) -> [RecorderFailure<Action>] {
         if let failure = buffer.contents.withLock({ $0.permanentFailure }) {
-            return [RecorderFailure(error: failure, unrecorded: batch.actions)]
+            return [RecorderFailure(error: failure, unrecorded: actions)]
         }
         guard let session else {
-            return [RecorderFailure(error: .closed(path: log.path), unrecorded: batch.actions)]
+            return [RecorderFailure(error: .closed(path: log.path), unrecorded: actions)]
         }
         if let fileIdentity, FileIdentity(path: log.path) != fileIdentity {
             let error = EventLogError.fileVanished(path: log.path)
             buffer.contents.withLock { $0.permanentFailure = error }
-            return [RecorderFailure(error: error, unrecorded: batch.actions)]
+            return [RecorderFailure(error: error, unrecorded: actions)]
         }
 
-        var failures = batch.failures
+        // The log's own codec instance: a codec with symbols keeps them per log file.
+        let codec = log.codecs[configuration.codec.name] ?? configuration.codec
+        let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
+        var failures: [RecorderFailure<Action>] = []
         do {
+            // Encoding happens inside the transaction, so new symbols get ids under the write lock.
             try log.writeEncoding { db in
-                failures = batch.failures
-                var writes = batch.writes
-                // New symbols get their ids here, under the write lock.
-                for (index, position) in batch.deferred {
-                    switch batch.items[index] {
+                failures.removeAll()
+                var writes: [LogWrite] = []
+                writes.reserveCapacity(items.count)
+                for item in items {
+                    switch item {
                     case let .event(dispatched, time):
                         let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
-                        if let failure { failures.append((position, RecorderFailure(error: failure, unrecorded: [dispatched]))) }
-                        writes[position] = .event(event)
+                        if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
+                        writes.append(.event(event))
                     case let .snapshot(state, time):
                         do {
-                            writes[position] = .snapshot(time: time, state: try codec.encode(state))
+                            writes.append(.snapshot(time: time, state: try codec.encode(state)))
                         } catch {
-                            failures.append((position, snapshotFailure(error)))
+                            failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
                         }
                     }
                 }
-                _ = try log.insert(writes.lazy.compactMap { $0 }, session: session.id, isText: codec.isText, in: db)
+                _ = try log.insert(writes, session: session.id, isText: codec.isText, in: db)
             }
         } catch {
             // Source ids interned inside the rolled-back transaction are gone with it.
             log.sources.forget()
-            return [RecorderFailure(error: error, unrecorded: batch.actions)]
+            return [RecorderFailure(error: error, unrecorded: actions)]
         }
-        // In the order of the items, as they were dispatched.
-        return failures.sorted { $0.position < $1.position }.map(\.failure)
+        return failures
     }
 }
 

@@ -17,10 +17,9 @@ import Synchronization
 ///
 /// When a store binds ``middleware``, the recorder begins a session holding the store's
 /// initial state. On each action, the dispatch path only appends the action, its source and the
-/// time to a bounded buffer. Two threads of the recorder do the rest: one encodes what has
-/// accumulated, the other commits it in batches of one transaction each (group commit), while
-/// the next batch is being encoded. The state is snapshotted every
-/// ``RecorderConfiguration/snapshotInterval`` actions, and retention is applied.
+/// time to a bounded buffer. A writer thread encodes what has accumulated and commits it in one
+/// transaction (group commit), snapshots the state every ``RecorderConfiguration/snapshotInterval``
+/// actions, and applies retention.
 ///
 /// Nothing is dropped silently. A full buffer makes dispatch wait. A batch that cannot be
 /// written (disk full, file deleted, permissions) is reported to
@@ -37,7 +36,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     @usableFromInline let buffer: RecordingBuffer<State, Action>
     @usableFromInline let writer: LogWriter<State, Action>
 
-    /// Creates a recorder and starts its threads. Recording begins when a store binds
+    /// Creates a recorder and starts its writer thread. Recording begins when a store binds
     /// ``middleware``.
     ///
     /// - Parameters:
@@ -180,7 +179,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         if let failure { throw failure }
     }
 
-    /// Writes what is buffered, stops the recorder's threads and refuses further actions (they are
+    /// Writes what is buffered, stops the writer thread and refuses further actions (they are
     /// reported to `onFailure`). Calling it again does nothing.
     ///
     /// - Throws: The first failure since the last ``flush()``, if any.

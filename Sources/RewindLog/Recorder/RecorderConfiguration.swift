@@ -31,7 +31,9 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// being filled and the one being written), so that handing an action off never allocates;
     /// lower it to trade burst absorption for memory.
     public var bufferCapacity = 16_384
-    /// The most events one transaction writes.
+    /// How many buffered events make the writer commit at once instead of waiting out a
+    /// buffered durability's `maxDelay`. A transaction writes whatever is buffered when the
+    /// writer starts it, up to ``bufferCapacity`` events.
     public var batchSize = 2_048
     /// How actions and states are encoded.
     public var codec: any PayloadCodec = JSONPayloadCodec()
@@ -44,7 +46,7 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log. Called on
-    /// the recorder's committing thread (or, once the recorder is closed, on the dispatching thread). By
+    /// the writer thread (or, once the recorder is closed, on the dispatching thread). By
     /// default it prints to standard error.
     public var onFailure: @Sendable (RecorderFailure<Action>) -> Void = { failure in
         FileHandle.standardError.write(Data("rewind: \(failure)\n".utf8))

@@ -3,8 +3,7 @@ import Foundation
 import Rewind
 import Synchronization
 
-/// The hand-off between the dispatch path and the recorder's encoding thread, called the writer
-/// here (its dispatch-side parts are
+/// The hand-off between the dispatch path and the writer thread (its dispatch-side parts are
 /// `@usableFromInline` so the recorder's hook specialises for the app's types): a bounded FIFO of actions (and
 /// snapshot requests) plus the bookkeeping for waking the writer and the threads that wait on it.
 ///
@@ -59,7 +58,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline let contents: Mutex<Contents>
     /// Wakes the writer thread; signalled only by whoever moves `writer` out of idle/coalescing.
     @usableFromInline let wakeWriter = DispatchSemaphore(value: 0)
-    /// Signalled once when the recorder's threads are done (the committing thread, last).
+    /// Signalled once when the writer thread exits.
     let writerExited = DispatchSemaphore(value: 0)
 
     init(itemCapacity: Int) {

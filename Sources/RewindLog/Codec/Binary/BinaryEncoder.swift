@@ -34,15 +34,10 @@ final class BinaryEncoding {
     private let known: SymbolIndex
     private var added: [String: UInt32] = [:]
     private let table: SymbolTable
-    /// Whether the pass may only use symbols already stored in the log file (see
-    /// `encodeWithStoredSymbols`), and whether it met a key without one.
-    private let storedSymbolsOnly: Bool
-    private(set) var missedSymbol = false
 
-    init(table: SymbolTable, storedSymbolsOnly: Bool = false) {
+    init(table: SymbolTable) {
         self.table = table
-        self.storedSymbolsOnly = storedSymbolsOnly
-        known = storedSymbolsOnly ? table.storedIndex : table.index
+        known = table.index
     }
 
     func symbol(for key: some CodingKey) -> UInt32 {
@@ -387,12 +382,6 @@ final class SlotEncoder: Encoder {
 extension BinaryEncoding: BinaryEncodingContext {
     func symbol(for key: String) -> UInt32 {
         if let id = known.id(for: key) ?? added[key] { return id }
-        if storedSymbolsOnly {
-            // No id can be chosen here; the bytes are thrown away and the value is encoded
-            // again inside the write transaction. (Ids start at 1, so 0 names nothing.)
-            missedSymbol = true
-            return 0
-        }
         let id = table.id(for: key)
         added[key] = id
         return id

@@ -29,22 +29,10 @@ public final class BinaryPayloadCodec: PayloadCodec {
 
     /// Encodes a value.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        Data(try encode(value, in: BinaryEncoding(table: symbols)))
-    }
-
-    /// Encodes a value if every key it uses already has a symbol stored in the log file: the
-    /// recorder's way of encoding outside its write transaction.
-    public func encodeWithStoredSymbols<Value: Encodable>(_ value: Value) throws -> Data? {
-        let encoding = BinaryEncoding(table: symbols, storedSymbolsOnly: true)
-        let bytes = try encode(value, in: encoding)
-        return encoding.missedSymbol ? nil : Data(bytes)
-    }
-
-    private func encode<Value: Encodable>(_ value: Value, in encoding: BinaryEncoding) throws -> [UInt8] {
         if let generated = Value.self as? any BinaryCodable.Type {
-            return try Self.encode(value, as: generated, in: encoding)
+            return Data(try Self.encode(value, as: generated, in: BinaryEncoding(table: symbols)))
         }
-        return encoding.serialize(try encoding.encode(value, codingPath: []))
+        return try encodeWithCodable(value)
     }
 
     /// Encodes through `Codable` even when the type has generated code (the two must agree).

@@ -23,15 +23,8 @@ final class SymbolTable: Sendable {
         var names: [String] = []
         /// Symbols up to this id are known to be in the log file.
         var persisted: UInt32 = 0
-        /// `ids` for the encoder's look-ups, and the part of it stored in the file (ids up to
-        /// `persisted`); each rebuilt on first use after a change.
+        /// `ids` for the encoder's look-ups, rebuilt on first use after `ids` changes.
         var index: SymbolIndex?
-        var storedIndex: SymbolIndex?
-
-        mutating func invalidateIndexes() {
-            index = nil
-            storedIndex = nil
-        }
     }
 
     let contents = Mutex(Contents())
@@ -43,7 +36,7 @@ final class SymbolTable: Sendable {
             contents.names.append(name)
             let id = UInt32(contents.names.count)
             contents.ids[name] = id
-            contents.invalidateIndexes()
+            contents.index = nil
             return id
         }
     }
@@ -68,18 +61,6 @@ final class SymbolTable: Sendable {
         }
     }
 
-    /// The symbols known to be stored in the log file: their ids can be used outside a write
-    /// transaction, since no writer can give them another name.
-    var storedIndex: SymbolIndex {
-        contents.withLock { contents in
-            if let index = contents.storedIndex { return index }
-            let persisted = contents.persisted
-            let index = SymbolIndex(names: contents.ids.filter { $0.value <= persisted })
-            contents.storedIndex = index
-            return index
-        }
-    }
-
     /// Symbols read from the log (by any writer), marked persisted.
     func learn(_ symbols: [CodecSymbol]) {
         contents.withLock { contents in
@@ -96,7 +77,7 @@ final class SymbolTable: Sendable {
                 }
                 contents.persisted = max(contents.persisted, id)
             }
-            contents.invalidateIndexes()
+            contents.index = nil
         }
     }
 
@@ -115,15 +96,12 @@ final class SymbolTable: Sendable {
             while contents.names.count > contents.persisted {
                 contents.ids[contents.names.removeLast()] = nil
             }
-            contents.invalidateIndexes()
+            contents.index = nil
         }
     }
 
     /// Marks symbols up to `id` as stored (after their transaction committed).
     func markPersisted(upTo id: Int64) {
-        contents.withLock { contents in
-            contents.persisted = max(contents.persisted, UInt32(id))
-            contents.storedIndex = nil
-        }
+        contents.withLock { $0.persisted = max($0.persisted, UInt32(id)) }
     }
 }

@@ -6,10 +6,10 @@ import RewindTestSupport
 import Synchronization
 import Testing
 
-/// The recorder encodes on one thread and commits on another. Encoding outside the write
-/// transaction may only use symbols the file already holds; these tests pin that down.
-@Suite("Recorder encoding outside the transaction")
-struct RecorderEncodingTests {
+/// The recorder with the binary codec, whose symbols are shared by every writer of a file, and
+/// with transactions smaller than its buffer.
+@Suite("Recorder batches and symbols")
+struct RecorderBatchTests {
     /// An action whose tags become new binary symbols (dictionary keys are interned).
     enum Tagged: Codable, Equatable, Sendable {
         case tags([String: Int])
@@ -19,26 +19,6 @@ struct RecorderEncodingTests {
     struct Counter: Codable, Equatable, Sendable { var count = 0 }
 
     static let countActions = Reducer<Counter, Tagged> { state, _ in state.count += 1 }
-
-    @Test("the stored-symbols pass declines a value with a key the file lacks, and accepts it once stored")
-    func storedSymbolsOnly() throws {
-        let folder = try TemporaryDirectory()
-        let log = try EventLog(path: folder.file("symbols.rewind"))
-        let codec = try #require(log.codecs["binary"])
-        let session = try log.beginSession(app: AppIdentity(id: "tags"), codec: codec, initialState: Counter())
-        let action = Tagged.tags(["fresh": 1])
-
-        #expect(try codec.encodeWithStoredSymbols(action) == nil)
-        // Interned but not stored: an id another writer could still take.
-        _ = try codec.encode(action)
-        #expect(try codec.encodeWithStoredSymbols(action) == nil)
-        try log.append([EventRecord(action, source: ActionSource())], to: session)
-        let stored = try #require(try codec.encodeWithStoredSymbols(action))
-        #expect(stored == (try codec.encode(action)))
-        #expect(try codec.decode(Tagged.self, from: stored) == action)
-        // JSON has no symbols: it always encodes.
-        #expect(try JSONPayloadCodec().encodeWithStoredSymbols(action) == (try JSONPayloadCodec().encode(action)))
-    }
 
     @Test("two recorders on one file, each bringing new keys in every batch, never mix up symbol ids")
     func twoRecordersIntroducingKeys() throws {
