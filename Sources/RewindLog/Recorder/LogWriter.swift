@@ -59,6 +59,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         spare.reserveCapacity(RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
         var commitsSinceRetention = 0
+        // The ticket of the last event taken from the buffer: every event handed off is in
+        // exactly one swap, so a swap's events follow the previous swap's.
+        var taken: UInt64 = 0
 
         while true {
             let job: Job = buffer.contents.withLock { contents in
@@ -98,14 +101,12 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
             case let .write(items, through, roomWaiters):
                 for waiter in roomWaiters { waiter.signal() }
-                // At most `batchSize` items per transaction: the events before this part were
-                // handed off before the ones in it, so each part ends at a known ticket.
-                var ticket = through - UInt64(items.count { $0.isEvent })
+                // At most `batchSize` items per transaction, each part ending at the ticket of
+                // its last event.
                 var start = items.startIndex
                 while start < items.endIndex {
                     let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
-                    ticket += UInt64(part.count { $0.isEvent })
-                    commit(part, through: ticket)
+                    taken = commit(part, after: taken)
                     start = part.endIndex
                     commitsSinceRetention += 1
                     if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
@@ -117,15 +118,18 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         }
                     }
                 }
+                assert(taken == through, "the parts' events are the swap's events")
                 spare = items
                 spare.removeAll(keepingCapacity: true)
             }
         }
     }
 
-    /// Writes one part of the buffer, then wakes whoever waited for it and reports failures.
-    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, through: UInt64) {
-        let failures = write(items)
+    /// Writes one part of the buffer, whose events follow ticket `previous`, then wakes whoever
+    /// waited for them and reports failures; returns the ticket of its last event.
+    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64) -> UInt64 {
+        let (failures, events) = write(items)
+        let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
         buffer.contents.withLock { contents in
             contents.written = through
@@ -140,41 +144,49 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         // Report before waking anyone: once `flush()` returns, the handler has been told.
         for failure in failures { configuration.onFailure(failure) }
         for semaphore in wake { semaphore.signal() }
+        return through
     }
 
-    /// Encodes and commits one batch; returns what to report.
-    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> [RecorderFailure<Action>] {
+    /// Encodes and commits one batch; returns what to report and how many events it held.
+    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> (failures: [RecorderFailure<Action>], events: Int) {
         // Only for reporting a batch that cannot be written: built on demand, since this code
         // runs unspecialised for the app's types, where copying every action of every batch
         // goes through value witnesses and shows in the writer's profile.
         var actions: [DispatchedAction<Action>] {
             items.compactMap { item in if case let .event(dispatched, _) = item { dispatched } else { nil } }
         }
+        func unwritten(_ error: EventLogError) -> ([RecorderFailure<Action>], Int) {
+            let actions = actions
+            return ([RecorderFailure(error: error, unrecorded: actions)], actions.count)
+        }
         if let failure = buffer.contents.withLock({ $0.permanentFailure }) {
-            return [RecorderFailure(error: failure, unrecorded: actions)]
+            return unwritten(failure)
         }
         guard let session else {
-            return [RecorderFailure(error: .closed(path: log.path), unrecorded: actions)]
+            return unwritten(.closed(path: log.path))
         }
         if let fileIdentity, FileIdentity(path: log.path) != fileIdentity {
             let error = EventLogError.fileVanished(path: log.path)
             buffer.contents.withLock { $0.permanentFailure = error }
-            return [RecorderFailure(error: error, unrecorded: actions)]
+            return unwritten(error)
         }
 
         // The log's own codec instance: a codec with symbols keeps them per log file.
         let codec = log.codecs[configuration.codec.name] ?? configuration.codec
         let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
         var failures: [RecorderFailure<Action>] = []
+        var events = 0
         do {
             // Encoding happens inside the transaction, so new symbols get ids under the write lock.
             try log.writeEncoding { db in
                 failures.removeAll()
+                events = 0
                 var writes: [LogWrite] = []
                 writes.reserveCapacity(items.count)
                 for item in items {
                     switch item {
                     case let .event(dispatched, time):
+                        events += 1
                         let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
                         if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
                         writes.append(.event(event))
@@ -191,9 +203,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         } catch {
             // Source ids interned inside the rolled-back transaction are gone with it.
             log.sources.forget()
-            return [RecorderFailure(error: error, unrecorded: actions)]
+            return unwritten(error)
         }
-        return failures
+        return (failures, events)
     }
 }
 

@@ -17,11 +17,6 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     enum Item: Sendable {
         case event(DispatchedAction<Action>, time: Double)
         case snapshot(State, time: Double)
-
-        /// Whether the item is an event (which counts in `handedOff`), not a snapshot request.
-        var isEvent: Bool {
-            if case .event = self { true } else { false }
-        }
     }
 
     @usableFromInline
