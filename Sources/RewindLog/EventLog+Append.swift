@@ -67,8 +67,8 @@ extension EventLog {
         }
     }
 
-    /// Writes events and snapshots, in order, inside the caller's transaction; returns the seqs
-    /// the events got. Events bind through the raw statement handle: this is the recording hot
+    /// Writes events and snapshots, in order, inside the caller's transaction, and moves the
+    /// session's bounds and count along; returns the seqs the events got. Events bind through the raw statement handle: this is the recording hot
     /// path on the writer thread, and GRDB's argument arrays cost about a third of its time.
     func insert(_ writes: [LogWrite], session: Int64, isText: Bool, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
@@ -77,6 +77,7 @@ extension EventLog {
         let handle = statement.sqliteStatement
         var first: Int64?
         var last: Int64?
+        var count = 0
         for write in writes {
             switch write {
             case let .event(event):
@@ -97,6 +98,7 @@ extension EventLog {
                 let seq = sqlite3_last_insert_rowid(db.sqliteConnection)
                 if first == nil { first = seq }
                 last = seq
+                count += 1
             case let .snapshot(time, state):
                 let seq = try last ?? Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events")!
                 try Self.insertSnapshot(db, session: session, seq: seq, time: time, kind: "periodic", state: state, isText: isText)
@@ -105,6 +107,10 @@ extension EventLog {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         guard let first, let last else { return nil }
+        try db.execute(
+            sql: "UPDATE sessions SET first_seq = coalesce(first_seq, ?), last_seq = ?, event_count = event_count + ? WHERE id = ?",
+            arguments: [first, last, count, session]
+        )
         return first...last
     }
 }

@@ -12,10 +12,12 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
     public var gaps: [ClosedRange<Int64>]
     /// Sessions without an initial snapshot.
     public var sessionsWithoutSnapshot: [Int64]
+    /// Sessions whose stored first seq, last seq or event count disagree with their events.
+    public var sessionsWithWrongBounds: [Int64] = []
 
     /// Whether everything checks out.
     public var isSound: Bool {
-        sqlite == ["ok"] && gaps.isEmpty && sessionsWithoutSnapshot.isEmpty
+        sqlite == ["ok"] && gaps.isEmpty && sessionsWithoutSnapshot.isEmpty && sessionsWithWrongBounds.isEmpty
     }
 
     /// `ok: 1204 events, seq 1…1204` or the problems found.
@@ -26,13 +28,15 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
         if sqlite != ["ok"] { problems.append("SQLite: " + sqlite.prefix(5).joined(separator: "; ")) }
         if !gaps.isEmpty { problems.append("missing seqs " + gaps.prefix(5).map { "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")) }
         if !sessionsWithoutSnapshot.isEmpty { problems.append("sessions without initial snapshot: \(sessionsWithoutSnapshot)") }
+        if !sessionsWithWrongBounds.isEmpty { problems.append("sessions whose bounds or count disagree with their events: \(sessionsWithWrongBounds)") }
         return "damaged (\(eventCount) events\(range)): " + problems.joined(separator: "; ")
     }
 }
 
 extension EventLog {
     /// Checks the file with SQLite's `integrity_check`, and the log's own invariants: seqs
-    /// without gaps, and an initial snapshot for every session.
+    /// without gaps, an initial snapshot for every session, and each session's stored bounds
+    /// and count matching its events.
     ///
     /// Retention removes the oldest events, so the first seq may be above 1; gaps are only
     /// looked for between the first and the last.
@@ -56,9 +60,16 @@ extension EventLog {
                 WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE session_id = s.id AND kind = 'initial')
                   AND NOT EXISTS (SELECT 1 FROM snapshots WHERE session_id = s.id AND kind = 'retention')
                 """)
+            let wrongBounds = sessionsKeepBounds ? try Int64.fetchAll(db, sql: """
+                SELECT s.id FROM sessions AS s LEFT JOIN (
+                    SELECT session_id, min(seq) AS first, max(seq) AS last, count(*) AS n FROM events GROUP BY session_id
+                ) AS b ON b.session_id = s.id
+                WHERE s.event_count != coalesce(b.n, 0) OR s.first_seq IS NOT b.first OR s.last_seq IS NOT b.last
+                ORDER BY s.id
+                """) : []
             return IntegrityReport(
                 sqlite: sqlite, eventCount: count, seqs: low.flatMap { low in high.map { low...$0 } },
-                gaps: gaps, sessionsWithoutSnapshot: orphans
+                gaps: gaps, sessionsWithoutSnapshot: orphans, sessionsWithWrongBounds: wrongBounds
             )
         }
     }

@@ -47,14 +47,14 @@ extension EventLog {
 
     /// Every session, oldest first, with its event count and seq range.
     public func sessions() throws(EventLogError) -> [LogSession] {
-        try read { db in try Row.fetchAll(db, sql: Self.sessionQuery + " ORDER BY s.id").map(Self.session(from:)) }
+        try read { db in try Row.fetchAll(db, sql: sessionQuery + " ORDER BY s.id").map(Self.session(from:)) }
     }
 
     /// The session numbered `id`.
     ///
     /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is none.
     public func session(_ id: Int64) throws(EventLogError) -> LogSession {
-        try session(id, query: Self.sessionQuery)
+        try session(id, query: sessionQuery)
     }
 
     private func session(_ id: Int64, query: String) throws(EventLogError) -> LogSession {
@@ -78,11 +78,11 @@ extension EventLog {
         return id
     }
 
-    /// The session numbered `id`, with its seq range found through the session index but its
-    /// event count left at 0: counting is a scan of the session's events, which replay paths
-    /// (that only need the range) must not pay on every query.
+    /// The session numbered `id`, for replay paths that only need its seq range: in a log from
+    /// before schema 3 its event count is left at 0, since counting there scans the session's
+    /// events through the index.
     package func uncountedSession(_ id: Int64) throws(EventLogError) -> LogSession {
-        try session(id, query: Self.uncountedSessionQuery)
+        try session(id, query: uncountedSessionQuery)
     }
 
     /// The session that recorded event `seq`, uncounted (see ``uncountedSession(_:)``).
@@ -99,7 +99,22 @@ extension EventLog {
         }
     }
 
-    private static let sessionQuery = """
+    private var sessionQuery: String {
+        sessionsKeepBounds ? Self.boundedSessionQuery : Self.sessionQueryBeforeBounds
+    }
+
+    private var uncountedSessionQuery: String {
+        sessionsKeepBounds ? Self.boundedSessionQuery : Self.uncountedSessionQueryBeforeBounds
+    }
+
+    private static let boundedSessionQuery = """
+        SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
+               s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq
+        FROM sessions AS s
+        """
+
+    /// Logs before schema 3 count through the index of events by session.
+    private static let sessionQueryBeforeBounds = """
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
                s.started_at, s.base_seq, s.info,
                (SELECT count(*) FROM events WHERE session_id = s.id) AS event_count,
@@ -108,7 +123,7 @@ extension EventLog {
         FROM sessions AS s
         """
 
-    private static let uncountedSessionQuery = """
+    private static let uncountedSessionQueryBeforeBounds = """
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
                s.started_at, s.base_seq, s.info, 0 AS event_count,
                (SELECT min(seq) FROM events WHERE session_id = s.id) AS first_seq,
@@ -133,6 +148,21 @@ extension EventLog {
             eventCount: row["event_count"],
             seqRange: first.flatMap { first in last.map { first...$0 } }
         )
+    }
+
+    /// Sets every session's bounds and count from its events, in one pass over them (for
+    /// writers that insert events with their seqs, such as import).
+    static func recomputeSessionBounds(_ db: Database) throws {
+        try db.execute(sql: """
+            WITH bounds AS (
+                SELECT session_id, min(seq) AS first, max(seq) AS last, count(*) AS n
+                FROM events GROUP BY session_id
+            )
+            UPDATE sessions SET
+                first_seq = (SELECT first FROM bounds WHERE session_id = sessions.id),
+                last_seq = (SELECT last FROM bounds WHERE session_id = sessions.id),
+                event_count = coalesce((SELECT n FROM bounds WHERE session_id = sessions.id), 0)
+            """)
     }
 
     static func insertSnapshot(_ db: Database, session: Int64, seq: Int64, time: Double, kind: String, state: Data, isText: Bool) throws {

@@ -39,6 +39,9 @@ public final class EventLog: Sendable {
     let sources = SourceInterner()
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
+    /// Whether sessions keep their own bounds and counts (schema 3 on): false only for an older
+    /// log opened read-only, whose sessions are measured through the index of events by session.
+    let sessionsKeepBounds: Bool
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -88,6 +91,10 @@ public final class EventLog: Sendable {
                 try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
             }
             return database
+        }
+        let opened = database
+        sessionsKeepBounds = try mappingErrors(path: path) {
+            try opened.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } >= 3
         }
         try read { db in try refreshSymbols(db) }
     }

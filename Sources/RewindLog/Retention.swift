@@ -57,18 +57,44 @@ extension EventLog {
                     """, arguments: [maxBytes])
                 if let cut { keepFrom = max(keepFrom, cut + 1) }
             }
-            // Cut at the latest snapshot before the first event to keep.
+            // Cut at the latest snapshot before the first event to keep…
             guard keepFrom > 0,
-                  let start = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM snapshots WHERE seq < ?", arguments: [keepFrom]),
-                  start > 0
+                  var start = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM snapshots WHERE seq < ?", arguments: [keepFrom])
             else { return 0 }
+            // …or earlier, when sessions interleave: every session that keeps events must keep
+            // a snapshot at or after the cut to replay from. Lower the cut to each such
+            // session's latest snapshot before it, until that holds for all of them.
+            while let lowered = try Int64.fetchOne(db, sql: """
+                SELECT min((SELECT max(p.seq) FROM snapshots AS p WHERE p.session_id = s.id AND p.seq <= ?))
+                FROM sessions AS s WHERE s.last_seq > ?
+                """, arguments: [start, start]), lowered < start {
+                start = lowered
+            }
+            guard start > 0 else { return 0 }
+            // What the cut takes from each session, to keep its bounds and count.
+            let cut = try Row.fetchAll(
+                db, sql: "SELECT session_id, count(*) AS n FROM events WHERE seq <= ? GROUP BY session_id", arguments: [start]
+            )
             try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [start])
             let removed = db.changesCount
+            for row in cut {
+                let session: Int64 = row["session_id"], taken: Int = row["n"]
+                // Its next event, when it has one left, is the first of its own after the cut.
+                let first = try Int64.fetchOne(db, sql: """
+                    SELECT e.seq FROM events AS e JOIN sessions AS s ON s.id = e.session_id
+                    WHERE s.id = ? AND s.event_count > ? AND e.seq > ? AND e.seq <= s.last_seq
+                    ORDER BY e.seq LIMIT 1
+                    """, arguments: [session, taken, start])
+                try db.execute(sql: """
+                    UPDATE sessions SET event_count = event_count - ?, first_seq = ?,
+                        last_seq = CASE WHEN ? IS NULL THEN NULL ELSE last_seq END
+                    WHERE id = ?
+                    """, arguments: [taken, first, first, session])
+            }
             try db.execute(sql: "DELETE FROM snapshots WHERE seq < ?", arguments: [start])
             try db.execute(sql: "UPDATE snapshots SET kind = 'retention' WHERE seq = ? AND kind = 'periodic'", arguments: [start])
             try db.execute(sql: """
-                DELETE FROM sessions WHERE id NOT IN (SELECT session_id FROM events)
-                    AND id NOT IN (SELECT session_id FROM snapshots)
+                DELETE FROM sessions WHERE event_count = 0 AND id NOT IN (SELECT session_id FROM snapshots)
                 """)
             return removed
         }

@@ -144,6 +144,8 @@ struct BinaryCodecTests {
         var copy = imported.events()
         let first = try #require(try copy.next())
         #expect(try first.decodeAction(as: ShopAction.self, codec: imported.codecs["binary"]!, path: imported.path) == live.reduced[0].action)
+        #expect(try imported.sessions() == reader.sessions())
+        #expect(try imported.checkIntegrity().isSound)
     }
 
     @Test("two writers on one log never give one symbol id two names")

@@ -173,25 +173,43 @@ struct EventLogOpeningTests {
         #expect(try EventLog(path: path).schemaVersion() == EventLog.latestSchemaVersion)
     }
 
-    @Test("a log of an older schema is migrated forward when opened for writing, keeping its events")
+    @Test("a log of an older schema is read as it is, and migrated forward when opened for writing, keeping its events")
     func migratesOlderLog() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("old.rewind")
         let log = try EventLog(path: path)
-        let session = try log.beginSession(app: AppIdentity(id: "test"), initialState: 0)
-        try log.append([EventRecord("hello", source: ActionSource())], to: session)
+        let first = try log.beginSession(app: AppIdentity(id: "first"), initialState: 0)
+        let second = try log.beginSession(app: AppIdentity(id: "second"), initialState: 0)
+        // Interleaved, as two processes recording into one file would leave them.
+        for round in 0..<3 {
+            try log.append([EventRecord("first \(round)", source: ActionSource())], to: first)
+            try log.append([EventRecord("second \(round)", source: ActionSource()), EventRecord("more", source: ActionSource())], to: second)
+        }
+        let expected = try log.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] }
+        #expect(expected == [[1, 3, 1, 7], [2, 6, 2, 9]])
         try log.close()
         // Turn it back into a version 1 log.
         let database = try DatabaseQueue(path: path)
         try database.write { db in
-            try db.execute(sql: "DROP TABLE symbols; DELETE FROM schema_migrations WHERE version > 1; PRAGMA user_version = 1")
+            try db.execute(sql: """
+                DROP TABLE symbols;
+                ALTER TABLE sessions DROP COLUMN first_seq;
+                ALTER TABLE sessions DROP COLUMN last_seq;
+                ALTER TABLE sessions DROP COLUMN event_count;
+                CREATE INDEX events_by_session ON events (session_id, seq);
+                DELETE FROM schema_migrations WHERE version > 1;
+                PRAGMA user_version = 1
+                """)
         }
         try database.close()
-        #expect(try EventLog(path: path, mode: .readOnly).schemaVersion() == 1)
+        let old = try EventLog(path: path, mode: .readOnly)
+        #expect(try old.schemaVersion() == 1)
+        #expect(try old.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] } == expected)
 
         let migrated = try EventLog(path: path)
         #expect(try migrated.schemaVersion() == EventLog.latestSchemaVersion)
-        #expect(try migrated.event(at: 1).payloadText == #""hello""#)
+        #expect(try migrated.event(at: 1).payloadText == #""first 0""#)
+        #expect(try migrated.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] } == expected)
         let versions = try DatabaseQueue(path: path).read { db in try Int.fetchAll(db, sql: "SELECT version FROM schema_migrations ORDER BY version") }
         #expect(versions == Array(1...EventLog.latestSchemaVersion))
     }

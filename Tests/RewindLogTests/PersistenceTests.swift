@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Rewind
 import RewindExamples
 import RewindLog
@@ -121,5 +122,63 @@ struct PersistenceTests {
         #expect(start.seq == range.lowerBound - 1)
         #expect(start.kind == "retention")
         #expect(try log.restoredState(app: app, reducer: Shop.reducer) == store.state)
+    }
+
+    @Test("retention across interleaved sessions cuts where every session can still replay, and keeps their bounds")
+    func retentionAcrossInterleavedSessions() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("bounds.rewind"))
+        let early = try log.beginSession(app: AppIdentity(id: "early"), initialState: 0)
+        for index in 0..<30 { try log.append([EventRecord(index, source: ActionSource())], to: early) }   // seqs 1…30
+        try log.appendSnapshot(30, to: early, after: 30)
+        let late = try log.beginSession(app: AppIdentity(id: "late"), initialState: 0)
+        let other = try log.beginSession(app: AppIdentity(id: "other"), initialState: 0)
+        // Interleaved, as two processes would leave them: late takes 31, 33, …, 59 and other 32, …, 60.
+        for index in 0..<15 {
+            try log.append([EventRecord(index, source: ActionSource())], to: late)
+            try log.append([EventRecord(index, source: ActionSource())], to: other)
+        }
+        try log.appendSnapshot(5, to: late, after: 40)
+        func bounds() throws -> [[Int64?]] {
+            try log.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] }
+        }
+        func expectSound() throws {
+            let report = try log.checkIntegrity()
+            #expect(report.isSound, "\(report)")
+        }
+        #expect(try bounds() == [[1, 30, 1, 30], [2, 15, 31, 59], [3, 15, 32, 60]])
+        try expectSound()
+
+        // Keeping 20 events would cut at late's snapshot at 40, but other's only snapshot before
+        // it is its initial one at 30: cutting at 40 would leave other nothing to replay from.
+        #expect(try log.trim(to: Retention(maxEvents: 20)) == 30)
+        #expect(try bounds() == [[1, 0, nil, nil], [2, 15, 31, 59], [3, 15, 32, 60]])
+        try expectSound()
+
+        // With a snapshot of other at 40 too, the cut is at 40; early, empty and without
+        // snapshots, goes.
+        try log.appendSnapshot(5, to: other, after: 40)
+        #expect(try log.trim(to: Retention(maxEvents: 20)) == 10)
+        #expect(try bounds() == [[2, 10, 41, 59], [3, 10, 42, 60]])
+        try expectSound()
+
+        try log.append([EventRecord(99, source: ActionSource())], to: late)
+        #expect(try bounds() == [[2, 11, 41, 61], [3, 10, 42, 60]])
+        #expect(try log.session(containing: 61).eventCount == 11)
+    }
+
+    @Test("the integrity check names a session whose stored bounds disagree with its events")
+    func wrongBoundsAreReported() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("tampered.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "tampered"), initialState: 0)
+        try log.append((0..<5).map { EventRecord($0, source: ActionSource()) }, to: session)
+        try log.close()
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE sessions SET event_count = 4") }
+        let report = try EventLog(path: path, mode: .readOnly).checkIntegrity()
+        #expect(!report.isSound)
+        #expect(report.sessionsWithWrongBounds == [1])
+        #expect(report.description.contains("sessions whose bounds or count disagree with their events: [1]"))
     }
 }

@@ -15,7 +15,8 @@ struct CheckCommand: ParsableCommand {
         let report = try options.open().checkIntegrity()
         if options.json {
             var object: [String: Any] = ["sound": report.isSound, "sqlite": report.sqlite, "events": report.eventCount,
-                                         "gaps": report.gaps.map { [$0.lowerBound, $0.upperBound] }, "sessionsWithoutSnapshot": report.sessionsWithoutSnapshot]
+                                         "gaps": report.gaps.map { [$0.lowerBound, $0.upperBound] }, "sessionsWithoutSnapshot": report.sessionsWithoutSnapshot,
+                                         "sessionsWithWrongBounds": report.sessionsWithWrongBounds]
             if let seqs = report.seqs { object["firstSeq"] = seqs.lowerBound; object["lastSeq"] = seqs.upperBound }
             print(Rendering.jsonText(object))
         } else {

@@ -241,6 +241,7 @@ extension EventLog {
             }
         }
         guard sawHeader else { throw EventLogError.notSQLite(path: exportPath, reason: "not a Rewind export (no rewind-export header)") }
+        try recomputeSessionBounds(db)
     }
 }
 
