@@ -72,7 +72,7 @@ extension EventLog {
     /// path on the writer thread, and GRDB's argument arrays cost about a third of its time.
     func insert(_ writes: [LogWrite], session: Int64, isText: Bool, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO events (session_id, time, action, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            sql: "INSERT INTO events (session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)"
         )
         let handle = statement.sqliteStatement
         var first: Int64?
@@ -82,10 +82,11 @@ extension EventLog {
             switch write {
             case let .event(event):
                 let sourceID = try sources.id(for: event.source, in: db)
+                let actionID = try actions.id(for: event.actionCase, in: db)
                 sqlite3_reset(handle)
                 sqlite3_bind_int64(handle, 1, session)
                 sqlite3_bind_double(handle, 2, event.time)
-                RawBinding.bind(text: event.actionCase, to: handle, at: 3)
+                sqlite3_bind_int64(handle, 3, actionID)
                 RawBinding.bind(payload: event.payload, isText: isText, to: handle, at: 4)
                 sqlite3_bind_int64(handle, 5, sourceID)
                 RawBinding.bind(text: event.info, to: handle, at: 6)
@@ -107,10 +108,10 @@ extension EventLog {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         guard let first, let last else { return nil }
-        try db.execute(
-            sql: "UPDATE sessions SET first_seq = coalesce(first_seq, ?), last_seq = ?, event_count = event_count + ? WHERE id = ?",
-            arguments: [first, last, count, session]
-        )
+        // A cached statement: compiling this per transaction showed in the writer's profile.
+        try db.cachedStatement(
+            sql: "UPDATE sessions SET first_seq = coalesce(first_seq, ?), last_seq = ?, event_count = event_count + ? WHERE id = ?"
+        ).execute(arguments: [first, last, count, session])
         return first...last
     }
 }

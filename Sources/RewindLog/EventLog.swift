@@ -37,11 +37,18 @@ public final class EventLog: Sendable {
 
     let database: DatabaseQueue
     let sources = SourceInterner()
+    let actions = ActionNames()
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
-    /// Whether sessions keep their own bounds and counts (schema 3 on): false only for an older
-    /// log opened read-only, whose sessions are measured through the index of events by session.
-    let sessionsKeepBounds: Bool
+    /// The schema version of the file when it was opened (after migrating, when writable). Only
+    /// an older log opened read-only is below the latest, and is read the way its version was.
+    let openedSchemaVersion: Int
+    /// Whether sessions keep their own bounds and counts (schema 3 on); before, sessions are
+    /// measured through the index of events by session.
+    var sessionsKeepBounds: Bool { openedSchemaVersion >= 3 }
+    /// Whether events refer to their case path by id, in `actions` (schema 4 on); before, each
+    /// event holds it as text in `action`.
+    var actionsAreInterned: Bool { openedSchemaVersion >= 4 }
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -93,8 +100,8 @@ public final class EventLog: Sendable {
             return database
         }
         let opened = database
-        sessionsKeepBounds = try mappingErrors(path: path) {
-            try opened.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 } >= 3
+        openedSchemaVersion = try mappingErrors(path: path) {
+            try opened.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
         }
         try read { db in try refreshSymbols(db) }
     }
@@ -192,9 +199,16 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Writes in one transaction, mapping errors.
+    /// Writes in one transaction, mapping errors. When it fails, the source and action ids
+    /// interned in it are forgotten: the rollback took their rows.
     func write<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
         guard mode == .readWrite else { throw .readOnly(path: path, detail: "the log was opened read-only") }
-        return try mappingErrors(path: path) { try database.write(body) }
+        do {
+            return try mappingErrors(path: path) { try database.write(body) }
+        } catch {
+            sources.forget()
+            actions.forget()
+            throw error
+        }
     }
 }

@@ -173,6 +173,8 @@ struct EventLogOpeningTests {
         #expect(try EventLog(path: path).schemaVersion() == EventLog.latestSchemaVersion)
     }
 
+    enum Step: Codable, Equatable { case first(Int), second(Int), more }
+
     @Test("a log of an older schema is read as it is, and migrated forward when opened for writing, keeping its events")
     func migratesOlderLog() throws {
         let folder = try TemporaryDirectory()
@@ -182,8 +184,8 @@ struct EventLogOpeningTests {
         let second = try log.beginSession(app: AppIdentity(id: "second"), initialState: 0)
         // Interleaved, as two processes recording into one file would leave them.
         for round in 0..<3 {
-            try log.append([EventRecord("first \(round)", source: ActionSource())], to: first)
-            try log.append([EventRecord("second \(round)", source: ActionSource()), EventRecord("more", source: ActionSource())], to: second)
+            try log.append([EventRecord(Step.first(round), source: ActionSource())], to: first)
+            try log.append([EventRecord(Step.second(round), source: ActionSource()), EventRecord(Step.more, source: ActionSource())], to: second)
         }
         let expected = try log.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] }
         #expect(expected == [[1, 3, 1, 7], [2, 6, 2, 9]])
@@ -196,20 +198,44 @@ struct EventLogOpeningTests {
                 ALTER TABLE sessions DROP COLUMN first_seq;
                 ALTER TABLE sessions DROP COLUMN last_seq;
                 ALTER TABLE sessions DROP COLUMN event_count;
+                CREATE TABLE events_v1 (
+                    seq INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions (id), time REAL NOT NULL,
+                    action TEXT NOT NULL, payload ANY, source_id INTEGER NOT NULL REFERENCES sources (id), info TEXT, redaction TEXT
+                ) STRICT;
+                INSERT INTO events_v1
+                SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.source_id, e.info, e.redaction
+                FROM events AS e JOIN actions AS a ON a.id = e.action_id;
+                DROP VIEW timeline;
+                DROP TABLE events;
+                DROP TABLE actions;
+                ALTER TABLE events_v1 RENAME TO events;
                 CREATE INDEX events_by_session ON events (session_id, seq);
+                CREATE VIEW timeline AS SELECT * FROM events;
                 DELETE FROM schema_migrations WHERE version > 1;
                 PRAGMA user_version = 1
                 """)
         }
         try database.close()
+        /// What every reading path sees of the recorded events, whichever schema the file has.
+        func expectReadsAsRecorded(_ log: EventLog) throws {
+            #expect(try log.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] } == expected)
+            #expect(try log.event(at: 1).decodeAction(as: Step.self, codec: JSONPayloadCodec(), path: path) == .first(0))
+            let secondCases = ["second", "more", "second", "more", "second", "more"]
+            var cursor = log.events(EventFilter(actionCase: "*o*"))
+            #expect(try cursor.collect().map(\.actionCase) == secondCases)
+            #expect(try log.statistics().actionCases.map(\.name) == ["first", "more", "second"])
+            var rawCases: [String] = []
+            try log.forEachRawEvent(session: 2, in: 1...9) { event throws(EventLogError) in rawCases.append(event.actionCase) }
+            #expect(rawCases == secondCases)
+        }
         let old = try EventLog(path: path, mode: .readOnly)
         #expect(try old.schemaVersion() == 1)
-        #expect(try old.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] } == expected)
+        try expectReadsAsRecorded(old)
 
         let migrated = try EventLog(path: path)
         #expect(try migrated.schemaVersion() == EventLog.latestSchemaVersion)
-        #expect(try migrated.event(at: 1).payloadText == #""first 0""#)
-        #expect(try migrated.sessions().map { [$0.id, Int64($0.eventCount), $0.seqRange?.lowerBound, $0.seqRange?.upperBound] } == expected)
+        try expectReadsAsRecorded(migrated)
+        #expect(try migrated.checkIntegrity().isSound)
         let versions = try DatabaseQueue(path: path).read { db in try Int.fetchAll(db, sql: "SELECT version FROM schema_migrations ORDER BY version") }
         #expect(versions == Array(1...EventLog.latestSchemaVersion))
     }

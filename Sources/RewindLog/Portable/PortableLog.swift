@@ -233,8 +233,8 @@ extension EventLog {
                 let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
                 let value: DatabaseValue = payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
                 try db.execute(
-                    sql: "INSERT INTO events (seq, session_id, time, action, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [event.seq, event.session, event.time, event.action, value, sourceID, source.info, event.redaction]
+                    sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction]
                 )
             case let other:
                 throw EventLogError.corrupt(path: exportPath, detail: "line \(number): unknown line type '\(other)'")

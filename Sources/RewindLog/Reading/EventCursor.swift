@@ -76,11 +76,12 @@ extension EventLog {
     }
 
     func page(filter: EventFilter, after seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
-        let (conditions, arguments) = filter.sqlConditions(after: seq)
+        let (conditions, arguments) = filter.sqlConditions(after: seq, actionsAreInterned: actionsAreInterned)
+        let (action, actionJoin) = actionsAreInterned ? ("a.name", "JOIN actions AS a ON a.id = e.action_id") : ("e.action", "")
         let sql = """
-            SELECT e.seq, e.session_id, e.time, e.action, e.payload, e.info, e.redaction,
+            SELECT e.seq, e.session_id, e.time, \(action), e.payload, e.info, e.redaction,
                    src.file, src.function, src.line, src."column", src.origin
-            FROM events AS e JOIN sources AS src ON src.id = e.source_id
+            FROM events AS e JOIN sources AS src ON src.id = e.source_id \(actionJoin)
             WHERE \(conditions)
             ORDER BY e.seq LIMIT ?
             """

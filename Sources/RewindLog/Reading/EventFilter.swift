@@ -40,7 +40,7 @@ public struct EventFilter: Sendable, Hashable {
     /// The cursor's position and the seq range make one `BETWEEN`: given a separate `seq > ?`,
     /// SQLite starts its rowid scan at the range's lower bound and filters its way to the
     /// position, so every page of a long log would re-read all the pages before it.
-    func sqlConditions(after seq: Int64) -> (sql: String, arguments: [any Sendable]) {
+    func sqlConditions(after seq: Int64, actionsAreInterned: Bool) -> (sql: String, arguments: [any Sendable]) {
         let low = max(seq == .max ? seq : seq + 1, seqs?.lowerBound ?? .min)
         var clauses = ["e.seq BETWEEN ? AND ?"]
         var arguments: [any Sendable] = [low, seqs?.upperBound ?? .max]
@@ -51,7 +51,9 @@ public struct EventFilter: Sendable, Hashable {
             arguments.append(session)
         }
         if let actionCase {
-            clauses.append(actionCase.contains("*") ? "e.action GLOB ?" : "e.action = ?")
+            let match = actionCase.contains("*") ? "GLOB ?" : "= ?"
+            // Matched against the few case paths, not against every event.
+            clauses.append(actionsAreInterned ? "e.action_id IN (SELECT id FROM actions WHERE name \(match))" : "e.action \(match)")
             arguments.append(actionCase)
         }
         if let file {

@@ -7,8 +7,11 @@ import GRDBSQLite
 package struct RawEvent {
     /// The event's seq.
     package var seq: Int64
-    /// Its case path, as SQLite's C string (borrowed like the payload): most events never need
-    /// it as a `String`, and making one per event was a measurable share of replay.
+    /// Its case path, from the log's table of case paths (schema 4 on).
+    package var actionName: String?
+    /// Its case path in a log from before schema 4, as SQLite's C string (borrowed like the
+    /// payload): most events never need it as a `String`, and making one per event was a
+    /// measurable share of replay.
     package var actionCaseText: UnsafePointer<CChar>?
     /// The encoded action, or `nil` (withheld or unencodable).
     package var payload: UnsafeRawBufferPointer?
@@ -18,7 +21,7 @@ package struct RawEvent {
 
 extension RawEvent {
     /// Its case path (made on demand: for errors and reports).
-    package var actionCase: String { actionCaseText.map { String(cString: $0) } ?? "" }
+    package var actionCase: String { actionName ?? actionCaseText.map { String(cString: $0) } ?? "" }
 
     /// Decodes the action in place.
     ///
@@ -47,8 +50,9 @@ extension EventLog {
         _ body: (RawEvent) throws(EventLogError) -> Void
     ) throws(EventLogError) {
         var next = seqs.lowerBound
+        let interned = actionsAreInterned
         let sql = """
-            SELECT seq, action, payload, redaction FROM events
+            SELECT seq, \(interned ? "action_id" : "action"), payload, redaction FROM events
             WHERE seq BETWEEN ? AND ? AND +session_id = ? ORDER BY seq LIMIT ?
             """
         while next <= seqs.upperBound {
@@ -57,6 +61,7 @@ extension EventLog {
             try mappingErrors(path: path) {
                 try database.read { db in
                     try refreshSymbols(db)
+                    let names = interned ? try actions.names(in: db) : []
                     let statement = try db.cachedStatement(sql: sql)
                     let handle = statement.sqliteStatement
                     sqlite3_reset(handle)
@@ -72,7 +77,15 @@ extension EventLog {
                             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                         }
                         let seq = sqlite3_column_int64(handle, 0)
-                        let actionCase = sqlite3_column_text(handle, 1).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                        var actionName: String?
+                        var actionCase: UnsafePointer<CChar>?
+                        if interned {
+                            let id = Int(sqlite3_column_int64(handle, 1))
+                            // An id outside the table only comes from a damaged file.
+                            actionName = names.indices.contains(id - 1) ? names[id - 1] : "action #\(id)"
+                        } else {
+                            actionCase = sqlite3_column_text(handle, 1).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
+                        }
                         var payload: UnsafeRawBufferPointer?
                         if sqlite3_column_type(handle, 2) != SQLITE_NULL {
                             // Blob or text: either way the bytes, valid until the next step.
@@ -81,7 +94,7 @@ extension EventLog {
                             payload = UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
                         }
                         let redaction = sqlite3_column_text(handle, 3).map { String(cString: $0) }
-                        try body(RawEvent(seq: seq, actionCaseText: actionCase, payload: payload, redaction: redaction))
+                        try body(RawEvent(seq: seq, actionName: actionName, actionCaseText: actionCase, payload: payload, redaction: redaction))
                         last = seq
                         count += 1
                     }

@@ -201,8 +201,6 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 _ = try log.insert(writes, session: session.id, isText: codec.isText, in: db)
             }
         } catch {
-            // Source ids interned inside the rolled-back transaction are gone with it.
-            log.sources.forget()
             return unwritten(error)
         }
         return (failures, events)
