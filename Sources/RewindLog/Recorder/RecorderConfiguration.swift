@@ -31,9 +31,8 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// being filled and the one being written), so that handing an action off never allocates;
     /// lower it to trade burst absorption for memory.
     public var bufferCapacity = 16_384
-    /// How many buffered events make the writer commit at once instead of waiting out a
-    /// buffered durability's `maxDelay`. A transaction writes whatever is buffered when the
-    /// writer starts it, up to ``bufferCapacity`` events.
+    /// The most events one transaction writes; also how many buffered events make the writer
+    /// commit at once instead of waiting out a buffered durability's `maxDelay`.
     public var batchSize = 2_048
     /// How actions and states are encoded.
     public var codec: any PayloadCodec = JSONPayloadCodec()
