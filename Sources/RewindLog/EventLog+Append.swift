@@ -68,8 +68,9 @@ extension EventLog {
     }
 
     /// Writes events and snapshots, in order, inside the caller's transaction, and moves the
-    /// session's bounds and count along; returns the seqs the events got. Events bind through the raw statement handle: this is the recording hot
-    /// path on the writer thread, and GRDB's argument arrays cost about a third of its time.
+    /// session's bounds and count along; returns the seqs the events got. Events bind through
+    /// the raw statement handle: this is the recording hot path on the writer thread, and GRDB's
+    /// argument arrays cost about a third of its time.
     func insert(_ writes: [LogWrite], session: Int64, isText: Bool, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO events (session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)"

@@ -61,9 +61,11 @@ extension EventLog {
             guard keepFrom > 0,
                   var start = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM snapshots WHERE seq < ?", arguments: [keepFrom])
             else { return 0 }
-            // …or earlier, when sessions interleave: every session that keeps events must keep
-            // a snapshot at or after the cut to replay from. Lower the cut to each such
-            // session's latest snapshot before it, until that holds for all of them.
+            // …or earlier, when sessions interleave: every session that began before the cut
+            // and keeps events must have a snapshot exactly at the cut, the state its remaining
+            // events follow. Lower the cut to such a session's latest snapshot before it until
+            // that holds for all of them. (Safe rather than tight: two long interleaved sessions
+            // rarely snapshot at the same seq, so the cut may stay before the later one began.)
             while let lowered = try Int64.fetchOne(db, sql: """
                 SELECT min((SELECT max(p.seq) FROM snapshots AS p WHERE p.session_id = s.id AND p.seq <= ?))
                 FROM sessions AS s WHERE s.last_seq > ?

@@ -119,6 +119,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                     }
                 }
                 assert(taken == through, "the parts' events are the swap's events")
+                taken = through
                 spare = items
                 spare.removeAll(keepingCapacity: true)
             }
