@@ -76,17 +76,28 @@ extension EventLog {
     }
 
     func page(filter: EventFilter, after seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
-        let (conditions, arguments) = filter.sqlConditions(after: seq, actionsAreInterned: actionsAreInterned)
         let (action, actionJoin) = actionsAreInterned ? ("a.name", "JOIN actions AS a ON a.id = e.action_id") : ("e.action", "")
-        let sql = """
-            SELECT e.seq, e.session_id, e.time, \(action), e.payload, e.info, e.redaction,
-                   src.file, src.function, src.line, src."column", src.origin
-            FROM events AS e JOIN sources AS src ON src.id = e.source_id \(actionJoin)
-            WHERE \(conditions)
-            ORDER BY e.seq LIMIT ?
-            """
         return try read { db in
             try refreshSymbols(db)
+            var filter = filter
+            if let session = filter.session, sessionsKeepBounds {
+                // Only between the session's own first and last seq: a later session's events
+                // are found without walking every earlier one.
+                guard let bounds = try Row.fetchOne(db, sql: "SELECT first_seq, last_seq FROM sessions WHERE id = ?", arguments: [session]),
+                      let first: Int64 = bounds[0], let last: Int64 = bounds[1]
+                else { return [] }
+                let low = max(first, filter.seqs?.lowerBound ?? first), high = min(last, filter.seqs?.upperBound ?? last)
+                guard low <= high else { return [] }
+                filter.seqs = low...high
+            }
+            let (conditions, arguments) = filter.sqlConditions(after: seq, actionsAreInterned: actionsAreInterned)
+            let sql = """
+                SELECT e.seq, e.session_id, e.time, \(action), e.payload, e.info, e.redaction,
+                       src.file, src.function, src.line, src."column", src.origin
+                FROM events AS e JOIN sources AS src ON src.id = e.source_id \(actionJoin)
+                WHERE \(conditions)
+                ORDER BY e.seq LIMIT ?
+                """
             let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })
             return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map(Self.event(from:))
