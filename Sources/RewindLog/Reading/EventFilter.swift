@@ -45,8 +45,9 @@ public struct EventFilter: Sendable, Hashable {
         var clauses = ["e.seq BETWEEN ? AND ?"]
         var arguments: [any Sendable] = [low, seqs?.upperBound ?? .max]
         if let session {
-            // Walking the table by rowid within the range beats the session index (which costs a
-            // table look-up per row); the unary + keeps SQLite from choosing the index.
+            // Walked by rowid within the range (narrowed to the session's own bounds by the
+            // caller from schema 3 on). In older logs, the unary + keeps SQLite from choosing the
+            // index of events by session, which costs a table look-up per row.
             clauses.append("+e.session_id = ?")
             arguments.append(session)
         }
