@@ -94,25 +94,25 @@ struct RecordWorkload {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { throw RawError.open }
         defer { sqlite3_close(db) }
         sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", nil, nil, nil)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         // Each case path's row in `actions`, made beforehand like the encoded payloads.
         var actionIDs: [String: Int64] = [:]
         var intern: OpaquePointer?
+        defer { sqlite3_finalize(intern) }
         guard sqlite3_prepare_v2(db, "INSERT INTO actions (name) VALUES (?) ON CONFLICT (name) DO UPDATE SET name = name RETURNING id", -1, &intern, nil) == SQLITE_OK else {
             throw RawError.prepare
         }
         for name in Set(rows.map(\.0)) {
-            sqlite3_bind_text(intern, 1, name, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            sqlite3_bind_text(intern, 1, name, -1, transient)
             guard sqlite3_step(intern) == SQLITE_ROW else { throw RawError.step }
             actionIDs[name] = sqlite3_column_int64(intern, 0)
             sqlite3_reset(intern)
         }
-        sqlite3_finalize(intern)
         let encodedRows = rows.map { (actionIDs[$0.0]!, $0.1) }
         var statement: OpaquePointer?
         let sql = "INSERT INTO events (session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, 1, NULL, NULL)"
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw RawError.prepare }
         defer { sqlite3_finalize(statement) }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         let start = ContinuousClock.now
         var inserted = 0
         while inserted < actions {
