@@ -150,18 +150,17 @@ extension EventLog {
         )
     }
 
-    /// Sets every session's bounds and count from its events, in one pass over them (for
-    /// writers that insert events with their seqs, such as import).
+    /// Sets the bounds and count of every session that has events, in one pass over them, as
+    /// migration 0003 does: for writers that insert events with their seqs (import), into
+    /// sessions that start without events.
     static func recomputeSessionBounds(_ db: Database) throws {
         try db.execute(sql: """
             WITH bounds AS (
                 SELECT session_id, min(seq) AS first, max(seq) AS last, count(*) AS n
                 FROM events GROUP BY session_id
             )
-            UPDATE sessions SET
-                first_seq = (SELECT first FROM bounds WHERE session_id = sessions.id),
-                last_seq = (SELECT last FROM bounds WHERE session_id = sessions.id),
-                event_count = coalesce((SELECT n FROM bounds WHERE session_id = sessions.id), 0)
+            UPDATE sessions SET first_seq = bounds.first, last_seq = bounds.last, event_count = bounds.n
+            FROM bounds WHERE bounds.session_id = sessions.id
             """)
     }
 

@@ -23,8 +23,6 @@ struct SymbolIndex: Sendable {
         var id: UInt32
     }
 
-    static let empty = SymbolIndex(names: [:])
-
     init(names: [String: UInt32]) {
         var capacity = 16
         while capacity < names.count * 2 { capacity *= 2 }

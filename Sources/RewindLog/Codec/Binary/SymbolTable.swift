@@ -46,11 +46,6 @@ final class SymbolTable: Sendable {
         contents.withLock { $0.names }
     }
 
-    /// A copy of the name→id table, for an encoding pass.
-    var ids: [String: UInt32] {
-        contents.withLock { $0.ids }
-    }
-
     /// Every symbol known so far, for look-ups without the lock.
     var index: SymbolIndex {
         contents.withLock { contents in
