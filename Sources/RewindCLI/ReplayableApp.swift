@@ -40,7 +40,7 @@ public struct ReplayableApp: Sendable {
         self.invariants = invariants.map { ($0.name, $0.description) }
         self.open = { log, options in
             var options = options
-            if let current { options.upgrades = (current, upcaster) }
+            if let current { options.upgrades = SchemaUpgrades(app: current, upcaster: upcaster) }
             return TypedReplay(replayer: Replayer(log: log, reducer: reducer, options: options), invariants: invariants)
         }
     }
@@ -183,7 +183,7 @@ struct TypedReplay<State: Codable & Sendable & Equatable, Action: Codable & Send
 
     func action(at seq: Int64) throws -> (dump: String, json: Any) {
         let event = try replayer.log.event(at: seq)
-        let action = try replayer.decode(event, session: try replayer.log.session(event.session))
+        let action = try replayer.decode(event)
         return (dump(action), try JSONSerialization.jsonObject(with: JSONEncoder().encode(action), options: .fragmentsAllowed))
     }
 

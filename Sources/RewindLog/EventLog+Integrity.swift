@@ -60,13 +60,13 @@ extension EventLog {
                 WHERE NOT EXISTS (SELECT 1 FROM snapshots WHERE session_id = s.id AND kind = 'initial')
                   AND NOT EXISTS (SELECT 1 FROM snapshots WHERE session_id = s.id AND kind = 'retention')
                 """)
-            let wrongBounds = sessionsKeepBounds ? try Int64.fetchAll(db, sql: """
+            let wrongBounds = try Int64.fetchAll(db, sql: """
                 SELECT s.id FROM sessions AS s LEFT JOIN (
                     SELECT session_id, min(seq) AS first, max(seq) AS last, count(*) AS n FROM events GROUP BY session_id
                 ) AS b ON b.session_id = s.id
                 WHERE s.event_count != coalesce(b.n, 0) OR s.first_seq IS NOT b.first OR s.last_seq IS NOT b.last
                 ORDER BY s.id
-                """) : []
+                """)
             return IntegrityReport(
                 sqlite: sqlite, eventCount: count, seqs: low.flatMap { low in high.map { low...$0 } },
                 gaps: gaps, sessionsWithoutSnapshot: orphans, sessionsWithWrongBounds: wrongBounds

@@ -47,19 +47,15 @@ extension EventLog {
 
     /// Every session, oldest first, with its event count and seq range.
     public func sessions() throws(EventLogError) -> [LogSession] {
-        try read { db in try Row.fetchAll(db, sql: sessionQuery + " ORDER BY s.id").map(Self.session(from:)) }
+        try read { db in try Row.fetchAll(db, sql: Self.sessionQuery + " ORDER BY s.id").map(Self.session(from:)) }
     }
 
     /// The session numbered `id`.
     ///
     /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is none.
     public func session(_ id: Int64) throws(EventLogError) -> LogSession {
-        try session(id, query: sessionQuery)
-    }
-
-    private func session(_ id: Int64, query: String) throws(EventLogError) -> LogSession {
         let found = try read { db in
-            try Row.fetchOne(db, sql: query + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
+            try Row.fetchOne(db, sql: Self.sessionQuery + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
         }
         guard let found else { throw .sessionNotFound(path: path, session: id) }
         return found
@@ -78,18 +74,6 @@ extension EventLog {
         return id
     }
 
-    /// The session numbered `id`, for replay paths that only need its seq range: in a log from
-    /// before schema 3 its event count is left at 0, since counting there scans the session's
-    /// events through the index.
-    package func uncountedSession(_ id: Int64) throws(EventLogError) -> LogSession {
-        try session(id, query: uncountedSessionQuery)
-    }
-
-    /// The session that recorded event `seq`, uncounted (see ``uncountedSession(_:)``).
-    package func uncountedSession(containing seq: Int64) throws(EventLogError) -> LogSession {
-        try uncountedSession(try sessionID(containing: seq))
-    }
-
     /// The first and last seq in the log, or `nil` when it has no events.
     public func seqRange() throws(EventLogError) -> ClosedRange<Int64>? {
         try read { db in
@@ -99,35 +83,9 @@ extension EventLog {
         }
     }
 
-    private var sessionQuery: String {
-        sessionsKeepBounds ? Self.boundedSessionQuery : Self.sessionQueryBeforeBounds
-    }
-
-    private var uncountedSessionQuery: String {
-        sessionsKeepBounds ? Self.boundedSessionQuery : Self.uncountedSessionQueryBeforeBounds
-    }
-
-    private static let boundedSessionQuery = """
+    private static let sessionQuery = """
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
                s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq
-        FROM sessions AS s
-        """
-
-    /// Logs before schema 3 count through the index of events by session.
-    private static let sessionQueryBeforeBounds = """
-        SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
-               s.started_at, s.base_seq, s.info,
-               (SELECT count(*) FROM events WHERE session_id = s.id) AS event_count,
-               (SELECT min(seq) FROM events WHERE session_id = s.id) AS first_seq,
-               (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq
-        FROM sessions AS s
-        """
-
-    private static let uncountedSessionQueryBeforeBounds = """
-        SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
-               s.started_at, s.base_seq, s.info, 0 AS event_count,
-               (SELECT min(seq) FROM events WHERE session_id = s.id) AS first_seq,
-               (SELECT max(seq) FROM events WHERE session_id = s.id) AS last_seq
         FROM sessions AS s
         """
 

@@ -33,13 +33,10 @@ extension EventLog {
         let filter = session.map { "WHERE e.session_id = \($0)" } ?? ""
         let path = self.path
         return try read { db in
-            let casesSQL = actionsAreInterned
-                ? """
-                    SELECT a.name AS action, count(*) AS n FROM events AS e JOIN actions AS a ON a.id = e.action_id \(filter)
-                    GROUP BY e.action_id ORDER BY n DESC, action
-                    """
-                : "SELECT action, count(*) AS n FROM events AS e \(filter) GROUP BY action ORDER BY n DESC, action"
-            let cases = try Row.fetchAll(db, sql: casesSQL).map { (name: $0["action"] as String, count: $0["n"] as Int) }
+            let cases = try Row.fetchAll(db, sql: """
+                SELECT a.name AS action, count(*) AS n FROM events AS e JOIN actions AS a ON a.id = e.action_id \(filter)
+                GROUP BY e.action_id ORDER BY n DESC, action
+                """).map { (name: $0["action"] as String, count: $0["n"] as Int) }
             let sources = try Row.fetchAll(db, sql: """
                 SELECT src.file || ':' || src.line || ' ' || src.function AS location, count(*) AS n
                 FROM events AS e JOIN sources AS src ON src.id = e.source_id \(filter)

@@ -40,15 +40,12 @@ public final class EventLog: Sendable {
     let actions = ActionNames()
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
-    /// The schema version of the file when it was opened (after migrating, when writable). Only
-    /// an older log opened read-only is below the latest, and is read the way its version was.
-    let openedSchemaVersion: Int
-    /// Whether sessions keep their own bounds and counts (schema 3 on); before, sessions are
-    /// measured through the index of events by session.
-    var sessionsKeepBounds: Bool { openedSchemaVersion >= 3 }
-    /// Whether events refer to their case path by id, in `actions` (schema 4 on); before, each
-    /// event holds it as text in `action`.
-    var actionsAreInterned: Bool { openedSchemaVersion >= 4 }
+    /// The schema version of the file itself. A log of an older schema opened read-only is read
+    /// through a migrated temporary copy (``temporaryCopy``), so every query in RewindLog is
+    /// written for the latest schema only; this keeps what the file says.
+    let fileSchemaVersion: Int
+    /// The migrated copy an older log opened read-only is read through, deleted with the log.
+    private let temporaryCopy: String?
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -81,28 +78,27 @@ public final class EventLog: Sendable {
                 throw .readOnly(path: path, detail: "cannot create the file in \(folder.isEmpty ? "." : folder)")
             }
         }
-        database = try mappingErrors(path: path) {
+        let opened = try mappingErrors(path: path) { () throws -> (DatabaseQueue, Int) in
             var configuration = Configuration()
             configuration.label = "RewindLog"
             configuration.busyMode = .timeout(5)
             if mode == .readOnly {
                 configuration.readonly = true
-            } else {
-                configuration.journalMode = .wal
-                configuration.prepareDatabase { db in
-                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                }
+                let file = try DatabaseQueue(path: path, configuration: configuration)
+                let version = try file.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+                guard version < SchemaMigrator.latestVersion else { return (file, version) }
+                return (try Self.migratedCopy(of: file, path: path), version)
+            }
+            configuration.journalMode = .wal
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
             let database = try DatabaseQueue(path: path, configuration: configuration)
-            if mode == .readWrite {
-                try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
-            }
-            return database
+            try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
+            return (database, SchemaMigrator.latestVersion)
         }
-        let opened = database
-        openedSchemaVersion = try mappingErrors(path: path) {
-            try opened.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
-        }
+        (database, fileSchemaVersion) = opened
+        temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
         try read { db in try refreshSymbols(db) }
     }
 
@@ -143,9 +139,42 @@ public final class EventLog: Sendable {
     /// The schema version this build writes (the number of the last file in `Migrations/`).
     public static var latestSchemaVersion: Int { SchemaMigrator.latestVersion }
 
-    /// The log's schema version.
+    /// The schema version of the log file. A log of an older version opened read-only keeps
+    /// its version (it is read through a migrated copy; the file is never changed).
     public func schemaVersion() throws(EventLogError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+        if temporaryCopy != nil { return fileSchemaVersion }
+        return try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    /// A copy of an older log, migrated to the latest schema, in a temporary file that only
+    /// its owner can read: how a log of an older schema is read without changing it. SQLite's
+    /// backup copies a consistent snapshot, even while another process writes the file.
+    private static func migratedCopy(of file: DatabaseQueue, path: String) throws -> DatabaseQueue {
+        let copyPath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("rewind-upgraded-\(UUID().uuidString).rewind").path
+        guard FileManager.default.createFile(atPath: copyPath, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw EventLogError.readOnly(path: path, detail: "cannot create a temporary copy to read this older log through at \(copyPath)")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.label = "RewindLog (migrated copy)"
+            let copy = try DatabaseQueue(path: copyPath, configuration: configuration)
+            try file.backup(to: copy)
+            try file.close()
+            try copy.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
+            return copy
+        } catch {
+            try? FileManager.default.removeItem(atPath: copyPath)
+            throw error
+        }
+    }
+
+    deinit {
+        guard let temporaryCopy else { return }
+        try? database.close()
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: temporaryCopy + suffix)
+        }
     }
 
     /// Closes the database connection. Further use throws ``EventLogError/closed(path:)``.

@@ -39,6 +39,10 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSnapshot(path: String, session: Int64, seq: Int64)
     /// The log was used after `close()`.
     case closed(path: String)
+    /// A replay that leaves actions out was given none to leave out.
+    case nothingToSkip(path: String)
+    /// A seq given for one session's replay belongs to another session, or to none.
+    case seqOutsideSession(path: String, seq: Int64, session: Int64, sessionSeqs: ClosedRange<Int64>?)
 
     /// The file the error is about.
     public var path: String {
@@ -48,7 +52,7 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             let .fileVanished(path), let .diskFull(path), let .sqlite(path, _, _),
             let .encodingFailed(path, _, _, _), let .decodingFailed(path, _, _, _, _),
             let .unknownCodec(path, _, _), let .sessionNotFound(path, _), let .seqNotFound(path, _, _),
-            let .noSnapshot(path, _, _), let .closed(path):
+            let .noSnapshot(path, _, _), let .closed(path), let .nothingToSkip(path), let .seqOutsideSession(path, _, _, _):
             return path
         }
     }
@@ -91,6 +95,11 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): session \(session) has no snapshot at or before seq \(seq) to replay from"
         case let .closed(path):
             return "\(path): the log was used after it was closed"
+        case let .nothingToSkip(path):
+            return "\(path): no actions were given to leave out"
+        case let .seqOutsideSession(path, seq, session, seqs):
+            let range = seqs.map { "its events are seq \($0.lowerBound)…\($0.upperBound)" } ?? "it has no events"
+            return "\(path): seq \(seq) is not in session \(session) (\(range)); one replay stays within one session"
         }
     }
 

@@ -7,7 +7,7 @@ public struct ReplayOptions: Sendable {
     public var skipUndecodable = false
     /// The app's current schema versions and the upgrades for older payloads; `nil` decodes
     /// payloads as they are.
-    public var upgrades: (app: AppIdentity, upcaster: Upcaster)?
+    public var upgrades: SchemaUpgrades?
     /// Called every ``progressInterval`` events during long replays.
     public var progress: (@Sendable (ReplayProgress) -> Void)?
     /// How many events between progress reports.

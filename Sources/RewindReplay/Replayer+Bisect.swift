@@ -42,7 +42,8 @@ extension Replayer {
         var stats = BisectStats()
         let sessions = try sessionsToReplay(session)
         for session in sessions {
-            let initial = try startingPoint(session: session, atOrBefore: session.baseSeq)
+            let reader = try reader(for: session)
+            let initial = try reader.initialState(State.self)
             stats.snapshotsChecked += 1
             if condition(initial.state) {
                 return .holdsAtStart(session: session.id, seq: initial.seq, stats: stats)
@@ -55,7 +56,7 @@ extension Replayer {
             var windowEnd = last
             if skippingAhead {
                 for entry in try log.snapshotIndex(session: session.id) where entry.seq > initial.seq {
-                    let snapshot = try startingPoint(session: session, atOrBefore: entry.seq)
+                    let snapshot = try reader.state(State.self, atOrBefore: entry.seq)
                     stats.snapshotsChecked += 1
                     if condition(snapshot.state) {
                         windowEnd = snapshot.seq
@@ -68,17 +69,14 @@ extension Replayer {
             var state = windowStart.state
             var replayStats = ReplayStats()
             var found: (seq: Int64, action: Action, before: State)?
-            do {
-                try forEachAction(session: session, in: (windowStart.seq + 1)...windowEnd, stats: &replayStats) { seq, action throws(EventLogError) in
-                    let before = state
-                    reducer(&state, action)
-                    if condition(state) {
-                        found = (seq, action, before)
-                        throw StopFolding.stop
-                    }
-                }
-            } catch StopFolding.stop {}
-            stats.eventsFolded += replayStats.folded + (found == nil ? 0 : 1)
+            try forEachAction(reader, from: windowStart.seq + 1, through: windowEnd, stats: &replayStats) { seq, action in
+                let before = state
+                reducer(&state, action)
+                guard condition(state) else { return .continue }
+                found = (seq, action, before)
+                return .stop
+            }
+            stats.eventsFolded += replayStats.folded
             // The event is read after the fold: reads cannot nest inside the fold's page read.
             if let (seq, action, before) = found {
                 return .found(
@@ -89,9 +87,4 @@ extension Replayer {
         }
         return .notFound(stats: stats)
     }
-}
-
-/// Ends a fold early; never escapes the replayer.
-enum StopFolding {
-    static let stop = EventLogError.closed(path: "<stop folding>")
 }

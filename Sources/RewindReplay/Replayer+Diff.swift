@@ -21,11 +21,10 @@ extension Replayer {
     /// - Parameter seq: The event.
     /// - Returns: The event, its action, both states and the diff.
     public func diff(at seq: Int64) throws(EventLogError) -> ActionDiff<State, Action> {
-        let session = try log.uncountedSession(containing: seq)
-        var before = try fold(session: session, through: seq - 1).state
-        if seq - 1 < session.baseSeq { before = try startingPoint(session: session, atOrBefore: session.baseSeq).state }
+        let reader = try reader(for: log.session(containing: seq))
+        let before = try fold(reader, through: seq - 1).state
         let event = try log.event(at: seq)
-        let action = try decode(event, session: session, codec: codec(of: session))
+        let action = try reader.action(of: event, as: Action.self)
         var after = before
         reducer(&after, action)
         return ActionDiff(event: event, action: action, before: before, after: after, diff: Self.difference(before, after))

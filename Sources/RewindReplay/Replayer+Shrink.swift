@@ -34,12 +34,14 @@ extension Replayer {
         where condition: (State) -> Bool
     ) throws(EventLogError) -> ShrinkResult<State, Action>? {
         guard case let .found(first, _) = try bisect(session: session, where: condition) else { return nil }
-        let failing = try log.uncountedSession(first.event.session)
-        let initial = try startingPoint(session: failing, atOrBefore: failing.baseSeq).state
+        let reader = try reader(for: log.session(first.event.session))
+        let failing = reader.session
+        let initial = try reader.initialState(State.self).state
         var steps: [(seq: Int64, action: Action)] = []
         var stats = ReplayStats()
-        try forEachAction(session: failing, in: (failing.baseSeq + 1)...first.event.seq, stats: &stats) { seq, action in
+        try forEachAction(reader, from: failing.baseSeq + 1, through: first.event.seq, stats: &stats) { seq, action in
             steps.append((seq, action))
+            return .continue
         }
         var replays = 0
         func fails(_ candidate: [Int]) -> Bool {

@@ -44,7 +44,8 @@ extension Replayer where State: Equatable {
         let sessions = try sessionsToReplay(session)
         for session in sessions {
             report.sessions += 1
-            let initial = try startingPoint(session: session, atOrBefore: session.baseSeq)
+            let reader = try reader(for: session)
+            let initial = try reader.initialState(State.self)
             let checkpoints = try log.snapshotIndex(session: session.id).map(\.seq).filter { $0 > initial.seq }
             guard session.seqRange != nil, !checkpoints.isEmpty else { continue }
             var state = initial.state
@@ -53,30 +54,24 @@ extension Replayer where State: Equatable {
             // reads of recorded snapshots cannot nest inside a fold's page read.
             for checkpoint in checkpoints {
                 var stats = ReplayStats()
-                try forEachAction(session: session, in: (lastAgreeing + 1)...checkpoint, stats: &stats) { _, action in
-                    reducer(&state, action)
-                }
+                state = try fold(reader, from: (lastAgreeing, state), through: checkpoint, stats: &stats)
                 report.eventsFolded += stats.folded
-                let recorded = try startingPoint(session: session, atOrBefore: checkpoint).state
+                let recorded = try reader.state(State.self, atOrBefore: checkpoint).state
                 report.snapshotsCompared += 1
                 if recorded != state {
                     let event = try log.event(at: checkpoint)
                     report.divergence = Divergence(
                         session: session.id, snapshotSeq: checkpoint, lastAgreeingSeq: lastAgreeing, event: event,
-                        action: try decode(event, session: session), recorded: recorded, replayed: state,
+                        action: try reader.action(of: event, as: Action.self), recorded: recorded, replayed: state,
                         diff: Self.difference(recorded, state) ?? "(equal by ==, different when dumped)"
                     )
                     return report
                 }
                 lastAgreeing = checkpoint
             }
-            if let last = session.seqRange?.upperBound, last > lastAgreeing {
-                var stats = ReplayStats()
-                try forEachAction(session: session, in: (lastAgreeing + 1)...last, stats: &stats) { _, action in
-                    reducer(&state, action)
-                }
-                report.eventsFolded += stats.folded
-            }
+            var stats = ReplayStats()
+            state = try fold(reader, from: (lastAgreeing, state), through: session.lastSeq, stats: &stats)
+            report.eventsFolded += stats.folded
         }
         return report
     }

@@ -24,29 +24,33 @@ extension Replayer {
     ///   - seqs: The events to leave out; all must belong to one session.
     ///   - through: The event after which to compare (default: the session's last).
     /// - Returns: Both states and their difference.
+    ///
+    /// - Throws: ``EventLogError/nothingToSkip(path:)`` for an empty set;
+    ///   ``EventLogError/seqOutsideSession(path:seq:session:sessionSeqs:)`` for a skipped seq of
+    ///   another session than the first's, or a `through` outside it.
     public func whatIf(skipping seqs: Set<Int64>, through: Int64? = nil) throws(EventLogError) -> WhatIfResult<State> {
-        guard let first = seqs.min() else {
-            throw .seqNotFound(path: log.path, seq: 0, available: try log.seqRange())
-        }
-        let session = try log.uncountedSession(containing: first)
+        guard let first = seqs.min() else { throw .nothingToSkip(path: log.path) }
+        let reader = try reader(for: log.session(containing: first))
+        let session = reader.session
         var skipped: [LoggedEvent] = []
         for seq in seqs.sorted() {
             let event = try log.event(at: seq)
             guard event.session == session.id else {
-                throw .decodingFailed(path: log.path, seq: seq, actionCase: event.actionCase, codingPath: "",
-                                      reason: "it belongs to session \(event.session), not \(session.id): skip events of one session at a time")
+                throw .seqOutsideSession(path: log.path, seq: seq, session: session.id, sessionSeqs: session.seqRange)
             }
             skipped.append(event)
         }
-        let end = through ?? session.seqRange?.upperBound ?? first
-        let actual = try fold(session: session, through: end).state
-        let start = try startingPoint(session: session, atOrBefore: first - 1)
+        let end = through ?? session.lastSeq
+        guard end >= session.baseSeq, end <= session.lastSeq else {
+            throw .seqOutsideSession(path: log.path, seq: end, session: session.id, sessionSeqs: session.seqRange)
+        }
+        let actual = try fold(reader, through: end).state
+        let start = try reader.state(State.self, atOrBefore: min(first - 1, end))
         var alternative = start.state
         var stats = ReplayStats()
-        if end > start.seq {
-            try forEachAction(session: session, in: (start.seq + 1)...end, skipping: seqs, stats: &stats) { _, action in
-                reducer(&alternative, action)
-            }
+        try forEachAction(reader, from: start.seq + 1, through: end, skipping: seqs, stats: &stats) { _, action in
+            reducer(&alternative, action)
+            return .continue
         }
         return WhatIfResult(
             session: session.id, through: end, skipped: skipped, actual: actual, alternative: alternative,

@@ -224,13 +224,28 @@ struct EventLogOpeningTests {
             var cursor = log.events(EventFilter(actionCase: "*o*"))
             #expect(try cursor.collect().map(\.actionCase) == secondCases)
             #expect(try log.statistics().actionCases.map(\.name) == ["first", "more", "second"])
-            var rawCases: [String] = []
-            try log.forEachRawEvent(session: 2, in: 1...9) { event throws(EventLogError) in rawCases.append(event.actionCase) }
-            #expect(rawCases == secondCases)
+            var replayed: [Step] = []
+            try SessionReader(log: log, session: log.session(2)).forEachAction(Step.self, from: 1, through: 9) { _, step in
+                replayed.append(step)
+                return .continue
+            }
+            #expect(replayed == [.second(0), .more, .second(1), .more, .second(2), .more])
+            #expect(try log.decodeAction(of: log.event(at: 9), as: Step.self) == .more)
         }
-        let old = try EventLog(path: path, mode: .readOnly)
-        #expect(try old.schemaVersion() == 1)
-        try expectReadsAsRecorded(old)
+        let before = fileBytes(path)
+        let temporaryFiles = { Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("rewind-upgraded-") && $0.hasSuffix(".rewind") }) }
+        let temporaryBefore = try temporaryFiles()
+        do {
+            // Read through a migrated copy: the file itself is never changed.
+            let old = try EventLog(path: path, mode: .readOnly)
+            #expect(try old.schemaVersion() == 1)
+            try expectReadsAsRecorded(old)
+            let during = try temporaryFiles()
+            withExtendedLifetime(old) { #expect(during.count == temporaryBefore.count + 1) }
+        }
+        #expect(fileBytes(path) == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter { $0.hasPrefix("rewind-upgraded-") }
+        #expect(Set(leftovers) == temporaryBefore, "the migrated copy, its -wal and -shm are deleted with the log")
 
         let migrated = try EventLog(path: path)
         #expect(try migrated.schemaVersion() == EventLog.latestSchemaVersion)

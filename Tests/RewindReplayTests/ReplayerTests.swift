@@ -221,4 +221,54 @@ struct ReplayerTests {
             try Replayer(log: log, reducer: Shop.reducer).state(at: 21)
         }
     }
+
+    @Test("a session without events replays to its initial state through every entry point")
+    func emptySession() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("app.rewind"))
+        let reducer = Reducer<Int, Int> { state, action in state += action }
+        let full = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        try log.append([1, 2, 3].map { EventRecord($0, source: ActionSource()) }, to: full)
+        // Launched and closed without an action, after events of another session.
+        let empty = try log.beginSession(app: AppIdentity(id: "app"), initialState: 40)
+        let first = try log.beginSession(app: AppIdentity(id: "app"), initialState: 7)
+        let replayer = Replayer(log: log, reducer: reducer)
+        for (session, initial) in [(empty.id, 40), (first.id, 7)] {
+            #expect(try replayer.finalState(session: session) == initial)
+            #expect(try replayer.finalState(session: session, fromStart: true) == initial)
+            var steps = try replayer.steps(session: session)
+            #expect(try steps.next() == nil)
+            #expect(steps.state == initial)
+            var later = try replayer.steps(session: session, from: 1_000)
+            #expect(try later.next() == nil)
+            let report = try replayer.verify(session: session)
+            #expect(report.divergence == nil && report.eventsFolded == 0)
+            guard case .notFound = try replayer.bisect(session: session, where: { $0 < 0 }) else { Issue.record("expected notFound"); continue }
+        }
+        #expect(try log.restoredState(app: AppIdentity(id: "app"), reducer: reducer) == 7)
+        #expect(try replayer.verify().sessions == 3)
+    }
+
+    @Test("what-if refuses an empty skip set and seqs outside the session, naming them")
+    func whatIfRefusals() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("app.rewind"))
+        let reducer = Reducer<Int, Int> { state, action in state += action }
+        let one = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        try log.append([1, 2].map { EventRecord($0, source: ActionSource()) }, to: one)
+        let two = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        try log.append([3, 4].map { EventRecord($0, source: ActionSource()) }, to: two)
+        let replayer = Replayer(log: log, reducer: reducer)
+        #expect(throws: EventLogError.nothingToSkip(path: log.path)) { try replayer.whatIf(skipping: []) }
+        #expect(throws: EventLogError.seqOutsideSession(path: log.path, seq: 3, session: 1, sessionSeqs: 1...2)) {
+            try replayer.whatIf(skipping: [1, 3])
+        }
+        #expect(throws: EventLogError.seqOutsideSession(path: log.path, seq: 4, session: 1, sessionSeqs: 1...2)) {
+            try replayer.whatIf(skipping: [1], through: 4)
+        }
+        #expect(EventLogError.seqOutsideSession(path: "a.rewind", seq: 4, session: 1, sessionSeqs: 1...2).description
+            == "a.rewind: seq 4 is not in session 1 (its events are seq 1…2); one replay stays within one session")
+        let result = try replayer.whatIf(skipping: [1], through: 2)
+        #expect(result.actual == 3 && result.alternative == 2)
+    }
 }

@@ -60,12 +60,13 @@ struct ReplayWorkload {
         var variants: [WorkloadResult.Variant] = []
         for (codecName, path, actions) in logs.byCodec {
             let log = try EventLog(path: path, mode: .readOnly)
-            let codec = log.codecs[codecName]!
+            let reader = try SessionReader(log: log, session: log.session(1))
             let replayer = Replayer(log: log, reducer: Todo.reducer)
             // The same read path replay uses (raw statement, payloads decoded in place), minus the fold.
             let bound = try medianThroughput(actions: actions, runs: runs) {
-                try log.forEachRawEvent(session: 1, in: 1...Int64(actions)) { event throws(EventLogError) in
-                    blackHole(try event.decodeAction(as: TodoAction.self, codec: codec, path: path))
+                try reader.forEachAction(TodoAction.self, from: 1, through: Int64(actions)) { _, action in
+                    blackHole(action)
+                    return .continue
                 }
             }
             let replay = try medianThroughput(actions: actions, runs: runs) {

@@ -30,62 +30,13 @@ extension EventLog {
         upcaster: Upcaster = .none
     ) throws(EventLogError) -> State? {
         guard let session = try sessions().last(where: { $0.app.id == app.id }) else { return nil }
-        guard let codec = codecs[session.codec] else {
-            throw .unknownCodec(path: path, session: session.id, codec: session.codec)
-        }
-        guard let snapshot = try snapshot(session: session.id) else {
-            throw .noSnapshot(path: path, session: session.id, seq: session.seqRange?.upperBound ?? session.baseSeq)
-        }
-        let recorded = session.app
-        var state: State = try upgrading(
-            snapshot.state, seq: snapshot.seq, what: "\(snapshot.kind) snapshot",
-            recordedVersion: recorded.stateSchemaVersion, currentVersion: app.stateSchemaVersion, upgrade: upcaster.state
-        ) { data throws(EventLogError) in
-            try LoggedSnapshot(session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: data ?? Data())
-                .decodeState(as: State.self, codec: codec, path: path)
-        }
-        guard let last = session.seqRange?.upperBound, last > snapshot.seq else { return state }
-        var cursor = events(EventFilter(seqs: (snapshot.seq + 1)...last, session: session.id))
-        while let event = try cursor.next() {
-            let action: Action = try upgrading(
-                event.payload, seq: event.seq, what: event.actionCase,
-                recordedVersion: recorded.actionSchemaVersion, currentVersion: app.actionSchemaVersion, upgrade: upcaster.action
-            ) { data throws(EventLogError) in
-                var upgraded = event
-                upgraded.payload = data
-                return try upgraded.decodeAction(as: Action.self, codec: codec, path: path)
-            }
+        let reader = try SessionReader(log: self, session: session, upgrades: SchemaUpgrades(app: app, upcaster: upcaster))
+        let start = try reader.state(State.self, atOrBefore: .max)
+        var state = start.state
+        try reader.forEachAction(Action.self, from: start.seq + 1, through: session.seqRange?.upperBound ?? start.seq) { _, action in
             reducer(&state, action)
+            return .continue
         }
         return state
-    }
-
-    /// Runs `upgrade` on a payload recorded at an older version, then `decode`; a failure says
-    /// which versions were involved.
-    private func upgrading<T>(
-        _ payload: Data?,
-        seq: Int64,
-        what: String,
-        recordedVersion: Int,
-        currentVersion: Int,
-        upgrade: (@Sendable (Data, Int) throws -> Data)?,
-        decode: (Data?) throws(EventLogError) -> T
-    ) throws(EventLogError) -> T {
-        var data = payload
-        if recordedVersion < currentVersion, let upgrade, let payload {
-            do {
-                data = try upgrade(payload, recordedVersion)
-            } catch {
-                throw .decodingFailed(path: path, seq: seq, actionCase: what, codingPath: "",
-                                      reason: "the upcaster failed to upgrade it from schema version \(recordedVersion): \(error)")
-            }
-        }
-        do {
-            return try decode(data)
-        } catch let .decodingFailed(path, seq, actionCase, codingPath, reason) where recordedVersion != currentVersion {
-            let help = upgrade == nil ? "; no upcaster was given for it" : " after upcasting"
-            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath,
-                                  reason: "\(reason) (recorded with schema version \(recordedVersion), the app is at \(currentVersion)\(help))")
-        }
     }
 }

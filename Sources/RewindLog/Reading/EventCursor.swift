@@ -76,11 +76,10 @@ extension EventLog {
     }
 
     func page(filter: EventFilter, after seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
-        let (action, actionJoin) = actionsAreInterned ? ("a.name", "JOIN actions AS a ON a.id = e.action_id") : ("e.action", "")
-        return try read { db in
+        try read { db in
             try refreshSymbols(db)
             var filter = filter
-            if let session = filter.session, sessionsKeepBounds {
+            if let session = filter.session {
                 // Only between the session's own first and last seq: a later session's events
                 // are found without walking every earlier one.
                 guard let bounds = try Row.fetchOne(db, sql: "SELECT first_seq, last_seq FROM sessions WHERE id = ?", arguments: [session]),
@@ -90,11 +89,11 @@ extension EventLog {
                 guard low <= high else { return [] }
                 filter.seqs = low...high
             }
-            let (conditions, arguments) = filter.sqlConditions(after: seq, actionsAreInterned: actionsAreInterned)
+            let (conditions, arguments) = filter.sqlConditions(after: seq)
             let sql = """
-                SELECT e.seq, e.session_id, e.time, \(action), e.payload, e.info, e.redaction,
+                SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.info, e.redaction,
                        src.file, src.function, src.line, src."column", src.origin
-                FROM events AS e JOIN sources AS src ON src.id = e.source_id \(actionJoin)
+                FROM events AS e JOIN sources AS src ON src.id = e.source_id JOIN actions AS a ON a.id = e.action_id
                 WHERE \(conditions)
                 ORDER BY e.seq LIMIT ?
                 """

@@ -40,21 +40,20 @@ public struct EventFilter: Sendable, Hashable {
     /// The cursor's position and the seq range make one `BETWEEN`: given a separate `seq > ?`,
     /// SQLite starts its rowid scan at the range's lower bound and filters its way to the
     /// position, so every page of a long log would re-read all the pages before it.
-    func sqlConditions(after seq: Int64, actionsAreInterned: Bool) -> (sql: String, arguments: [any Sendable]) {
+    func sqlConditions(after seq: Int64) -> (sql: String, arguments: [any Sendable]) {
         let low = max(seq == .max ? seq : seq + 1, seqs?.lowerBound ?? .min)
         var clauses = ["e.seq BETWEEN ? AND ?"]
         var arguments: [any Sendable] = [low, seqs?.upperBound ?? .max]
         if let session {
-            // Walked by rowid within the range (narrowed to the session's own bounds by the
-            // caller from schema 3 on). In older logs, the unary + keeps SQLite from choosing the
-            // index of events by session, which costs a table look-up per row.
+            // Walked by rowid within the range, which the caller narrows to the session's own
+            // bounds; the unary + keeps SQLite from looking for an index on the session.
             clauses.append("+e.session_id = ?")
             arguments.append(session)
         }
         if let actionCase {
             let match = actionCase.contains("*") ? "GLOB ?" : "= ?"
             // Matched against the few case paths, not against every event.
-            clauses.append(actionsAreInterned ? "e.action_id IN (SELECT id FROM actions WHERE name \(match))" : "e.action \(match)")
+            clauses.append("e.action_id IN (SELECT id FROM actions WHERE name \(match))")
             arguments.append(actionCase)
         }
         if let file {

@@ -3,70 +3,53 @@ import GRDB
 import GRDBSQLite
 
 /// One event as the replay fast path sees it: its position, case and encoded payload, borrowed
-/// from SQLite's buffer for the duration of the callback.
-package struct RawEvent {
+/// from SQLite's buffer for the duration of the callback. Internal: the borrowed memory never
+/// leaves RewindLog; ``SessionReader`` decodes it in place.
+struct RawEvent {
     /// The event's seq.
-    package var seq: Int64
-    /// Its case path, from the log's table of case paths (schema 4 on).
-    package var actionName: String?
-    /// Its case path in a log from before schema 4, as SQLite's C string (borrowed like the
-    /// payload): most events never need it as a `String`, and making one per event was a
-    /// measurable share of replay.
-    package var actionCaseText: UnsafePointer<CChar>?
+    var seq: Int64
+    /// Its case path, from the log's table of case paths.
+    var actionCase: String
     /// The encoded action, or `nil` (withheld or unencodable).
-    package var payload: UnsafeRawBufferPointer?
+    var payload: UnsafeRawBufferPointer?
     /// Why there is no payload, if there is none.
-    package var redaction: String?
-}
-
-extension RawEvent {
-    /// Its case path (made on demand: for errors and reports).
-    package var actionCase: String { actionName ?? actionCaseText.map { String(cString: $0) } ?? "" }
-
-    /// Decodes the action in place.
-    ///
-    /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
-    ///   this seq, its case and where decoding failed, or why there is no payload.
-    package func decodeAction<Action: Decodable>(as type: Action.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> Action {
-        guard let payload else {
-            throw LoggedEvent.missingPayload(path: path, seq: seq, actionCase: actionCase, redaction: redaction)
-        }
-        return try DecodingFailure.map(path: path, seq: seq, actionCase: actionCase) {
-            try codec.decode(type, from: payload)
-        }
-    }
+    var redaction: String?
 }
 
 extension EventLog {
-    /// Calls `body` with each event of `session` in `seqs`, in order, reading a page at a time
-    /// through the raw statement — no join with sources, no row objects, no copies of payloads.
-    /// This is replay's hot path: it is what lets folding run at the speed of decoding.
+    /// Calls `body` with each event of `session` from `first` through `last`, in order, until it
+    /// returns ``FoldStep/stop``, reading a page at a time through the raw statement — no join
+    /// with sources, no row objects, no copies of payloads. This is replay's hot path: it is what
+    /// lets folding run at the speed of decoding.
     ///
     /// Each page is its own read transaction, which also loads any new codec symbols.
-    package func forEachRawEvent(
+    ///
+    /// - Returns: Whether `body` stopped the walk.
+    func forEachRawEvent(
         session: Int64,
-        in seqs: ClosedRange<Int64>,
+        from first: Int64,
+        through last: Int64,
         pageSize: Int = 8_192,
-        _ body: (RawEvent) throws(EventLogError) -> Void
-    ) throws(EventLogError) {
-        var next = seqs.lowerBound
-        let interned = actionsAreInterned
+        _ body: (RawEvent) throws(EventLogError) -> FoldStep
+    ) throws(EventLogError) -> Bool {
         let sql = """
-            SELECT seq, \(interned ? "action_id" : "action"), payload, redaction FROM events
+            SELECT seq, action_id, payload, redaction FROM events
             WHERE seq BETWEEN ? AND ? AND +session_id = ? ORDER BY seq LIMIT ?
             """
-        while next <= seqs.upperBound {
-            var last: Int64?
+        var next = first
+        while next <= last {
+            var lastRead: Int64?
             var count = 0
+            var stopped = false
             try mappingErrors(path: path) {
                 try database.read { db in
                     try refreshSymbols(db)
-                    let names = interned ? try actions.names(in: db) : []
+                    let names = try actions.names(in: db)
                     let statement = try db.cachedStatement(sql: sql)
                     let handle = statement.sqliteStatement
                     sqlite3_reset(handle)
                     sqlite3_bind_int64(handle, 1, next)
-                    sqlite3_bind_int64(handle, 2, seqs.upperBound)
+                    sqlite3_bind_int64(handle, 2, last)
                     sqlite3_bind_int64(handle, 3, session)
                     sqlite3_bind_int64(handle, 4, Int64(pageSize))
                     defer { sqlite3_reset(handle) }
@@ -74,18 +57,12 @@ extension EventLog {
                         let code = sqlite3_step(handle)
                         if code == SQLITE_DONE { break }
                         guard code == SQLITE_ROW else {
-                            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
                         }
                         let seq = sqlite3_column_int64(handle, 0)
-                        var actionName: String?
-                        var actionCase: UnsafePointer<CChar>?
-                        if interned {
-                            let id = Int(sqlite3_column_int64(handle, 1))
-                            // An id outside the table only comes from a damaged file.
-                            actionName = names.indices.contains(id - 1) ? names[id - 1] : "action #\(id)"
-                        } else {
-                            actionCase = sqlite3_column_text(handle, 1).map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                        }
+                        let id = Int(truncatingIfNeeded: sqlite3_column_int64(handle, 1))
+                        // An id outside the table only comes from a damaged file.
+                        let actionCase = id >= 1 && id <= names.count ? names[id - 1] : "action #\(id)"
                         var payload: UnsafeRawBufferPointer?
                         if sqlite3_column_type(handle, 2) != SQLITE_NULL {
                             // Blob or text: either way the bytes, valid until the next step.
@@ -94,14 +71,20 @@ extension EventLog {
                             payload = UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
                         }
                         let redaction = sqlite3_column_text(handle, 3).map { String(cString: $0) }
-                        try body(RawEvent(seq: seq, actionName: actionName, actionCaseText: actionCase, payload: payload, redaction: redaction))
-                        last = seq
+                        lastRead = seq
                         count += 1
+                        if try body(RawEvent(seq: seq, actionCase: actionCase, payload: payload, redaction: redaction)) == .stop {
+                            stopped = true
+                            return
+                        }
                     }
                 }
             }
-            guard let last, count == pageSize else { return }
-            next = last + 1
+            if stopped { return true }
+            // A short page is the last; a seq at the top of the range has no successor.
+            guard let lastRead, count == pageSize, lastRead < last else { return false }
+            next = lastRead + 1
         }
+        return false
     }
 }

@@ -1,0 +1,23 @@
+/// One recording session in a log (a store launch), with a summary of its events.
+public struct LogSession: Codable, Sendable, Hashable, Identifiable {
+    /// The session's number.
+    public var id: Int64
+    /// Who recorded it.
+    public var app: AppIdentity
+    /// The codec of its payloads and snapshots.
+    public var codec: String
+    /// When it began.
+    public var startedAt: Double
+    /// The last seq in the log when it began; its initial snapshot is stored at this seq.
+    public var baseSeq: Int64
+    /// Free-form JSON the app attached.
+    public var info: String?
+    /// How many events it has.
+    public var eventCount: Int64
+    /// Its first and last seq, if it has events.
+    public var seqRange: ClosedRange<Int64>?
+
+    /// The seq replay of the whole session goes to: its last event's, or its base seq when it
+    /// has none (an app launched and closed without an action, or emptied by retention).
+    public var lastSeq: Int64 { seqRange?.upperBound ?? baseSeq }
+}

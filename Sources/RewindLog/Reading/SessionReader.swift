@@ -1,0 +1,213 @@
+import Foundation
+
+/// Whether a fold goes on after an action: a fold ends early by returning ``stop``, never by
+/// throwing a stand-in error.
+package enum FoldStep: Sendable {
+    /// Hand over the next action.
+    case `continue`
+    /// End the fold here.
+    case stop
+}
+
+/// The payload upgrades a reader applies: the app's current identity (its schema versions) and
+/// the functions that bring older payloads to them.
+public struct SchemaUpgrades: Sendable {
+    /// The app as it is today: payloads recorded at older schema versions are upgraded.
+    public var app: AppIdentity
+    /// The upgrades.
+    public var upcaster: Upcaster
+
+    /// Upgrades payloads recorded before `app`'s schema versions through `upcaster`.
+    public init(app: AppIdentity, upcaster: Upcaster) {
+        self.app = app
+        self.upcaster = upcaster
+    }
+}
+
+/// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
+/// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:)``, the `rewind`
+/// tool) decodes through here, so the session's codec, upcasting and the errors that name a
+/// seq are the same everywhere.
+///
+/// It knows the session's codec and the versions it was recorded at, so callers pass neither.
+package struct SessionReader: Sendable {
+    /// The log read.
+    package let log: EventLog
+    /// The session read.
+    package let session: LogSession
+    let codec: any PayloadCodec
+    let upgrades: SchemaUpgrades?
+
+    /// A reader of `session`, upgrading payloads recorded at older versions than `upgrades.app`.
+    ///
+    /// - Throws: ``EventLogError/unknownCodec(path:session:codec:)`` when this build lacks the
+    ///   session's codec.
+    package init(log: EventLog, session: LogSession, upgrades: SchemaUpgrades? = nil) throws(EventLogError) {
+        guard let codec = log.codecs[session.codec] else {
+            throw .unknownCodec(path: log.path, session: session.id, codec: session.codec)
+        }
+        self.log = log
+        self.session = session
+        self.codec = codec
+        self.upgrades = upgrades
+    }
+
+    // MARK: - States
+
+    /// The latest snapshot of the session at or before `seq`, decoded (and upgraded).
+    ///
+    /// - Throws: ``EventLogError/noSnapshot(path:session:seq:)`` when the session has none that
+    ///   early; a decoding error naming the snapshot.
+    package func state<State: Decodable>(_ type: State.Type, atOrBefore seq: Int64) throws(EventLogError) -> (seq: Int64, state: State) {
+        guard let snapshot = try log.snapshot(session: session.id, atOrBefore: seq) else {
+            throw .noSnapshot(path: log.path, session: session.id, seq: seq)
+        }
+        let what = "\(snapshot.kind) snapshot"
+        let versions = (recorded: session.app.stateSchemaVersion, current: upgrades?.app.stateSchemaVersion)
+        let upgraded = try upgrade(snapshot.state, seq: snapshot.seq, what: what, versions: versions, with: upgrades?.upcaster.state)
+        let state = try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.state != nil) { () throws(EventLogError) in
+            try DecodingFailure.map(path: log.path, seq: snapshot.seq, actionCase: what) {
+                try codec.decode(State.self, from: upgraded ?? snapshot.state)
+            }
+        }
+        return (snapshot.seq, state)
+    }
+
+    /// The session's state before its first event.
+    package func initialState<State: Decodable>(_ type: State.Type) throws(EventLogError) -> (seq: Int64, state: State) {
+        try state(type, atOrBefore: session.baseSeq)
+    }
+
+    // MARK: - Actions
+
+    /// Decodes (and upgrades) the action of one event of this session.
+    ///
+    /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
+    ///   the seq, the case, where decoding failed or why there is no payload, and the versions
+    ///   involved when the session was recorded at another.
+    package func action<Action: Decodable>(of event: LoggedEvent, as type: Action.Type) throws(EventLogError) -> Action {
+        guard let payload = event.payload else {
+            throw LoggedEvent.missingPayload(path: log.path, seq: event.seq, actionCase: event.actionCase, redaction: event.redaction)
+        }
+        // `withUnsafeBytes` rethrows untyped errors: carry the typed one out in a result.
+        return try payload.withUnsafeBytes { bytes in
+            Result { () throws(EventLogError) in try action(type, seq: event.seq, actionCase: event.actionCase, payload: bytes) }
+        }.get()
+    }
+
+    /// Calls `body` with each decoded (and upgraded) action of the session from `first` through
+    /// `last`, in order, until it returns ``FoldStep/stop``. Reads through the log's raw fast path
+    /// a page at a time: memory stays flat, and an empty range (`first > last`) reads nothing.
+    ///
+    /// - Parameters:
+    ///   - skipped: Seqs to leave out (what-if).
+    ///   - undecodable: Called for an event that does not decode, which is then left out; `nil`
+    ///     stops the fold with the error instead.
+    /// - Returns: Whether `body` stopped the fold.
+    @discardableResult
+    package func forEachAction<Action: Decodable>(
+        _ type: Action.Type,
+        from first: Int64,
+        through last: Int64,
+        skipping skipped: Set<Int64> = [],
+        undecodable: ((_ seq: Int64, _ actionCase: String, _ error: EventLogError) -> Void)? = nil,
+        _ body: (_ seq: Int64, _ action: Action) throws(EventLogError) -> FoldStep
+    ) throws(EventLogError) -> Bool {
+        guard first <= last else { return false }
+        return try log.forEachRawEvent(session: session.id, from: first, through: last) { event throws(EventLogError) -> FoldStep in
+            if !skipped.isEmpty, skipped.contains(event.seq) { return .continue }
+            let action: Action
+            do throws(EventLogError) {
+                guard let payload = event.payload else {
+                    throw LoggedEvent.missingPayload(path: log.path, seq: event.seq, actionCase: event.actionCase, redaction: event.redaction)
+                }
+                action = try self.action(type, seq: event.seq, actionCase: event.actionCase, payload: payload)
+            } catch {
+                guard let undecodable else { throw error }
+                undecodable(event.seq, event.actionCase, error)
+                return .continue
+            }
+            return try body(event.seq, action)
+        }
+    }
+
+    /// Decodes one payload, upgrading it first when the session was recorded at an older action
+    /// schema version and an upgrade is given. `actionCase` is only made for errors.
+    private func action<Action: Decodable>(
+        _ type: Action.Type, seq: Int64, actionCase: @autoclosure () -> String, payload: UnsafeRawBufferPointer
+    ) throws(EventLogError) -> Action {
+        let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
+        guard versions.current.map({ $0 != versions.recorded }) == true else {
+            // The hot path: same version (or no upgrades asked for), decoded in place.
+            return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
+                try codec.decode(Action.self, from: payload)
+            }
+        }
+        let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
+        return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
+            try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
+                if let upgraded { return try codec.decode(Action.self, from: upgraded) }
+                return try codec.decode(Action.self, from: payload)
+            }
+        }
+    }
+
+    // MARK: - Upcasting
+
+    /// Runs `upgrade` on a payload recorded at an older version than the app's; `nil` when
+    /// there is nothing to upgrade.
+    private func upgrade(
+        _ payload: Data,
+        seq: Int64,
+        what: @autoclosure () -> String,
+        versions: (recorded: Int, current: Int?),
+        with upgrade: (@Sendable (Data, Int) throws -> Data)?
+    ) throws(EventLogError) -> Data? {
+        guard let current = versions.current, versions.recorded < current, let upgrade else { return nil }
+        do {
+            return try upgrade(payload, versions.recorded)
+        } catch {
+            throw .decodingFailed(path: log.path, seq: seq, actionCase: what(), codingPath: "",
+                                  reason: "the upcaster failed to upgrade it from schema version \(versions.recorded): \(error)")
+        }
+    }
+
+    /// Runs `decode`; when the payload was recorded at another version than the app's, a
+    /// decoding failure says which versions, and whether an upcaster ran.
+    private func reportingVersions<T>(
+        _ versions: (recorded: Int, current: Int?),
+        upgraded: Bool,
+        hasUpgrade: Bool,
+        _ decode: () throws(EventLogError) -> T
+    ) throws(EventLogError) -> T {
+        do {
+            return try decode()
+        } catch let .decodingFailed(path, seq, actionCase, codingPath, reason) {
+            guard let current = versions.current, current != versions.recorded else {
+                throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath, reason: reason)
+            }
+            let help = upgraded ? " after upcasting" : hasUpgrade ? "" : "; no upcaster was given for it"
+            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath,
+                                  reason: "\(reason) (recorded with schema version \(versions.recorded), the app is at \(current)\(help))")
+        }
+    }
+}
+
+extension EventLog {
+    /// Decodes an event's action with the codec its session was recorded with.
+    ///
+    /// ```swift
+    /// let event = try log.event(at: 12)
+    /// let action = try log.decodeAction(of: event, as: ShopAction.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - event: An event read from this log.
+    ///   - type: The app's action type.
+    ///   - upgrades: Bring payloads recorded at older action schema versions up to the app's.
+    /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
+    ///   the seq, the case and where decoding failed; ``EventLogError/unknownCodec(path:session:codec:)``.
+    public func decodeAction<Action: Decodable>(of event: LoggedEvent, as type: Action.Type, upgrades: SchemaUpgrades? = nil) throws(EventLogError) -> Action {
+        try SessionReader(log: self, session: session(event.session), upgrades: upgrades).action(of: event, as: type)
+    }
+}
