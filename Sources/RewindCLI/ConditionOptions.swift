@@ -15,6 +15,7 @@ struct ConditionOptions: ParsableArguments {
         if let condition {
             do { _ = try StatePredicate(condition) } catch { throw ValidationError("--where: \(error)") }
         }
+        try InputError.requirePositive(session, "--session", what: "a session number")
     }
 
     /// The condition, parsed.

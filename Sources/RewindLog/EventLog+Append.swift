@@ -95,7 +95,7 @@ extension EventLog {
                 let code = sqlite3_step(handle)
                 guard code == SQLITE_DONE else {
                     sqlite3_reset(handle)
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    throw RawBinding.error(code, stepping: statement, in: db)
                 }
                 let seq = sqlite3_last_insert_rowid(db.sqliteConnection)
                 if first == nil { first = seq }

@@ -136,6 +136,11 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// The largest seq a log holds: 2^53, the largest integer every JSON reader represents
+    /// exactly. Imports refuse larger ones, so `seq + 1` never overflows and an export's
+    /// numbers read back unchanged in any language.
+    public static let largestSeq: Int64 = 1 << 53
+
     /// The schema version this build writes (the number of the last file in `Migrations/`).
     public static var latestSchemaVersion: Int { SchemaMigrator.latestVersion }
 

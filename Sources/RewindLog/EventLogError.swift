@@ -23,8 +23,11 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case fileVanished(path: String)
     /// The disk is full.
     case diskFull(path: String)
-    /// SQLite reported another error.
-    case sqlite(path: String, code: Int32, message: String)
+    /// SQLite reported another error: its extended result code, its message, and the
+    /// statement it was executing (without bound values, which may hold user data).
+    case sqlite(path: String, code: Int32, message: String, sql: String?)
+    /// Something other than SQLite failed while the log was being read or written.
+    case failed(path: String, reason: String)
     /// An action or state could not be encoded.
     case encodingFailed(path: String, seq: Int64?, actionCase: String?, reason: String)
     /// A recorded action or state no longer decodes with today's types.
@@ -49,7 +52,7 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .fileNotFound(path), let .notSQLite(path, _), let .notARewindLog(path, _),
             let .newerSchema(path, _, _), let .corrupt(path, _), let .readOnly(path, _),
-            let .fileVanished(path), let .diskFull(path), let .sqlite(path, _, _),
+            let .fileVanished(path), let .diskFull(path), let .sqlite(path, _, _, _), let .failed(path, _),
             let .encodingFailed(path, _, _, _), let .decodingFailed(path, _, _, _, _),
             let .unknownCodec(path, _, _), let .sessionNotFound(path, _), let .seqNotFound(path, _, _),
             let .noSnapshot(path, _, _), let .closed(path), let .nothingToSkip(path), let .seqOutsideSession(path, _, _, _):
@@ -77,8 +80,10 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): the log file was deleted or replaced while it was being written"
         case let .diskFull(path):
             return "\(path): the disk is full"
-        case let .sqlite(path, code, message):
-            return "\(path): SQLite error \(code): \(message)"
+        case let .sqlite(path, code, message, sql):
+            return "\(path): SQLite error \(code): \(message)" + (sql.map { " - while executing `\($0)`" } ?? "")
+        case let .failed(path, reason):
+            return "\(path): \(reason)"
         case let .encodingFailed(path, seq, actionCase, reason):
             return "\(path): could not encode \(Self.locate(seq: seq, actionCase: actionCase)): \(reason)"
         case let .decodingFailed(path, seq, actionCase, codingPath, reason):

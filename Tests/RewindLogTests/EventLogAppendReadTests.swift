@@ -220,4 +220,23 @@ struct EventLogAppendReadTests {
         let withheld = #expect(throws: EventLogError.self) { try events[1].decodeAction(as: Login.self, codec: JSONPayloadCodec(), path: path) }
         #expect(withheld?.description.contains("withheld by redaction") == true)
     }
+
+    @Test("a SQLite error keeps SQLite's code, its message and the statement, never the bound values")
+    func sqliteErrorKeepsStatement() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'events are refused'); END")
+        }
+        let error = #expect(throws: EventLogError.self) {
+            try log.append([EventRecord("secret-value", source: ActionSource())], to: session)
+        }
+        #expect(error?.description == """
+            \(path): SQLite error 1811: events are refused - while executing \
+            `INSERT INTO events (session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)`
+            """)
+        #expect(error?.description.contains("secret-value") == false)
+    }
 }

@@ -19,7 +19,7 @@ struct RewindCommandTests {
         var state = ShopState()
         var bugSeq: Int64 = -1
         while let event = try cursor.next() {
-            Shop.reducer(&state, try event.decodeAction(as: ShopAction.self, codec: JSONPayloadCodec(), path: path))
+            Shop.reducer(&state, try log.decodeAction(of: event, as: ShopAction.self))
             if state.cart.total < 0 { bugSeq = event.seq; break }
         }
         return (folder, path, bugSeq)
@@ -163,6 +163,42 @@ struct RewindCommandTests {
         let bad = try Self.rewind("import", "bad.jsonl", "--output", "bad.rewind", in: folder)
         #expect(bad.status == 2)
         #expect(!FileManager.default.fileExists(atPath: folder.file("bad.rewind")))
+    }
+
+    @Test("export never overwrites the log it reads; import refuses what is not a regular file and seqs past 2^53")
+    func exportImportRefusals() throws {
+        let (folder, path, _) = try Self.demoLog(actions: 20)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        for target in [path, "./demo.rewind", folder.file("demo.rewind-wal")] where FileManager.default.fileExists(atPath: target) || target == path {
+            let result = try Self.rewind("export", path, "--output", target, in: folder)
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("it is the log being exported"), "\(result.standardError)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try Self.rewind("verify", path, in: folder).status == 0)
+
+        let export = try Self.rewind("export", path, "--output", "report.jsonl", in: folder)
+        #expect(export.status == 0)
+        let permissions = try FileManager.default.attributesOfItem(atPath: folder.file("report.jsonl"))[.posixPermissions] as? Int
+        #expect(permissions == 0o600, "an export holds the app's history: its owner's only")
+
+        for device in ["/dev/zero", folder.path] {
+            let result = try run(builtProduct("rewind"), ["import", device, "--output", "x.rewind"], in: folder.path, timeout: 30)
+            #expect(result.status == 2 && !result.signaled)
+            #expect(result.standardError == "Error: \(device): not a Rewind log (not a SQLite database: not a Rewind export: not a regular file)\n")
+            #expect(!FileManager.default.fileExists(atPath: folder.file("x.rewind")))
+        }
+
+        // The same export with one seq moved past 2^53, where `seq + 1` and JSON readers fail.
+        let lines = try String(contentsOfFile: folder.file("report.jsonl"), encoding: .utf8).split(separator: "\n")
+        let last = try #require(lines.lastIndex { $0.contains(#""seq":20"#) })
+        var tampered = lines
+        tampered[last] = Substring(lines[last].replacingOccurrences(of: #""seq":20"#, with: #""seq":9223372036854775807"#))
+        try (tampered.joined(separator: "\n") + "\n").write(toFile: folder.file("huge.jsonl"), atomically: true, encoding: .utf8)
+        let huge = try Self.rewind("import", "huge.jsonl", "--output", "huge.rewind", in: folder)
+        #expect(huge.status == 2)
+        #expect(huge.standardError == "Error: \(folder.file("huge.jsonl")): the log is damaged (line \(last + 1): seq 9223372036854775807 is outside 1…9007199254740992)\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("huge.rewind")))
     }
 
     @Test("bad input: a missing file, a file that is not a log, an unknown seq, a usage error — exit 2 with a clear message")

@@ -13,16 +13,19 @@ public func builtProduct(_ name: String) -> String {
 
 /// What a finished child process printed and how it exited.
 public struct ProcessOutput: Sendable {
-    /// Its exit status.
+    /// Its exit status, or the signal that ended it (see ``signaled``).
     public var status: Int32
+    /// Whether a signal ended it (a trap, a crash) rather than an exit.
+    public var signaled = false
     /// Everything it wrote to standard output.
     public var standardOutput: String
     /// Everything it wrote to standard error.
     public var standardError: String
 }
 
-/// Runs an executable to completion and captures its output.
-public func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> ProcessOutput {
+/// Runs an executable to completion and captures its output. A child still running after
+/// `timeout` seconds is killed (SIGKILL): the output then says `signaled` with signal 9.
+public func run(_ executable: String, _ arguments: [String], in directory: String? = nil, timeout: Double = 600) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -32,6 +35,9 @@ public func run(_ executable: String, _ arguments: [String], in directory: Strin
     process.standardError = error
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
     // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
     let errorData = Mutex<Data>(Data())
     let errorReader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
@@ -41,6 +47,7 @@ public func run(_ executable: String, _ arguments: [String], in directory: Strin
     while errorReader.isExecuting || !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
     return ProcessOutput(
         status: process.terminationStatus,
+        signaled: process.terminationReason == .uncaughtSignal,
         standardOutput: String(decoding: outputData, as: UTF8.self),
         standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
     )

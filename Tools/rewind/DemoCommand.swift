@@ -26,7 +26,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The log file to record into.")
     var output = "rewind-demo.rewind"
 
-    @Option(help: "How many actions the session records (the last gesture's effects may add one or two).")
+    @Option(help: "How many actions the session records, up to 1,000,000 (the last gesture's effects may add one or two).")
     var actions = 60
 
     @Option(help: "The seed of the scripted customer; the same seed gives the same session.")
@@ -42,7 +42,8 @@ struct DemoCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard actions > 0 else { throw ValidationError("--actions must be at least 1") }
+        // A demo, not a load generator: rewind-bench records the large logs.
+        guard (1...1_000_000).contains(actions) else { throw ValidationError("--actions is 1 to 1,000,000") }
         guard snapshotInterval >= 0 else { throw ValidationError("--snapshot-interval cannot be negative") }
         guard ["json", "binary"].contains(codec) else { throw ValidationError("--codec is json or binary") }
     }

@@ -20,6 +20,9 @@ struct DiffCommand: ParsableCommand {
         case (.some, nil, nil), (nil, .some, .some): break
         default: throw ValidationError("give either --at SEQ, or both --from SEQ and --to SEQ")
         }
+        try InputError.requirePositive(at, "--at")
+        try InputError.requirePositive(from, "--from")
+        try InputError.requirePositive(to, "--to")
     }
 
     func run() throws {

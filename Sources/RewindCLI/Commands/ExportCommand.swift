@@ -11,13 +11,11 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var options: LogOptions
     @Option(name: .shortAndLong, help: "The file to write.") var output: String
-    @Option(help: "Only this session.") var session: Int64?
-    @Option(help: "From this seq.") var from: Int64?
-    @Option(help: "Up to this seq.") var to: Int64?
+    @OptionGroup var selection: EventSelection
 
     func run() throws {
-        let seqs = (from != nil || to != nil) ? (from ?? 1)...(to ?? .max) : nil
-        let count = try options.open().export(to: URL(fileURLWithPath: output), filter: EventFilter(seqs: seqs, session: session))
+        let log = try options.open()
+        let count = try log.export(to: URL(fileURLWithPath: output), filter: selection.filter(in: log))
         if options.json {
             print(Rendering.jsonText(["events": count, "output": output]))
         } else {

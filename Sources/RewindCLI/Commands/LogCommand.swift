@@ -11,9 +11,7 @@ struct LogCommand: ParsableCommand {
     )
 
     @OptionGroup var options: LogOptions
-    @Option(help: "Only this session.") var session: Int64?
-    @Option(help: "From this seq.") var from: Int64?
-    @Option(help: "Up to this seq.") var to: Int64?
+    @OptionGroup var selection: EventSelection
     @Option(name: .customLong("case"), help: "Only action cases matching this pattern (`cart.remove`, `cart.*`).") var actionCase: String?
     @Option(help: "Only sources whose file contains this text.") var file: String?
     @Option(help: "Only sources on this line.") var line: Int?
@@ -21,14 +19,15 @@ struct LogCommand: ParsableCommand {
     @Flag(help: "Show each payload too.") var payload = false
 
     func validate() throws {
-        if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to)") }
-        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        try InputError.requirePositive(limit, "--limit", what: "a count")
+        try InputError.requirePositive(line, "--line", what: "a line")
     }
 
     func run() throws {
         let log = try options.open()
-        let seqs = (from != nil || to != nil) ? (from ?? 1)...(to ?? .max) : nil
-        var cursor = log.events(EventFilter(seqs: seqs, session: session, actionCase: actionCase, file: file, line: line, limit: limit))
+        var filter = try selection.filter(in: log, limit: limit)
+        (filter.actionCase, filter.file, filter.line) = (actionCase, file, line)
+        var cursor = log.events(filter)
         var count = 0
         while let event = try cursor.next() {
             count += 1

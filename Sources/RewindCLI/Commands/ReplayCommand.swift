@@ -15,6 +15,8 @@ struct ReplayCommand: ParsableCommand {
 
     func validate() throws {
         guard !skip.isEmpty else { throw ValidationError("give the seqs to leave out with --skip SEQ …") }
+        for seq in skip { try InputError.requirePositive(seq, "--skip") }
+        try InputError.requirePositive(through, "--through")
     }
 
     func run() throws {

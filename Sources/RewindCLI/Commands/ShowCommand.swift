@@ -13,6 +13,10 @@ struct ShowCommand: ParsableCommand {
     @OptionGroup var options: LogOptions
     @Argument(help: "The event's seq.") var seq: Int64
 
+    func validate() throws {
+        try InputError.requirePositive(seq, "seq")
+    }
+
     func run() throws {
         let log = try options.open()
         let event = try log.event(at: seq)

@@ -12,6 +12,10 @@ struct StateCommand: ParsableCommand {
     @OptionGroup var replay: ReplayFlags
     @Option(help: "The seq whose state to show.") var at: Int64
 
+    func validate() throws {
+        try InputError.requirePositive(at, "--at")
+    }
+
     func run() throws {
         let log = try options.open()
         let app = try replay.replay(log, sessions: [try log.session(containing: at)])

@@ -13,6 +13,11 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "Only this session.") var session: Int64?
     @Option(help: "How many cases and locations to list.") var top = 15
 
+    func validate() throws {
+        try InputError.requirePositive(session, "--session", what: "a session number")
+        try InputError.requirePositive(top, "--top", what: "a count")
+    }
+
     func run() throws {
         let stats = try options.open().statistics(session: session)
         if options.json {

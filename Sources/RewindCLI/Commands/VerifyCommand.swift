@@ -13,6 +13,10 @@ struct VerifyCommand: ParsableCommand {
     @OptionGroup var replay: ReplayFlags
     @Option(help: "Only this session.") var session: Int64?
 
+    func validate() throws {
+        try InputError.requirePositive(session, "--session", what: "a session number")
+    }
+
     func run() throws {
         let log = try options.open()
         let sessions = try session.map { [try log.session($0)] } ?? log.sessions()

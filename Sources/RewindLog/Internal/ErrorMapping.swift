@@ -1,11 +1,13 @@
+import Foundation
 import GRDB
 
 extension EventLogError {
-    /// Turns whatever SQLite or GRDB threw into the log's own error, keeping SQLite's code.
+    /// Turns whatever SQLite or GRDB threw into the log's own error, keeping SQLite's code,
+    /// message and statement (as GRDB's `DatabaseError` does; never its bound values).
     static func wrapping(_ error: any Error, path: String) -> EventLogError {
         if let error = error as? EventLogError { return error }
         guard let error = error as? DatabaseError else {
-            return .sqlite(path: path, code: -1, message: "\(error)")
+            return .failed(path: path, reason: "\(error)")
         }
         let message = error.message ?? "\(error.resultCode)"
         switch error.resultCode {
@@ -14,7 +16,10 @@ extension EventLogError {
         case .SQLITE_READONLY: return .readOnly(path: path, detail: message)
         case .SQLITE_FULL: return .diskFull(path: path)
         case .SQLITE_CANTOPEN: return .readOnly(path: path, detail: "cannot open the file: \(message)")
-        default: return .sqlite(path: path, code: error.extendedResultCode.rawValue, message: message)
+        default:
+            // One line: a statement written over several lines reads as one in a message.
+            let sql = error.sql.map { $0.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ") }
+            return .sqlite(path: path, code: error.extendedResultCode.rawValue, message: message, sql: sql)
         }
     }
 }

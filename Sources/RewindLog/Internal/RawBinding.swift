@@ -1,10 +1,17 @@
 import Foundation
+import GRDB
 import GRDBSQLite
 
 /// Binds Swift values to a raw SQLite statement without copying them into intermediate arrays.
 enum RawBinding {
     /// SQLite copies bound text and blobs when told the memory is transient.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// The error of a raw `sqlite3_step` that failed, as GRDB reports its own: SQLite's code
+    /// and message, and the statement's SQL (never its bound values).
+    static func error(_ code: Int32, stepping statement: Statement, in db: Database) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+    }
 
     static func bind(text: String?, to statement: OpaquePointer, at index: Int32) {
         guard var text else {

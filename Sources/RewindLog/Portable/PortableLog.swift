@@ -82,14 +82,18 @@ extension EventLog {
     /// snapshots they need) as portable JSON Lines.
     ///
     /// - Parameters:
-    ///   - url: The file to write (replaced if it exists).
+    ///   - url: The file to write (replaced if it exists; never the log itself), readable and
+    ///     writable by its owner only, like the log.
     ///   - filter: Which events; sessions and snapshots follow the events chosen.
     /// - Returns: How many events were written.
     @discardableResult
     public func export(to url: URL, filter: EventFilter = EventFilter()) throws(EventLogError) -> Int {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+        for suffix in ["", "-wal", "-shm"] where FileIdentity(path: path + suffix).map({ $0 == FileIdentity(path: url.path) }) == true {
+            throw .readOnly(path: url.path, detail: "it is the log being exported (or its\(suffix.isEmpty ? "" : " " + suffix) file); export to another file")
+        }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
               let handle = try? FileHandle(forWritingTo: url) else {
             throw .readOnly(path: url.path, detail: "cannot create the export file")
         }
@@ -163,7 +167,12 @@ extension EventLog {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw .readOnly(path: path, detail: "the file exists already; import creates a new log")
         }
-        guard let reader = LineReader(url: url) else { throw .fileNotFound(path: url.path) }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw .fileNotFound(path: url.path) }
+        let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
+        guard type == .typeRegular else {
+            throw .notSQLite(path: url.path, reason: "not a Rewind export: not a regular file")
+        }
+        guard let reader = LineReader(url: url) else { throw .readOnly(path: url.path, detail: "the file cannot be read") }
         let log = try EventLog(path: path)
         do {
             try log.write { db in try Self.importLines(reader, into: log, db: db, exportPath: url.path) }
@@ -183,6 +192,11 @@ extension EventLog {
         while let line = try reader.next() {
             number += 1
             if line.isEmpty { continue }
+            func requireSeq(_ value: Int64, _ what: String, min: Int64) throws {
+                guard value >= min, value <= EventLog.largestSeq else {
+                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): \(what) \(value) is outside \(min)…\(EventLog.largestSeq)")
+                }
+            }
             func decode<T: Decodable>(_ type: T.Type) throws -> T {
                 do { return try decoder.decode(type, from: line) } catch {
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number) is not a valid \(T.self): \(error)")
@@ -204,6 +218,8 @@ extension EventLog {
             case "session":
                 guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
                 let session = try decode(PortableLog.SessionLine.self).session
+                try requireSeq(session.id, "session id", min: 1)
+                try requireSeq(session.baseSeq, "base seq", min: 0)
                 try db.execute(
                     sql: """
                         INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
@@ -215,6 +231,7 @@ extension EventLog {
                 codecs[session.id] = log.codecs[session.codec]?.isText ?? false
             case "snapshot":
                 let snapshot = try decode(PortableLog.SnapshotLine.self)
+                try requireSeq(snapshot.seq, "snapshot seq", min: 0)
                 guard let isText = codecs[snapshot.session] else {
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
                 }
@@ -222,6 +239,7 @@ extension EventLog {
                 try insertSnapshot(db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, isText: isText)
             case "event":
                 let event = try decode(PortableLog.EventLine.self)
+                try requireSeq(event.seq, "seq", min: 1)
                 guard let isText = codecs[event.session] else {
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number): event of session \(event.session), which was not declared before it")
                 }

@@ -107,6 +107,7 @@ extension EventLog {
         switch value {
         case let value as Int64: value.databaseValue
         case let value as Int: value.databaseValue
+        case let value as Double: value.databaseValue
         case let value as String: value.databaseValue
         default: .null
         }

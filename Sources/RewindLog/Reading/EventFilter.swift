@@ -8,6 +8,8 @@ public struct EventFilter: Sendable, Hashable {
     public var seqs: ClosedRange<Int64>?
     /// Only this session's events.
     public var session: Int64?
+    /// Only events dispatched in this window, in seconds since 1970.
+    public var times: ClosedRange<Double>?
     /// Only cases matching this pattern: `cart.remove` exactly, or with `*` wildcards
     /// (`cart.*`, `*Discount`).
     public var actionCase: String?
@@ -22,6 +24,7 @@ public struct EventFilter: Sendable, Hashable {
     public init(
         seqs: ClosedRange<Int64>? = nil,
         session: Int64? = nil,
+        times: ClosedRange<Double>? = nil,
         actionCase: String? = nil,
         file: String? = nil,
         line: Int? = nil,
@@ -29,6 +32,7 @@ public struct EventFilter: Sendable, Hashable {
     ) {
         self.seqs = seqs
         self.session = session
+        self.times = times
         self.actionCase = actionCase
         self.file = file
         self.line = line
@@ -49,6 +53,10 @@ public struct EventFilter: Sendable, Hashable {
             // bounds; the unary + keeps SQLite from looking for an index on the session.
             clauses.append("+e.session_id = ?")
             arguments.append(session)
+        }
+        if let times {
+            clauses.append("e.time BETWEEN ? AND ?")
+            arguments += [times.lowerBound, times.upperBound]
         }
         if let actionCase {
             let match = actionCase.contains("*") ? "GLOB ?" : "= ?"

@@ -57,7 +57,7 @@ extension EventLog {
                         let code = sqlite3_step(handle)
                         if code == SQLITE_DONE { break }
                         guard code == SQLITE_ROW else {
-                            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+                            throw RawBinding.error(code, stepping: statement, in: db)
                         }
                         let seq = sqlite3_column_int64(handle, 0)
                         let id = Int(truncatingIfNeeded: sqlite3_column_int64(handle, 1))

@@ -46,6 +46,12 @@ package struct SessionReader: Sendable {
         guard let codec = log.codecs[session.codec] else {
             throw .unknownCodec(path: log.path, session: session.id, codec: session.codec)
         }
+        // Seqs beyond the largest a log holds only come from a tampered file; refusing them
+        // here keeps every `seq + 1` of a replay from overflowing.
+        let seqs = [session.baseSeq, session.seqRange?.lowerBound ?? 0, session.seqRange?.upperBound ?? 0]
+        guard seqs.allSatisfy({ (0...EventLog.largestSeq).contains($0) }) else {
+            throw .corrupt(path: log.path, detail: "session \(session.id) has seqs outside 0…\(EventLog.largestSeq)")
+        }
         self.log = log
         self.session = session
         self.codec = codec
@@ -61,6 +67,9 @@ package struct SessionReader: Sendable {
     package func state<State: Decodable>(_ type: State.Type, atOrBefore seq: Int64) throws(EventLogError) -> (seq: Int64, state: State) {
         guard let snapshot = try log.snapshot(session: session.id, atOrBefore: seq) else {
             throw .noSnapshot(path: log.path, session: session.id, seq: seq)
+        }
+        guard (0...EventLog.largestSeq).contains(snapshot.seq) else {
+            throw .corrupt(path: log.path, detail: "a snapshot of session \(session.id) is at seq \(snapshot.seq), outside 0…\(EventLog.largestSeq)")
         }
         let what = "\(snapshot.kind) snapshot"
         let versions = (recorded: session.app.stateSchemaVersion, current: upgrades?.app.stateSchemaVersion)

@@ -207,18 +207,3 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         return (failures, events)
     }
 }
-
-/// A file's device and inode: changes when the file is deleted or replaced.
-struct FileIdentity: Equatable {
-    var device: UInt64
-    var inode: UInt64
-
-    init?(path: String) {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
-              let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
-        else { return nil }
-        self.device = device
-        self.inode = inode
-    }
-}

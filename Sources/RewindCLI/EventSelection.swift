@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import RewindLog
+
+/// Which events `log` and `export` read: a session, a seq range and a time window.
+struct EventSelection: ParsableArguments {
+    @Option(help: "Only this session.") var session: Int64?
+    @Option(help: "From this seq.") var from: Int64?
+    @Option(help: "Up to this seq.") var to: Int64?
+    @Option(help: ArgumentHelp(
+        "Only events at or after this time: ISO-8601 (2026-11-22T10:15:00Z) or a duration before the log's last event (90s, 10m, 2h, 1d).",
+        valueName: "time"
+    ))
+    var since: String?
+    @Option(help: ArgumentHelp("Only events at or before this time (same forms as --since).", valueName: "time"))
+    var until: String?
+
+    func validate() throws {
+        try InputError.requirePositive(session, "--session", what: "a session number")
+        try InputError.requirePositive(from, "--from")
+        try InputError.requirePositive(to, "--to")
+        try InputError.requireOrdered(from, to, "--from", "--to")
+        for (option, value) in [("--since", since), ("--until", until)] {
+            if let value, TimePoint(value) == nil {
+                throw InputError("\(option) '\(value)': give an ISO-8601 time (2026-11-22T10:15:00Z) or a duration such as 90s, 10m, 2h or 1d")
+            }
+        }
+        if case let (.absolute(low)?, .absolute(high)?) = (since.flatMap(TimePoint.init), until.flatMap(TimePoint.init)), low > high {
+            throw InputError("--since \(since!) is after --until \(until!)")
+        }
+    }
+
+    /// The filter for `log`; relative times count back from its last event.
+    func filter(in log: EventLog, limit: Int? = nil) throws -> EventFilter {
+        var filter = EventFilter(session: session, limit: limit)
+        if from != nil || to != nil { filter.seqs = (from ?? 1)...(to ?? .max) }
+        let points = (since.flatMap(TimePoint.init), until.flatMap(TimePoint.init))
+        if points.0 != nil || points.1 != nil {
+            let end = try log.statistics(session: session).timeSpan?.upperBound ?? 0
+            let low = points.0?.seconds(before: end) ?? -.infinity, high = points.1?.seconds(before: end) ?? .infinity
+            guard low <= high else { throw InputError("--since \(since!) is after --until \(until!)") }
+            filter.times = low...high
+        }
+        return filter
+    }
+}
+
+/// A time given on the command line: absolute, or a duration before a reference time.
+enum TimePoint: Equatable {
+    case absolute(Double)
+    case before(Double)
+
+    init?(_ text: String) {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
+        if let unit = text.last.flatMap({ units[$0] }), let amount = Double(text.dropLast()), amount >= 0, amount.isFinite {
+            self = .before(amount * unit)
+            return
+        }
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime], [.withFullDate]] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) {
+                self = .absolute(date.timeIntervalSince1970)
+                return
+            }
+        }
+        return nil
+    }
+
+    /// Seconds since 1970.
+    func seconds(before end: Double) -> Double {
+        switch self {
+        case let .absolute(seconds): seconds
+        case let .before(duration): end - duration
+        }
+    }
+}
