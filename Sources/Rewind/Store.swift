@@ -159,6 +159,13 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
         effects.count
     }
 
+    /// Whether the store is idle now: no action queued or being processed, and no effect
+    /// running. Unlike ``waitUntilIdle()``, asking never waits, so a caller with a deadline
+    /// (a test's timeout) can give up on an effect that never ends.
+    public var isIdle: Bool {
+        effects.count == 0 && timeline.withLock { !$0.isProcessing && $0.pending.isEmpty }
+    }
+
     /// Returns once the store is idle: no action queued or being processed, and no effect
     /// running (so every action an effect feeds back has been reduced).
     ///

@@ -45,7 +45,8 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
     public let logPath: String
 
     private let store: Store<State, Action>
-    private let recorder: Recorder<State, Action>
+    /// `nil` when the log could not be created: the store then runs unrecorded.
+    private let recorder: Recorder<State, Action>?
     private let processed = ProcessedQueue()
     private let folder: URL
     private var failures = 0
@@ -69,15 +70,16 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         state = initialState
         var configuration = RecorderConfiguration<Action>()
         configuration.durability = .synchronous
-        // A log that cannot be created leaves the store working; assertions say so.
+        // A log that cannot be created leaves the store working and unrecorded; failures say so.
         let log = try? EventLog(path: logPath)
-        recorder = Recorder(log: log ?? Self.unusableLog(), app: app, configuration: configuration)
+        let recorder = log.map { Recorder<State, Action>(log: $0, app: app, configuration: configuration) }
+        self.recorder = recorder
         let processed = processed
         store = Store(
             initialState: initialState,
             reducer: reducer,
             middleware: .combine(
-                log == nil ? .none : recorder.middleware,
+                recorder?.middleware ?? .none,
                 middleware,
                 Middleware(didReduce: { dispatched, state, _ in
                     processed.entries.withLock { $0.append(Processed(action: dispatched.action, source: dispatched.source, state: state)) }
@@ -86,14 +88,8 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         )
     }
 
-    private static func unusableLog() -> EventLog {
-        // Only reached when the temporary folder is unusable; an in-memory stand-in keeps the
-        // recorder's type satisfied and records nothing.
-        try! EventLog(path: FileManager.default.temporaryDirectory.appendingPathComponent("rewind-test-store-\(UUID().uuidString).rewind").path)
-    }
-
     deinit {
-        try? recorder.close()
+        try? recorder?.close()
         if failures == 0 { try? FileManager.default.removeItem(at: folder) }
     }
 
@@ -213,24 +209,24 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         }
     }
 
+    /// Whether the store became idle within `timeout`. It polls rather than racing
+    /// `Store.waitUntilIdle()` against a timer: a task group waits for all its children, and an
+    /// effect that never ends would keep that wait, and so the test, from ever returning.
     private func waitUntilIdle(timeout: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { [store] in
-                await store.waitUntilIdle()
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while !store.isIdle {
+            guard clock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
         }
+        return true
     }
 
     private func fail(_ message: String, _ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt) {
         failures += 1
-        reportIssue("\(message)\n\nRecorded log: \(logPath) (open it with `rewind log \(logPath)`)", fileID: fileID, filePath: filePath, line: line, column: column)
+        let log = recorder == nil
+            ? "No log was recorded: \(logPath) could not be created."
+            : "Recorded log: \(logPath) (open it with `rewind log \(logPath)`)"
+        reportIssue("\(message)\n\n\(log)", fileID: fileID, filePath: filePath, line: line, column: column)
     }
 }

@@ -88,4 +88,27 @@ struct TestStoreTests {
             return message.contains("Received an unexpected action") || message.contains("A state change does not match")
         }
     }
+
+    @Test("finish(timeout:) fails and returns when an effect never ends, even one that ignores cancellation")
+    func finishGivesUpOnEndlessEffect() async {
+        // A wait nothing can cancel: only the end of the test releases it.
+        let release = DispatchSemaphore(value: 0)
+        let endless = Middleware<Int, Int>(didReduce: { _, _, context in
+            context.run(.run { _ in await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    release.wait()
+                    continuation.resume()
+                }
+            } })
+        })
+        let store = TestStore(initialState: 0, reducer: Reducer { state, action in state += action }, middleware: endless)
+        await store.send(1) { $0 = 1 }
+        // Before, this call never returned: the test itself is the check.
+        await withKnownIssue {
+            await store.finish(timeout: .milliseconds(200))
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().hasPrefix("Effects were still running after 0.2 seconds (1 running)")
+        }
+        release.signal()
+    }
 }
