@@ -1,6 +1,11 @@
 import Foundation
 import GRDB
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A Rewind log: one SQLite file holding recording sessions, their events and snapshots.
 ///
@@ -73,10 +78,7 @@ public final class EventLog: Sendable {
             }
         } else {
             guard mode == .readWrite else { throw .fileNotFound(path: path) }
-            guard fileManager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-                let folder = (path as NSString).deletingLastPathComponent
-                throw .readOnly(path: path, detail: "cannot create the file in \(folder.isEmpty ? "." : folder)")
-            }
+            try Self.createExclusively(path)
         }
         let opened = try mappingErrors(path: path) { () throws -> (DatabaseQueue, Int) in
             var configuration = Configuration()
@@ -100,6 +102,24 @@ public final class EventLog: Sendable {
         (database, fileSchemaVersion) = opened
         temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
         try read { db in try refreshSymbols(db) }
+    }
+
+    /// Creates an empty log file that only its owner can read and write — SQLite gives the
+    /// `-wal` and `-shm` files the same mode. Exclusive: when another process creates the same
+    /// path first, its file is used as it is, never replaced (`FileManager.createFile` writes
+    /// a new file and renames it over the path, which would cut off a process already using it).
+    private static func createExclusively(_ path: String) throws(EventLogError) {
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            // The mode given to open() passes through the umask; the file must be 0600 whatever it is.
+            fchmod(descriptor, 0o600)
+            try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).close()
+            return
+        }
+        if errno == EEXIST { return }
+        let reason = String(cString: strerror(errno))
+        let folder = (path as NSString).deletingLastPathComponent
+        throw .readOnly(path: path, detail: "cannot create the file in \(folder.isEmpty ? "." : folder): \(reason)")
     }
 
     /// Whether SQLite could write the file and create its `-wal` and `-shm` files beside it.

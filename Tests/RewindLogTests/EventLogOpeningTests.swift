@@ -3,10 +3,51 @@ import GRDB
 import Rewind
 import RewindLog
 import RewindTestSupport
+import Synchronization
 import Testing
 
 @Suite("EventLog opening")
 struct EventLogOpeningTests {
+    @Test("the log's -wal and -shm files are owner-only too, whatever the umask")
+    func walAndShmAreOwnerOnly() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let previous = umask(0)
+        defer { umask(previous) }
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        try log.append([EventRecord(1, source: ActionSource())], to: session)
+        for suffix in ["", "-wal", "-shm"] {
+            let permissions = try FileManager.default.attributesOfItem(atPath: path + suffix)[.posixPermissions] as? Int
+            #expect(permissions == 0o600, "\(suffix.isEmpty ? "the log" : suffix)")
+        }
+        try log.close()
+    }
+
+    @Test("processes creating one new log at once share it: none replaces the file another already uses")
+    func concurrentCreation() throws {
+        let folder = try TemporaryDirectory()
+        for round in 0..<20 {
+            let path = folder.file("race-\(round).rewind")
+            let writers = 6
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: writers) { index in
+                do {
+                    let log = try EventLog(path: path)
+                    let session = try log.beginSession(app: AppIdentity(id: "writer-\(index)"), initialState: index)
+                    try log.append([EventRecord(index, source: ActionSource())], to: session)
+                    try log.close()
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
+            let log = try EventLog(path: path, mode: .readOnly)
+            #expect(try log.sessions().count == writers, "round \(round): every writer's session is in the one file")
+            #expect(try log.checkIntegrity().isSound)
+        }
+    }
+
     @Test("a new log is created owner-only, in WAL mode, stamped and migrated")
     func createsNewLog() throws {
         let folder = try TemporaryDirectory()
