@@ -2,10 +2,13 @@
 import CompilerPluginSupport
 import PackageDescription
 
-/// Settings every Rewind target shares: Swift 6 language mode (complete concurrency checking)
-/// plus the upcoming features the house style asks for.
-let strictSettings: [SwiftSetting] = [
+/// Settings every Rewind target shares, applied once in a loop at the end (as swift-log does):
+/// Swift 6 language mode (complete concurrency checking) plus the upcoming features the house
+/// style asks for. With internal imports by default, a module's dependencies (GRDB in RewindLog)
+/// reach its public API only where it says `public import`.
+let sharedSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(
@@ -21,7 +24,6 @@ let package = Package(
         .library(name: "RewindCLI", targets: ["RewindCLI"]),
         .library(name: "RewindFeedback", targets: ["RewindFeedback"]),
         .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
-        .library(name: "RewindExamples", targets: ["RewindExamples"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
     dependencies: [
@@ -37,18 +39,17 @@ let package = Package(
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
-        .target(name: "Rewind", swiftSettings: strictSettings),
+        .target(name: "Rewind"),
 
         // Generated binary coding: `@BinaryCodable` and the reader and writer its code calls.
         // Apps annotate their actions here without depending on the log or SQLite.
-        .target(name: "RewindCoding", dependencies: ["RewindMacros"], swiftSettings: strictSettings),
+        .target(name: "RewindCoding", dependencies: ["RewindMacros"]),
         .macro(
             name: "RewindMacros",
             dependencies: [
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
 
         // The SQLite event log: schema, sessions, append, reading, the recorder middleware.
@@ -59,8 +60,7 @@ let package = Package(
                 "RewindCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
 
         // Replay: time travel, diffs, bisect, verify, what-if.
@@ -70,8 +70,7 @@ let package = Package(
                 "Rewind",
                 "RewindLog",
                 .product(name: "CustomDump", package: "swift-custom-dump"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
 
         // Test helpers: replayed state against reference snapshots, invariants over recorded
@@ -84,8 +83,7 @@ let package = Package(
                 "RewindReplay",
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
 
         // The rewind command tree, as a library any app's replay tool can run.
@@ -97,24 +95,22 @@ let package = Package(
                 "RewindReplay",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
 
         // Feedback loops (Spin), cycles, activity tracking and error routing (cause-logic-effect),
         // on the store core.
-        .target(name: "RewindFeedback", dependencies: ["Rewind"], swiftSettings: strictSettings),
+        .target(name: "RewindFeedback", dependencies: ["Rewind"]),
 
         // The optional bridge to OpenCombine: state publishers, dispatch from publishers,
         // feedbacks that return publishers. Only this module depends on OpenCombine.
         .target(
             name: "RewindOpenCombine",
-            dependencies: ["Rewind", "RewindFeedback", .product(name: "OpenCombine", package: "OpenCombine")],
-            swiftSettings: strictSettings
+            dependencies: ["Rewind", "RewindFeedback", .product(name: "OpenCombine", package: "OpenCombine")]
         ),
 
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
-        .target(name: "RewindExamples", dependencies: ["Rewind", "RewindCoding"], swiftSettings: strictSettings),
+        .target(name: "RewindExamples", dependencies: ["Rewind", "RewindCoding"]),
 
         // The `rewind` command-line tool.
         .executableTarget(
@@ -126,23 +122,20 @@ let package = Package(
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/rewind",
-            swiftSettings: strictSettings
+            path: "Tools/rewind"
         ),
 
         // Helpers shared by the test targets.
         .target(
             name: "RewindTestSupport",
             dependencies: ["Rewind", "RewindLog", "RewindExamples"],
-            path: "Tests/Support",
-            swiftSettings: strictSettings
+            path: "Tests/Support"
         ),
         // An app's own replay tool, in three lines: RewindCLI with the todo app registered.
         .executableTarget(
             name: "rewind-todo",
             dependencies: ["RewindCLI", "RewindExamples"],
-            path: "Tools/rewind-todo",
-            swiftSettings: strictSettings
+            path: "Tools/rewind-todo"
         ),
 
         // Benchmarks of Rewind's workloads against their baselines (run with -c release).
@@ -156,8 +149,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            path: "Tools/rewind-bench",
-            swiftSettings: strictSettings
+            path: "Tools/rewind-bench"
         ),
 
         // Allocations per dispatch with and without the recorder (run with the interposer
@@ -170,8 +162,7 @@ let package = Package(
                 "RewindExamples",
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
             ],
-            path: "Tools/rewind-allocations",
-            swiftSettings: strictSettings
+            path: "Tools/rewind-allocations"
         ),
 
         // Crash-safety checks: records until SIGKILLed, and a loop that kills and checks.
@@ -183,11 +174,10 @@ let package = Package(
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/rewind-stress",
-            swiftSettings: strictSettings
+            path: "Tools/rewind-stress"
         ),
 
-        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "RewindTests", dependencies: ["Rewind", "RewindTestSupport"]),
         .testTarget(
             name: "RewindLogTests",
             dependencies: [
@@ -198,13 +188,11 @@ let package = Package(
                 "rewind-stress",
                 "rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         .testTarget(
             name: "RewindReplayTests",
-            dependencies: ["Rewind", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"],
-            swiftSettings: strictSettings
+            dependencies: ["Rewind", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"]
         ),
         .testTarget(
             name: "RewindTestingTests",
@@ -217,8 +205,7 @@ let package = Package(
                 "RewindTestSupport",
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
             ],
-            exclude: ["__Snapshots__", "__Fixtures__"],
-            swiftSettings: strictSettings
+            exclude: ["__Snapshots__", "__Fixtures__"]
         ),
         .testTarget(
             name: "RewindToolTests",
@@ -230,21 +217,18 @@ let package = Package(
                 "rewind-todo",
                 "rewind-allocations",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         .testTarget(
             name: "RewindFeedbackTests",
-            dependencies: ["Rewind", "RewindFeedback", "RewindLog", "RewindReplay", "RewindTestSupport"],
-            swiftSettings: strictSettings
+            dependencies: ["Rewind", "RewindFeedback", "RewindLog", "RewindReplay", "RewindTestSupport"]
         ),
         .testTarget(
             name: "RewindOpenCombineTests",
             dependencies: [
                 "Rewind", "RewindFeedback", "RewindOpenCombine", "RewindTestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         .testTarget(
             name: "RewindMacrosTests",
@@ -252,14 +236,16 @@ let package = Package(
                 "RewindMacros",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-            ],
-            swiftSettings: strictSettings
+            ]
         ),
         .testTarget(
             name: "RewindExamplesTests",
-            dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"],
-            swiftSettings: strictSettings
+            dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}

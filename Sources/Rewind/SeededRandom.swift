@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A small, seedable random source (SplitMix64) for reproducible simulated sessions and
 /// property tests: the same seed gives the same draws on every platform and toolchain.

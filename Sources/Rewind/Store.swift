@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// Holds an app's state and reduces actions into it on one serialized timeline, running
 /// middleware around every action.

@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// A running observation of a store's state; it ends when cancelled or released.
 ///

@@ -1,7 +1,7 @@
 import CustomDump
 import Foundation
-import Rewind
-import RewindLog
+public import Rewind
+public import RewindLog
 import RewindReplay
 
 /// An app the `rewind` tool can replay: its types, its reducer and the invariants its state

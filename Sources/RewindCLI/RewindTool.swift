@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 
 /// The `rewind` command line, as a library: an app's own replay tool is an executable target

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 // The leaves of the format, byte for byte as the codec's `Codable` encoder writes them (see
 // `BinaryEncoding` in RewindLog): generated code and `Codable` must agree on every value.

@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 import Synchronization
 
 /// Builds a cause-logic-effect state machine: inputs (causes) go through a reducer (logic), and

@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 
 /// Gathers the errors of many pieces of work into one stream instead of letting each end its
 /// work — cause-logic-effect's error router.

@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 
 /// A rule of a ``FeedbackLoop``: it looks at the loop's state and answers with events.
 ///

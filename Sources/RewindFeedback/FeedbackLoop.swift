@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 import Synchronization
 
 /// A state machine driven by feedbacks, Spin style: a reducer folds events into the state, and

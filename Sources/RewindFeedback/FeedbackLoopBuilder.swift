@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 
 /// The builder form of a feedback loop, for Spin's `Spinner.initialState(…).feedback(…).reducer(…)`.
 ///

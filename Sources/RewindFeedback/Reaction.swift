@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 
 /// A reaction of a ``cycle(inputs:initialState:reducer:reactions:middleware:onEffectFailure:file:function:line:column:)``:
 /// it watches each input together with the state it produced, and answers with more inputs.

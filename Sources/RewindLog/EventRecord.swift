@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 
 /// An action to append to a log, with its source and the time it was dispatched.
 public struct EventRecord<Action: Sendable>: Sendable {

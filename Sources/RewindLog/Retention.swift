@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// How much history a log keeps. Trimming removes the oldest events, and always cuts at a

@@ -1,6 +1,6 @@
-import SwiftSyntax
+public import SwiftSyntax
 import SwiftSyntaxBuilder
-import SwiftSyntaxMacros
+public import SwiftSyntaxMacros
 
 /// `@BinaryCodable`: writes `init(binary:)` and `encode(binary:)` from a struct's stored
 /// properties or an enum's cases, mirroring the layout of the synthesized `Codable`

@@ -1,6 +1,6 @@
-@preconcurrency import OpenCombine
+@preconcurrency public import OpenCombine
 import Rewind
-import RewindFeedback
+public import RewindFeedback
 
 extension Feedback {
     /// An effect whose events come from a publisher made for each state — Spin's

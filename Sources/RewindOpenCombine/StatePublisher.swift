@@ -1,5 +1,5 @@
-@preconcurrency import OpenCombine
-import Rewind
+@preconcurrency public import OpenCombine
+public import Rewind
 import Synchronization
 
 /// A store's state as an OpenCombine publisher: the current state on subscription, then the

@@ -1,5 +1,5 @@
-@preconcurrency import OpenCombine
-import Rewind
+@preconcurrency public import OpenCombine
+public import Rewind
 
 extension StoreType {
     /// Dispatches every value `publisher` emits, until it finishes or the returned cancellable

@@ -1,4 +1,4 @@
-import RewindLog
+public import RewindLog
 
 /// How a ``Replayer`` treats what it reads.
 public struct ReplayOptions: Sendable {

@@ -1,4 +1,4 @@
-import RewindLog
+public import RewindLog
 
 /// One event replayed: the event as logged, its decoded action, and the state after it.
 public struct ReplayStep<State: Sendable, Action: Sendable>: Sendable {

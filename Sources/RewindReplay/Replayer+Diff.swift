@@ -1,5 +1,5 @@
 import CustomDump
-import RewindLog
+public import RewindLog
 
 /// What one action changed.
 public struct ActionDiff<State: Sendable, Action: Sendable>: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Rewind
-import RewindLog
+public import RewindLog
 
 /// A failing log cut down to the fewest actions that still make the condition hold.
 public struct ShrinkResult<State: Sendable, Action: Sendable>: Sendable {

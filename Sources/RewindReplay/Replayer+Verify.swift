@@ -1,4 +1,4 @@
-import RewindLog
+public import RewindLog
 
 /// Where replaying a log first disagreed with what was recorded.
 public struct Divergence<State: Sendable, Action: Sendable>: Sendable {

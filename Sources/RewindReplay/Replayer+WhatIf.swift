@@ -1,4 +1,4 @@
-import RewindLog
+public import RewindLog
 
 /// How the state would differ had some actions not happened.
 public struct WhatIfResult<State: Sendable>: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import Rewind
-import RewindLog
+public import Rewind
+public import RewindLog
 
 /// Rebuilds an app's state from a log by folding its reducer over the recorded actions.
 ///

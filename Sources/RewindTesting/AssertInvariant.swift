@@ -1,7 +1,7 @@
 import CustomDump
 import Foundation
-import Rewind
-import RewindLog
+public import Rewind
+public import RewindLog
 import RewindReplay
 
 /// Replays every session of a log step by step and checks that `holds` is true of the initial

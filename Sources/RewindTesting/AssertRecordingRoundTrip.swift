@@ -1,6 +1,6 @@
 import CustomDump
 import Foundation
-import Rewind
+public import Rewind
 import RewindLog
 import RewindReplay
 import Synchronization

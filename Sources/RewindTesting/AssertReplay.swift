@@ -1,8 +1,8 @@
 import Foundation
-import Rewind
-import RewindLog
+public import Rewind
+public import RewindLog
 import RewindReplay
-import SnapshotTesting
+public import SnapshotTesting
 
 /// Where ``assertReplay(_:reducer:at:named:record:fileID:file:testName:line:column:)`` compares
 /// the replayed state with references.

@@ -1,7 +1,7 @@
 import CustomDump
 import Foundation
-import Rewind
-import RewindLog
+public import Rewind
+public import RewindLog
 import RewindReplay
 
 /// A log together with the reducer that replays it: what the ``SnapshotTesting/Snapshotting``

@@ -1,4 +1,4 @@
-import SnapshotTesting
+public import SnapshotTesting
 
 extension Snapshotting where Format == String {
     /// Any value (a replayed state) as swift-custom-dump prints it, compared line by line and

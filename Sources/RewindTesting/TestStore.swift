@@ -1,7 +1,7 @@
 import CustomDump
 import Foundation
-import Rewind
-import RewindLog
+public import Rewind
+public import RewindLog
 import Synchronization
 
 /// A store for tests that asserts every state change and every action effects feed back,

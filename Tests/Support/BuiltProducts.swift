@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The folder SwiftPM built the test bundle into, where the package's executables are too.

@@ -1,6 +1,6 @@
-import Rewind
-import RewindExamples
-import RewindLog
+public import Rewind
+public import RewindExamples
+public import RewindLog
 
 /// A scripted session recorded into a log, with what the live store did.
 public struct RecordedSession<State: Sendable, Action: Sendable>: Sendable {

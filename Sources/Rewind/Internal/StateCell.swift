@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 /// The store's state and the subscribers to its changes, behind one lock.
 ///

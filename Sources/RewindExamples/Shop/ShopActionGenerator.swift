@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+public import Rewind
 
 extension Shop {
     /// A random shop action for property tests: mostly plausible for `state`, sometimes not

@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+public import Rewind
 
 /// The outside world the shop talks to, injected when its middleware is built.
 public struct ShopEnvironment: Sendable {

@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 
 extension Shop {
     /// The shop's logic: the catalogue's reducer lifted onto its part of the state, then the

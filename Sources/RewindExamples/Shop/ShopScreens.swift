@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 
 // The shop's imperative shell: what a UI's buttons and text fields would call. Each method is a
 // real dispatch call site, so a recorded log names the screen and gesture behind every action.

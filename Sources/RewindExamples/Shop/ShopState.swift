@@ -1,5 +1,5 @@
-import Foundation
-import RewindCoding
+public import Foundation
+public import RewindCoding
 
 /// A product the shop sells. Prices are in cents.
 @BinaryCodable

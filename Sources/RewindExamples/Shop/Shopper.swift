@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 
 /// A seeded, scripted customer: browses, fills and trims the cart, tries discount codes and
 /// pays, the way real sessions do — including, now and then, the steps behind the seeded bug.

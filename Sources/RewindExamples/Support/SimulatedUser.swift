@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 import Synchronization
 
 /// A scripted person using an example app: looks at the state, performs one gesture on the app's

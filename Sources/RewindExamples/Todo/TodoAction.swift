@@ -1,5 +1,5 @@
-import Foundation
-import RewindCoding
+public import Foundation
+public import RewindCoding
 
 /// Everything that can happen in the todo app.
 @BinaryCodable

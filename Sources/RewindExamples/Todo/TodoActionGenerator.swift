@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+public import Rewind
 
 extension Todo {
     /// A random todo action for property tests: mostly about lists and items that exist in

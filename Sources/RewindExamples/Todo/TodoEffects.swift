@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 import Synchronization
 
 /// The outside world the todo app talks to, injected when its middleware is built.

@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+public import Rewind
 
 extension Todo {
     /// The todo app's logic, built from per-feature reducers lifted onto their part of the state.

@@ -1,5 +1,5 @@
-import Foundation
-import RewindCoding
+public import Foundation
+public import RewindCoding
 
 /// One thing to do.
 public struct TodoItem: Codable, Equatable, Hashable, Sendable, Identifiable {

@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 
 /// A seeded, scripted todo user: makes lists, adds, ticks, renames, moves and clears items,
 /// switches filters and now and then pulls to refresh.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Encodes actions and states for the log, and decodes them back.
 ///

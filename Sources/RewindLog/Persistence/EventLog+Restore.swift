@@ -1,5 +1,5 @@
 import Foundation
-import Rewind
+public import Rewind
 
 extension EventLog {
     /// The state an app had when its latest session in this log ended: the session's latest

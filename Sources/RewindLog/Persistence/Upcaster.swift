@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Upgrades payloads recorded with an older action or state schema version to the app's
 /// current one, before they are decoded.

@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 
 /// One event as the log holds it: position, time, case, source and the encoded payload.
 ///

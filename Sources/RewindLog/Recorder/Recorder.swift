@@ -1,7 +1,7 @@
-import Dispatch
-import Foundation
-import Rewind
-import Synchronization
+public import Dispatch
+public import Foundation
+public import Rewind
+public import Synchronization
 
 /// Records every action a store reduces — with its source, in the reducer's order — into an
 /// ``EventLog``, off the dispatch path.

@@ -1,5 +1,5 @@
-import Foundation
-import Rewind
+public import Foundation
+public import Rewind
 
 /// How a ``Recorder`` records.
 ///

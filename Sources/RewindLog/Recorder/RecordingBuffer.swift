@@ -1,7 +1,7 @@
-import Dispatch
+public import Dispatch
 import Foundation
-import Rewind
-import Synchronization
+public import Rewind
+public import Synchronization
 
 /// The hand-off between the dispatch path and the writer thread (its dispatch-side parts are
 /// `@usableFromInline` so the recorder's hook specialises for the app's types): a bounded FIFO of actions (and

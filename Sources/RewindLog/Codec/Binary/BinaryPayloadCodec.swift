@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import RewindCoding
 
 /// A compact binary encoding for any `Codable` value, several times smaller and faster than
