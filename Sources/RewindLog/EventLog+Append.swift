@@ -102,7 +102,7 @@ extension EventLog {
                 last = seq
                 count += 1
             case let .snapshot(time, state):
-                let seq = try last ?? Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events")!
+                let seq = try last ?? Self.lastAssignedSeq(db)
                 try Self.insertSnapshot(db, session: session, seq: seq, time: time, kind: "periodic", state: state, isText: isText)
             }
         }

@@ -31,7 +31,7 @@ extension EventLog {
             } catch {
                 throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: "initial state", reason: "\(error)")
             }
-            let baseSeq = try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM events") ?? 0
+            let baseSeq = try Self.lastAssignedSeq(db)
             try db.execute(
                 sql: """
                     INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
@@ -120,6 +120,12 @@ extension EventLog {
             UPDATE sessions SET first_seq = bounds.first, last_seq = bounds.last, event_count = bounds.n
             FROM bounds WHERE bounds.session_id = sessions.id
             """)
+    }
+
+    /// The largest seq ever given to an event, even one retention has deleted since: seqs are
+    /// never reused (AUTOINCREMENT, schema 5), so a new session starts after it.
+    static func lastAssignedSeq(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'events'") ?? 0
     }
 
     static func insertSnapshot(_ db: Database, session: Int64, seq: Int64, time: Double, kind: String, state: Data, isText: Bool) throws {

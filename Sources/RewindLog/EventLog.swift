@@ -95,9 +95,13 @@ public final class EventLog: Sendable {
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
-            let database = try DatabaseQueue(path: path, configuration: configuration)
-            try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
-            return (database, SchemaMigrator.latestVersion)
+            // Switching a new file to WAL needs it to itself, and SQLite answers "busy" at once,
+            // without waiting, while another process sets up the same new log: try again.
+            return try Self.retryingWhileBusy(for: .seconds(5)) {
+                let database = try DatabaseQueue(path: path, configuration: configuration)
+                try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
+                return (database, SchemaMigrator.latestVersion)
+            }
         }
         (database, fileSchemaVersion) = opened
         temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
@@ -120,6 +124,18 @@ public final class EventLog: Sendable {
         let reason = String(cString: strerror(errno))
         let folder = (path as NSString).deletingLastPathComponent
         throw .readOnly(path: path, detail: "cannot create the file in \(folder.isEmpty ? "." : folder): \(reason)")
+    }
+
+    /// Runs `body`, again after a short pause while it fails with `SQLITE_BUSY`, up to `limit`.
+    private static func retryingWhileBusy<T>(for limit: Duration, _ body: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
     }
 
     /// Whether SQLite could write the file and create its `-wal` and `-shm` files beside it.

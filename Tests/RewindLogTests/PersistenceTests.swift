@@ -167,6 +167,42 @@ struct PersistenceTests {
         #expect(try log.session(containing: 61).eventCount == 11)
     }
 
+    @Test("retention down to nothing, by age and by bytes, never lets a seq be used twice")
+    func seqsAreNeverReused() throws {
+        for retention in [Retention(maxAge: .seconds(60)), Retention(maxBytes: 0)] {
+            let folder = try TemporaryDirectory()
+            let log = try EventLog(path: folder.file("trimmed.rewind"))
+            let reducer = Reducer<Int, Int> { state, action in state += action }
+            let start = Date(timeIntervalSince1970: 1_000_000)
+            let session = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0, at: start)
+            try log.append((1...10).map { EventRecord($0, source: ActionSource(), time: start) }, to: session)
+            try log.appendSnapshot(55, to: session, after: 10)
+
+            // Every event is older than a minute, or over a budget of 0 bytes: all go.
+            #expect(try log.trim(to: retention, now: start.addingTimeInterval(3_600)) == 10)
+            #expect(try log.seqRange() == nil)
+            try log.append([EventRecord(5, source: ActionSource())], to: session)
+            #expect(try log.seqRange() == 11...11, "numbering goes on after the deleted events")
+            let next = try log.beginSession(app: AppIdentity(id: "app"), initialState: 100)
+            #expect(next.baseSeq == 11)
+            try log.append([EventRecord(1, source: ActionSource())], to: next)
+            #expect(try log.seqRange() == 11...12)
+
+            // The kept snapshot at 10 is the state seq 11 follows.
+            let reader = try SessionReader(log: log, session: log.session(session.id))
+            let kept = try reader.state(Int.self, atOrBefore: 11)
+            #expect(kept.seq == 10 && kept.state == 55)
+            var state = kept.state
+            try reader.forEachAction(Int.self, from: 11, through: 11) { _, action in
+                state += action
+                return .continue
+            }
+            #expect(state == 60)
+            #expect(try log.restoredState(app: AppIdentity(id: "app"), reducer: reducer) == 101)
+            #expect(try log.checkIntegrity().isSound)
+        }
+    }
+
     @Test("the integrity check names a session whose stored bounds disagree with its events")
     func wrongBoundsAreReported() throws {
         let folder = try TemporaryDirectory()
