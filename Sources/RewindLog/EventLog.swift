@@ -248,37 +248,47 @@ public final class EventLog: Sendable {
         let rows = try Row.fetchAll(db, sql: "SELECT id, name FROM symbols WHERE id > ? ORDER BY id", arguments: [known])
         guard let last = rows.last else { return }
         let symbols = rows.map { CodecSymbol(id: $0["id"], name: $0["name"]) }
-        for codec in codecs.all { codec.learn(symbols) }
+        do {
+            for codec in codecs.interning { try codec.learn(symbols) }
+        } catch let damage as SymbolTableDamage {
+            throw EventLogError.corrupt(path: path, detail: damage.description)
+        }
         symbolWatermark.withLock { $0 = max($0, last["id"]) }
     }
 
     private func persistSymbols(_ db: Database) throws {
-        for codec in codecs.all {
+        for codec in codecs.interning {
             let pending = codec.unpersistedSymbols()
             guard let last = pending.last?.id else { continue }
             for symbol in pending {
                 try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
             }
-            db.afterNextTransaction(
-                onCommit: { [self] _ in
-                    codec.markPersisted(upTo: last)
-                    symbolWatermark.withLock { $0 = max($0, last) }
-                },
-                onRollback: { _ in codec.forgetUnpersistedSymbols() }
-            )
+            // A rollback is handled by `write`, with everything else the transaction interned.
+            db.afterNextTransaction { [self] _ in
+                codec.markPersisted(upTo: last)
+                symbolWatermark.withLock { $0 = max($0, last) }
+            }
         }
     }
 
-    /// Writes in one transaction, mapping errors. When it fails, the source and action ids
-    /// interned in it are forgotten: the rollback took their rows.
+    /// Writes in one transaction, mapping errors. When it fails, everything interned in it is
+    /// forgotten — source and action ids, codec symbols — whether the failure came before or
+    /// after they were stored: the rollback took their rows, and another writer may give those
+    /// ids to other names.
     func write<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
         guard mode == .readWrite else { throw .readOnly(path: path, detail: "the log was opened read-only") }
         do {
             return try mappingErrors(path: path) { try database.write(body) }
         } catch {
-            sources.forget()
-            actions.forget()
+            forgetInterned()
             throw error
         }
+    }
+
+    /// The one rollback hook of the interning caches.
+    func forgetInterned() {
+        sources.forget()
+        actions.forget()
+        for codec in codecs.interning { codec.forgetUnpersistedSymbols() }
     }
 }

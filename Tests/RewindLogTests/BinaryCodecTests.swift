@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Rewind
 import RewindExamples
 @testable import RewindLog
@@ -172,6 +173,52 @@ struct BinaryCodecTests {
         #expect(try others.collect().count == 20)
         let names = try Set(reader.read { db in try String.fetchAll(db, sql: "SELECT name FROM symbols") })
         #expect(names.isSuperset(of: ["alpha", "beta", "shared"]))
+    }
+
+    @Test("a writer whose transaction fails forgets the symbols it interned; another writer's numbers win")
+    func failedWriteForgetsSymbols() throws {
+        struct Gamma: Codable, Equatable { var gamma: String }
+        struct Delta: Codable, Equatable { var delta: String }
+        let folder = try TemporaryDirectory()
+        let path = folder.file("two.rewind")
+        let first = try EventLog(path: path), second = try EventLog(path: path)
+        let one = try first.beginSession(app: AppIdentity(id: "a"), codec: BinaryPayloadCodec(), initialState: 0)
+        let two = try second.beginSession(app: AppIdentity(id: "b"), codec: BinaryPayloadCodec(), initialState: 0)
+
+        // The first writer's disk fills up (SQLite's page limit on its connection only) while it
+        // stores a payload whose key, 'gamma', is new.
+        let pages = try first.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try first.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        let big = String(repeating: "g", count: 50_000)
+        #expect(throws: EventLogError.diskFull(path: path)) {
+            try first.append([EventRecord(Gamma(gamma: big), source: ActionSource())], to: one)
+        }
+        // Meanwhile the second writer stores 'delta', which takes the number 'gamma' had.
+        try second.append([EventRecord(Delta(delta: "d"), source: ActionSource())], to: two)
+        // Space comes back; the first writer records 'gamma' again.
+        try first.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        try first.append([EventRecord(Gamma(gamma: "g"), source: ActionSource())], to: one)
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        var gammas = reader.events(EventFilter(session: one.id)), deltas = reader.events(EventFilter(session: two.id))
+        #expect(try gammas.collect().map { try reader.decodeAction(of: $0, as: Gamma.self) } == [Gamma(gamma: "g")])
+        #expect(try deltas.collect().map { try reader.decodeAction(of: $0, as: Delta.self) } == [Delta(delta: "d")])
+        let symbols = try reader.read { db in try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") }
+        #expect(Set(symbols.map { $0["name"] as String }).isSuperset(of: ["gamma", "delta"]))
+        #expect(Set(symbols.map { $0["id"] as Int64 }).count == symbols.count)
+    }
+
+    @Test("learning a symbol that contradicts a known one is refused, naming both")
+    func conflictingSymbolIsRefused() throws {
+        let table = SymbolTable()
+        _ = table.id(for: "price")
+        try table.learn([CodecSymbol(id: 1, name: "price")])
+        #expect(throws: SymbolTableDamage.self) { try table.learn([CodecSymbol(id: 1, name: "total")]) }
+        #expect(throws: SymbolTableDamage.self) { try table.learn([CodecSymbol(id: 4_000_000_000, name: "far")]) }
+        #expect(throws: SymbolTableDamage.self) { try table.learn([CodecSymbol(id: 0, name: "zero")]) }
+        #expect(table.names == ["price"])
+        #expect(SymbolTableDamage.conflict(id: 1, inFile: "total", known: "price").description
+            == "symbol 1 is 'total' in the log but 'price' in this connection's table")
     }
 
     @Test("the symbol index finds every name it was built from, and nothing else")

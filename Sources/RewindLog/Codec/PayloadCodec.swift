@@ -18,16 +18,38 @@ public protocol PayloadCodec: Sendable {
     /// Decodes a value from borrowed bytes (replay's fast path). By default, copies them into
     /// `Data`; a codec that can read in place does so.
     func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value
+}
 
-    /// Symbols (interned coding keys) this codec assigned that the log file may not hold yet.
-    /// Codecs without symbols return none.
+/// A codec that interns coding keys as numbered symbols kept in the log's `symbols` table (the
+/// binary codec). Internal: the log drives it, inside the transactions that store payloads.
+protocol SymbolInterning: Sendable {
+    /// Symbols this codec assigned that the log file may not hold yet.
     func unpersistedSymbols() -> [CodecSymbol]
     /// Marks symbols up to `id` as stored in the log file.
     func markPersisted(upTo id: Int64)
     /// Adds symbols read from the log file.
-    func learn(_ symbols: [CodecSymbol])
+    ///
+    /// - Throws: ``SymbolTableDamage`` when the file gives a known id another name, or ids no
+    ///   writer would have made.
+    func learn(_ symbols: [CodecSymbol]) throws
     /// Forgets symbols assigned after the last stored one (their transaction rolled back).
     func forgetUnpersistedSymbols()
+}
+
+/// Symbols in the log file that cannot be right, never silently accepted: payloads encoded with
+/// one name would decode with another's.
+enum SymbolTableDamage: Error, CustomStringConvertible {
+    /// The file names a known id differently from this connection's table.
+    case conflict(id: Int64, inFile: String, known: String)
+    /// An id no writer makes: below 1, or far past the ids before it (writers number densely).
+    case outOfRange(id: Int64)
+
+    var description: String {
+        switch self {
+        case let .conflict(id, inFile, known): "symbol \(id) is '\(inFile)' in the log but '\(known)' in this connection's table"
+        case let .outOfRange(id): "symbol id \(id) is out of range"
+        }
+    }
 }
 
 extension PayloadCodec {
@@ -36,14 +58,6 @@ extension PayloadCodec {
         try decode(type, from: Data(bytes))
     }
 
-    /// None: this codec does not intern symbols.
-    public func unpersistedSymbols() -> [CodecSymbol] { [] }
-    /// Nothing to mark.
-    public func markPersisted(upTo id: Int64) {}
-    /// Nothing to learn.
-    public func learn(_ symbols: [CodecSymbol]) {}
-    /// Nothing to forget.
-    public func forgetUnpersistedSymbols() {}
 }
 
 /// JSON, through Foundation's coders: readable with `sqlite3` and `json_extract`. The default.
@@ -109,6 +123,9 @@ public struct PayloadCodecs: Sendable {
 
     /// Every codec instance.
     var all: [any PayloadCodec] { Array(instances.values) }
+
+    /// The codecs that keep symbols in the log.
+    var interning: [any SymbolInterning] { instances.values.compactMap { $0 as? any SymbolInterning } }
 
     /// Fresh instances of the same codecs, for one log.
     func fresh() -> PayloadCodecs {

@@ -213,7 +213,7 @@ extension EventLog {
                 let symbol = try decode(PortableLog.SymbolLine.self)
                 try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
                 let learned = [CodecSymbol(id: symbol.id, name: symbol.name)]
-                for codec in log.codecs.all { codec.learn(learned) }
+                for codec in log.codecs.interning { try codec.learn(learned) }
                 log.symbolWatermark.withLock { $0 = max($0, symbol.id) }
             case "session":
                 guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }

@@ -78,17 +78,13 @@ public final class BinaryPayloadCodec: PayloadCodec {
         return withUnsafePointer(to: &value) { $0.withMemoryRebound(to: Value.self, capacity: 1) { $0.pointee } }
     }
 
-    /// Symbols this codec learned that the log file may not hold yet.
-    public func unpersistedSymbols() -> [CodecSymbol] { symbols.unpersisted() }
+}
 
-    /// Marks symbols up to `id` as stored in the log file.
-    public func markPersisted(upTo id: Int64) { symbols.markPersisted(upTo: id) }
-
-    /// Adds symbols read from the log file.
-    public func learn(_ symbols: [CodecSymbol]) { self.symbols.learn(symbols) }
-
-    /// Forgets symbols assigned after the last stored one.
-    public func forgetUnpersistedSymbols() { symbols.forgetUnpersisted() }
+extension BinaryPayloadCodec: SymbolInterning {
+    func unpersistedSymbols() -> [CodecSymbol] { symbols.unpersisted() }
+    func markPersisted(upTo id: Int64) { symbols.markPersisted(upTo: id) }
+    func learn(_ symbols: [CodecSymbol]) throws { try self.symbols.learn(symbols) }
+    func forgetUnpersistedSymbols() { symbols.forgetUnpersisted() }
 }
 
 /// Generated code (`@BinaryCodable`) decodes its fields whose types are only `Codable` here.

@@ -57,11 +57,32 @@ final class SymbolTable: Sendable {
     }
 
     /// Symbols read from the log (by any writer), marked persisted.
-    func learn(_ symbols: [CodecSymbol]) {
-        contents.withLock { contents in
+    ///
+    /// - Throws: ``SymbolTableDamage`` when a known id has another name in the file (payloads
+    ///   would decode with the wrong key names) or an id is out of range; the table is left as
+    ///   it was.
+    func learn(_ symbols: [CodecSymbol]) throws {
+        try contents.withLock { contents in
+            // Writers number densely: a gap is another writer's few symbols not read yet, never
+            // millions (which only a damaged file holds, and which would fill memory).
+            let limit = Int64(contents.names.count) + Int64(symbols.count) + 65_536
+            for symbol in symbols {
+                guard symbol.id >= 1, symbol.id <= min(limit, Int64(UInt32.max)) else { throw SymbolTableDamage.outOfRange(id: symbol.id) }
+                guard symbol.id <= contents.names.count else { continue }
+                let known = contents.names[Int(symbol.id) - 1]
+                if !known.isEmpty && known != symbol.name {
+                    throw SymbolTableDamage.conflict(id: symbol.id, inFile: symbol.name, known: known)
+                }
+            }
             for symbol in symbols.sorted(by: { $0.id < $1.id }) {
                 let id = UInt32(symbol.id)
-                if id == contents.names.count + 1 {
+                if id <= contents.names.count {
+                    // Known, or a gap filled earlier: the name is the file's.
+                    if contents.names[Int(id) - 1].isEmpty {
+                        contents.names[Int(id) - 1] = symbol.name
+                        contents.ids[symbol.name] = id
+                    }
+                } else if id == contents.names.count + 1 {
                     contents.names.append(symbol.name)
                     contents.ids[symbol.name] = id
                 } else if id > contents.names.count {
