@@ -218,6 +218,49 @@ struct RecorderTests {
         #expect(report.seqs == 1...2)  // the three that did not fit are not in the log; seqs stay gapless
     }
 
+    @Test("an onFailure handler may flush, dispatch into a full buffer and close the recorder without deadlocking")
+    func failureHandlerMayCallBack() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("full.rewind")
+        let log = try EventLog(path: path)
+        let recorderBox = Mutex<Recorder<ShopState, ShopAction>?>(nil)
+        let storeBox = Mutex<Store<ShopState, ShopAction>?>(nil)
+        let handled = Recorded<String>()
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.snapshotInterval = 0
+        configuration.bufferCapacity = 4
+        configuration.onFailure = { failure in
+            // Each of these waited on the writer thread when the handler ran on it.
+            let recorder = recorderBox.withLock { $0 }
+            try? recorder?.flush()
+            for _ in 0..<10 { storeBox.withLock { $0 }?.dispatch(.cart(.clear)) }
+            try? recorder?.close()
+            handled.append("\(failure.error)")
+        }
+        let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        recorderBox.withLock { $0 = recorder }
+        storeBox.withLock { $0 = store }
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+
+        let pages = try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
+        try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            store.dispatch(.cart(.remove(productID: String(repeating: "x", count: 20_000))))
+            _ = try? recorder.flush()
+            done.signal()
+        }.start()
+        // A deadlock fails here instead of hanging the suite (the recorder is then left stuck).
+        guard done.wait(timeout: .now() + 30) == .success else {
+            Issue.record("the handler's calls back into the recorder deadlocked")
+            return
+        }
+        try? recorder.close()
+        #expect(handled.all.first == "\(EventLogError.diskFull(path: path))")
+    }
+
     @Test("an action that fails to encode is reported and logged without payload, keeping seqs contiguous")
     func unencodableAction() throws {
         struct Unencodable: Error {}

@@ -14,6 +14,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     private let currentSession = Mutex<LogSession?>(nil)
     /// The file's identity when recording began, to notice it being deleted or replaced.
     private let fileIdentity: FileIdentity?
+    /// Where `onFailure` runs: never on the writer thread, so a handler may call `flush()` or
+    /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
+    private let reports = DispatchQueue(label: "RewindLog.failures")
 
     init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<Action>) {
         self.log = log
@@ -26,7 +29,21 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         currentSession.withLock { $0 }
     }
 
+    /// Hands `failure` to `onFailure`, in order, on the reports queue.
+    func report(_ failure: RecorderFailure<Action>) {
+        let onFailure = configuration.onFailure
+        reports.async { onFailure(failure) }
+    }
+
+    /// Waits until every failure reported so far has been handled — unless called from a
+    /// handler itself, which would wait for itself.
+    func drainReports() {
+        guard DispatchQueue.getSpecific(key: reportsKey) == nil else { return }
+        reports.sync {}
+    }
+
     func start() {
+        reports.setSpecific(key: reportsKey, value: true)
         let thread = Thread { [self] in run() }
         thread.name = "RewindLog.writer"
         thread.start()
@@ -44,7 +61,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         } catch {
             // Every batch will then be reported as unrecorded with this error.
             buffer.contents.withLock { $0.permanentFailure = error }
-            configuration.onFailure(RecorderFailure(error: error, unrecorded: []))
+            report(RecorderFailure(error: error, unrecorded: []))
         }
     }
 
@@ -114,7 +131,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         do {
                             try log.trim(to: retention, now: configuration.clock())
                         } catch {
-                            configuration.onFailure(RecorderFailure(error: error, unrecorded: []))
+                            report(RecorderFailure(error: error, unrecorded: []))
                         }
                     }
                 }
@@ -142,8 +159,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 return true
             }
         }
-        // Report before waking anyone: once `flush()` returns, the handler has been told.
-        for failure in failures { configuration.onFailure(failure) }
+        // Report before waking anyone: `flush()` drains the reports after its wait, so once it
+        // returns the handler has been told.
+        for failure in failures { report(failure) }
         for semaphore in wake { semaphore.signal() }
         return through
     }
@@ -207,3 +225,6 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         return (failures, events)
     }
 }
+
+/// Marks the queues that run `onFailure` handlers (one key for every writer's queue).
+private let reportsKey = DispatchSpecificKey<Bool>()

@@ -172,6 +172,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         }
         if wake { buffer.wakeWriter.signal() }
         if mustWait { waiter.wait() }
+        writer.drainReports()
         let failure = buffer.contents.withLock { contents in
             defer { contents.unthrownFailure = nil }
             return contents.unthrownFailure
@@ -194,6 +195,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         guard !alreadyClosing else { return }
         if wake { buffer.wakeWriter.signal() }
         buffer.writerExited.wait()
+        writer.drainReports()
         let failure = buffer.contents.withLock { contents in
             defer { contents.unthrownFailure = nil }
             return contents.unthrownFailure

@@ -44,9 +44,12 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     public var sessionInfo: String?
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
-    /// Receives every failure to record, with the actions that are not in the log. Called on
-    /// the writer thread (or, once the recorder is closed, on the dispatching thread). By
-    /// default it prints to standard error.
+    /// Receives every failure to record, with the actions that are not in the log, in order.
+    /// Called on a serial queue of the recorder's own (or, once the recorder is closed, on the
+    /// dispatching thread), never on the writer thread: a handler may call `flush()` or
+    /// `close()`, or dispatch into the store, without deadlocking. `flush()` and `close()`
+    /// return only after the handler has seen every failure before them. By default it prints
+    /// to standard error.
     public var onFailure: @Sendable (RecorderFailure<Action>) -> Void = { failure in
         FileHandle.standardError.write(Data("rewind: \(failure)\n".utf8))
     }
