@@ -183,6 +183,7 @@ let package = Package(
             dependencies: [
                 "Rewind",
                 "RewindLog",
+                "RewindCoding",
                 "RewindExamples",
                 "RewindTestSupport",
                 "rewind-stress",

@@ -19,14 +19,13 @@ struct ConditionOptions: ParsableArguments {
     }
 
     /// The condition, parsed.
-    func target() throws -> Condition {
+    func parsedCondition() throws -> Condition {
         if let invariant { return .breaks(invariant: invariant) }
         return .matches(try StatePredicate(condition ?? ""))
     }
 
-    /// The app that replays the chosen sessions of `log`, and the condition to look for.
-    func resolve(in log: EventLog, with replay: ReplayFlags) throws -> (app: any AppReplay, condition: Condition) {
-        let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        return (try replay.replay(log, sessions: sessions), try target())
+    /// The app that replays the chosen sessions of `log`.
+    func app(in log: EventLog, with replay: ReplayFlags) throws -> any AppReplay {
+        try replay.replay(log, sessions: try session.map { [try log.session($0)] } ?? log.sessions())
     }
 }

@@ -1,15 +1,15 @@
 import ArgumentParser
-import Foundation
 import RewindLog
-import RewindReplay
 
 /// The log argument and output format every subcommand shares.
 struct LogOptions: ParsableArguments {
     @Argument(help: "The Rewind log file.")
     var path: String
 
-    @Flag(help: "Print JSON for scripts instead of text.")
-    var json = false
+    @OptionGroup var format: OutputFormat
+
+    /// Whether to print JSON.
+    var json: Bool { format.json }
 
     /// Opens the log read-only.
     func open() throws -> EventLog {
@@ -17,42 +17,7 @@ struct LogOptions: ParsableArguments {
     }
 
     /// Prints a report as text or JSON.
-    func print(_ report: Report) {
-        Swift.print(json ? Rendering.jsonText(report.json) : report.text)
-    }
-}
-
-/// Options of the subcommands that replay (and so need the app's types).
-struct ReplayFlags: ParsableArguments {
-    @Flag(help: "Skip events that no longer decode (and count them) instead of stopping at the first.")
-    var skipUndecodable = false
-
-    /// The app registered for `sessions`, ready to replay `log`.
-    func replay(_ log: EventLog, sessions: [LogSession]) throws -> any AppReplay {
-        let ids = Set(sessions.map(\.app.id))
-        guard let id = ids.first else {
-            throw ValidationError("\(log.path) holds no sessions to replay")
-        }
-        guard ids.count == 1 else {
-            throw ValidationError("\(log.path) holds sessions of several apps (\(ids.sorted().joined(separator: ", "))); choose one with --session")
-        }
-        guard let app = AppRegistry.app(id: id) else {
-            let known = AppRegistry.apps.map(\.id)
-            throw ValidationError("""
-                \(log.path) was recorded by the app '\(id)', which this tool does not know \
-                (it knows: \(known.isEmpty ? "none" : known.joined(separator: ", "))). Replaying needs the app's types and reducer: \
-                build a replay tool for it — an executable target whose main.swift is \
-                `import RewindCLI; await RewindTool.main(apps: [ReplayableApp(id: "\(id)", reducer: yourReducer)])` \
-                (see the README, "Your own replay tool"). sessions, log, show, stats, check and export work without it.
-                """)
-        }
-        var options = ReplayOptions()
-        options.skipUndecodable = skipUndecodable
-        if isatty(STDERR_FILENO) != 0 {
-            options.progress = { progress in
-                FileHandle.standardError.write(Data("\rreplaying: seq \(progress.seq) of \(progress.target)".utf8))
-            }
-        }
-        return app.open(log, options)
+    func print(_ report: some CommandReport) throws {
+        try format.print(report)
     }
 }

@@ -13,21 +13,6 @@ enum Rendering {
         return text
     }
 
-    /// An event as a JSON object; the payload is embedded as JSON when it is JSON text.
-    static func json(_ event: LoggedEvent) -> [String: Any] {
-        var object: [String: Any] = [
-            "seq": event.seq, "session": event.session, "time": timestamp(event.time), "action": event.actionCase,
-            "file": event.source.file, "function": event.source.function, "line": event.source.line,
-            "column": event.source.column, "origin": event.source.origin.rawValue,
-        ]
-        if let info = event.source.info { object["info"] = info }
-        if let redaction = event.redaction { object["redaction"] = redaction }
-        if let payload = event.payload {
-            object["payload"] = (try? JSONSerialization.jsonObject(with: payload, options: [.fragmentsAllowed])) ?? payload.base64EncodedString()
-        }
-        return object
-    }
-
     /// ISO-8601 with milliseconds, UTC.
     static func timestamp(_ seconds: Double) -> String {
         let formatter = ISO8601DateFormatter()
@@ -35,20 +20,18 @@ enum Rendering {
         return formatter.string(from: Date(timeIntervalSince1970: seconds))
     }
 
-    /// Pretty JSON text.
-    static func jsonText(_ object: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
-            return "\(object)"
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// One-line JSON text.
-    static func compactJSON(_ object: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) else {
-            return "\(object)"
-        }
-        return String(decoding: data, as: UTF8.self)
+    /// A diff from swift-custom-dump, its removed lines red and added lines green when
+    /// ``Terminal/usesColour`` allows.
+    static func diff(_ text: String) -> String {
+        guard Terminal.usesColour else { return text }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            // swift-custom-dump marks changed lines in the first column only.
+            switch line.first {
+            case "-": Terminal.red + line + Terminal.reset
+            case "+": Terminal.green + line + Terminal.reset
+            default: String(line)
+            }
+        }.joined(separator: "\n")
     }
 
     /// Columns padded to their widest cell.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Rewind
 import RewindExamples
+@testable import RewindCoding
 @testable import RewindLog
 import RewindTestSupport
 import Testing

@@ -25,10 +25,16 @@ public struct ProcessOutput: Sendable {
 
 /// Runs an executable to completion and captures its output. A child still running after
 /// `timeout` seconds is killed (SIGKILL): the output then says `signaled` with signal 9.
-public func run(_ executable: String, _ arguments: [String], in directory: String? = nil, timeout: Double = 600) throws -> ProcessOutput {
+public func run(
+    _ executable: String, _ arguments: [String], in directory: String? = nil,
+    environment: [String: String] = [:], timeout: Double = 600
+) throws -> ProcessOutput {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let output = Pipe(), error = Pipe()
     process.standardOutput = output

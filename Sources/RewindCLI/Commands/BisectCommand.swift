@@ -1,5 +1,6 @@
 import ArgumentParser
 import RewindLog
+import RewindReplay
 
 /// `rewind bisect PATH --invariant NAME` or `--where EXPR`.
 struct BisectCommand: ParsableCommand {
@@ -20,9 +21,62 @@ struct BisectCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        let (app, condition) = try target.resolve(in: log, with: replay)
-        let (report, found) = try app.bisect(session: target.session, skippingAhead: skipAhead, condition: condition)
-        options.print(report)
-        if !found { throw ExitCode(1) }
+        let app = try target.app(in: log, with: replay)
+        let report = try app.run(self)
+        try options.print(report)
+        if !report.found { throw ExitCode(1) }
+    }
+}
+
+extension BisectCommand: ReplayingCommand {
+    /// Where the condition first holds: after an action (`seq`, `event`, `diff`), already in a
+    /// session's initial state (`atStart`), or nowhere (`found` is false).
+    struct Report: CommandReport {
+        var found: Bool
+        /// The condition, as the text report names it.
+        var condition: String
+        var seq: Int64?
+        var event: EventReport?
+        var diff: String?
+        /// True when the condition already holds in a session's initial state.
+        var atStart: Bool?
+        var session: Int64?
+        var eventsFolded: Int
+        var snapshotsChecked: Int?
+        private var summary: String
+
+        var text: String { summary }
+
+        private enum CodingKeys: String, CodingKey {
+            case found, condition, seq, event, diff, atStart, session, eventsFolded, snapshotsChecked
+        }
+
+        init<State, Action>(_ outcome: BisectOutcome<State, Action>, labels: Condition.Labels) {
+            condition = labels.found
+            switch outcome {
+            case let .found(change, stats):
+                (found, seq, event, diff) = (true, change.event.seq, EventReport(change.event), change.diff)
+                (eventsFolded, snapshotsChecked) = (stats.eventsFolded, stats.snapshotsChecked)
+                summary = """
+                    first action after which \(labels.found): seq \(change.event.seq)
+                    \(Rendering.line(change.event))
+                    \(Rendering.diff(change.diff ?? "(no change)"))
+                    (checked \(stats.snapshotsChecked) snapshots, folded \(stats.eventsFolded) events)
+                    """
+            case let .holdsAtStart(session, seq, stats):
+                (found, atStart, self.session, self.seq, eventsFolded) = (true, true, session, seq, stats.eventsFolded)
+                summary = "\(labels.found) already in session \(session)'s initial state (seq \(seq)), before any action"
+            case let .notFound(stats):
+                (found, eventsFolded) = (false, stats.eventsFolded)
+                summary = "\(labels.never) (folded \(stats.eventsFolded) events)"
+            }
+        }
+    }
+
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
+        let (outcome, labels) = try app.searching(for: try target.parsedCondition()) { matches in
+            try app.replayer.bisect(session: target.session, skippingAhead: skipAhead, where: matches)
+        }
+        return Report(outcome, labels: labels)
     }
 }

@@ -12,16 +12,39 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var options: LogOptions
 
     func run() throws {
-        let report = try options.open().checkIntegrity()
-        if options.json {
-            var object: [String: Any] = ["sound": report.isSound, "sqlite": report.sqlite, "events": report.eventCount,
-                                         "gaps": report.gaps.map { [$0.lowerBound, $0.upperBound] }, "sessionsWithoutSnapshot": report.sessionsWithoutSnapshot,
-                                         "sessionsWithWrongBounds": report.sessionsWithWrongBounds]
-            if let seqs = report.seqs { object["firstSeq"] = seqs.lowerBound; object["lastSeq"] = seqs.upperBound }
-            print(Rendering.jsonText(object))
-        } else {
-            print(report)
+        let report = Report(try options.open().checkIntegrity())
+        try options.print(report)
+        if !report.sound { throw ExitCode(1) }
+    }
+}
+
+extension CheckCommand {
+    /// What ``EventLog/checkIntegrity()`` found. `gaps` lists missing seq ranges as
+    /// `[first, last]` pairs.
+    struct Report: CommandReport {
+        var sound: Bool
+        /// SQLite's `PRAGMA integrity_check` lines (`["ok"]` when sound).
+        var sqlite: [String]
+        var events: Int64
+        var firstSeq: Int64?
+        var lastSeq: Int64?
+        var gaps: [[Int64]]
+        var sessionsWithoutSnapshot: [Int64]
+        var sessionsWithWrongBounds: [Int64]
+        private var integrity: IntegrityReport
+
+        private enum CodingKeys: String, CodingKey {
+            case sound, sqlite, events, firstSeq, lastSeq, gaps, sessionsWithoutSnapshot, sessionsWithWrongBounds
         }
-        if !report.isSound { throw ExitCode(1) }
+
+        init(_ integrity: IntegrityReport) {
+            self.integrity = integrity
+            (sound, sqlite, events) = (integrity.isSound, integrity.sqlite, integrity.eventCount)
+            (firstSeq, lastSeq) = (integrity.seqs?.lowerBound, integrity.seqs?.upperBound)
+            gaps = integrity.gaps.map { [$0.lowerBound, $0.upperBound] }
+            (sessionsWithoutSnapshot, sessionsWithWrongBounds) = (integrity.sessionsWithoutSnapshot, integrity.sessionsWithWrongBounds)
+        }
+
+        var text: String { integrity.description }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import RewindLog
+import RewindReplay
 
 /// `rewind diff PATH --at SEQ` or `--from A --to B`.
 struct DiffCommand: ParsableCommand {
@@ -27,12 +28,47 @@ struct DiffCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        if let at {
-            let app = try replay.replay(log, sessions: [try log.session(containing: at)])
-            options.print(try app.diff(at: at))
-        } else if let from, let to {
-            let app = try replay.replay(log, sessions: [try log.session(containing: from), try log.session(containing: to)])
-            options.print(try app.diff(from: from, to: to))
+        let seqs = [at, from, to].compactMap { $0 }
+        let app = try replay.replay(log, sessions: try seqs.map { try log.session(containing: $0) })
+        try options.print(try app.run(self))
+    }
+}
+
+extension DiffCommand: ReplayingCommand {
+    /// What one action changed (`--at`: `event` is set), or how two points differ
+    /// (`--from`/`--to`: `from` and `to` are set). `diff` is absent when nothing differs.
+    struct Report: CommandReport {
+        var seq: Int64?
+        var event: EventReport?
+        var from: Int64?
+        var to: Int64?
+        var diff: String?
+        private var heading: String
+
+        init(change: ActionDiff<some Sendable, some Sendable>) {
+            seq = change.event.seq
+            event = EventReport(change.event)
+            diff = change.diff
+            heading = Rendering.line(change.event)
         }
+
+        init(from: Int64, to: Int64, diff: String?) {
+            (self.from, self.to, self.diff) = (from, to, diff)
+            heading = "state after seq \(from) (−) → after seq \(to) (+):"
+        }
+
+        var text: String {
+            heading + "\n" + Rendering.diff(diff ?? (event == nil ? "(no difference)" : "(the action changed nothing)"))
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case seq, event, from, to, diff
+        }
+    }
+
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
+        if let at { return Report(change: try app.replayer.diff(at: at)) }
+        guard let from, let to else { throw ValidationError("give either --at SEQ, or both --from SEQ and --to SEQ") }
+        return Report(from: from, to: to, diff: try app.replayer.diff(from: from, to: to))
     }
 }

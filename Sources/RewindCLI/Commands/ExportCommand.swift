@@ -16,28 +16,16 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let log = try options.open()
         let count = try log.export(to: URL(fileURLWithPath: output), filter: selection.filter(in: log))
-        if options.json {
-            print(Rendering.jsonText(["events": count, "output": output]))
-        } else {
-            print("exported \(count) events to \(output); import with: rewind import \(output) --output LOG")
-        }
+        try options.print(Report(events: count, output: output))
     }
 }
 
-/// `rewind import FILE --output PATH`.
-struct ImportCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import",
-        abstract: "Create a log from a portable export (JSON Lines)."
-    )
+extension ExportCommand {
+    /// How many events were written, and where.
+    struct Report: CommandReport {
+        var events: Int
+        var output: String
 
-    @Argument(help: "The export to read.") var file: String
-    @Option(name: .shortAndLong, help: "The log to create (must not exist).") var output: String
-
-    func run() throws {
-        let log = try EventLog.importLog(from: URL(fileURLWithPath: file), to: output)
-        let range = try log.seqRange()
-        try log.close()
-        print("imported \(range.map { "seq \($0.lowerBound)…\($0.upperBound)" } ?? "no events") into \(output)")
+        var text: String { "exported \(events) events to \(output); import with: rewind import \(output) --output LOG" }
     }
 }

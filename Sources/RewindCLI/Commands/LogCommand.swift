@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import RewindLog
 
 /// `rewind log PATH`: the events, filtered.
@@ -29,10 +28,11 @@ struct LogCommand: ParsableCommand {
         (filter.actionCase, filter.file, filter.line) = (actionCase, file, line)
         var cursor = log.events(filter)
         var count = 0
+        // Streamed, one event a line: a long log prints as it is read.
         while let event = try cursor.next() {
             count += 1
             if options.json {
-                print(Rendering.compactJSON(Rendering.json(event)))
+                print(try JSONOutput.line(EventReport(event)))
             } else {
                 print("\(Rendering.timestamp(event.time))  " + Rendering.line(event))
                 if payload, let text = event.payloadText { print("    \(text)") }

@@ -21,7 +21,33 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        let app = try replay.replay(log, sessions: [try log.session(containing: skip.min()!)])
-        options.print(try app.whatIf(skipping: Set(skip), through: through))
+        let app = try replay.replay(log, sessions: [try log.session(containing: skip.min() ?? 1)])
+        try options.print(try app.run(self))
+    }
+}
+
+extension ReplayCommand: ReplayingCommand {
+    /// The state after `through` without the `skipped` actions, and how it differs from the
+    /// recorded one (`diff` is absent when it does not).
+    struct Report: CommandReport {
+        var through: Int64
+        var skipped: [EventReport]
+        var diff: String?
+        /// The alternative state.
+        var state: JSONValue
+
+        var text: String {
+            """
+            without these actions:
+            \(skipped.map { "  - " + $0.summary }.joined(separator: "\n"))
+            the state after seq \(through) would differ (− as recorded, + without them):
+            \(Rendering.diff(diff ?? "(no difference)"))
+            """
+        }
+    }
+
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
+        let result = try app.replayer.whatIf(skipping: Set(skip), through: through)
+        return Report(through: result.through, skipped: result.skipped.map { EventReport($0) }, diff: result.diff, state: try JSONValue(encoding: result.alternative))
     }
 }

@@ -1,42 +1,66 @@
 import ArgumentParser
-import Foundation
 import RewindLog
 
 /// `rewind sessions PATH`: the recording sessions in a log.
 struct SessionsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
-        abstract: "List the recording sessions in a log."
+        abstract: "List the recording sessions in a log.",
+        discussion: "With --json, an array of sessions."
     )
 
     @OptionGroup var options: LogOptions
 
     func run() throws {
-        let sessions = try options.open().sessions()
-        if options.json {
-            print(Rendering.jsonText(sessions.map { session -> [String: Any] in
-                var object: [String: Any] = [
-                    "id": session.id, "app": session.app.id, "appVersion": session.app.version,
-                    "actionSchemaVersion": session.app.actionSchemaVersion, "stateSchemaVersion": session.app.stateSchemaVersion,
-                    "codec": session.codec, "startedAt": Rendering.timestamp(session.startedAt), "baseSeq": session.baseSeq,
-                    "events": session.eventCount,
+        try options.print(Report(sessions: try options.open().sessions().map(Session.init)))
+    }
+}
+
+extension SessionsCommand {
+    /// One recording session.
+    struct Session: Encodable {
+        var id: Int64
+        var app: String
+        var appVersion: String
+        var actionSchemaVersion: Int
+        var stateSchemaVersion: Int
+        var codec: String
+        /// ISO-8601, UTC.
+        var startedAt: String
+        /// The last seq assigned before the session began.
+        var baseSeq: Int64
+        var events: Int64
+        /// Absent when the session has no events.
+        var firstSeq: Int64?
+        var lastSeq: Int64?
+        var info: String?
+
+        init(_ session: LogSession) {
+            (id, app, appVersion) = (session.id, session.app.id, session.app.version)
+            (actionSchemaVersion, stateSchemaVersion) = (session.app.actionSchemaVersion, session.app.stateSchemaVersion)
+            (codec, startedAt, baseSeq, events) = (session.codec, Rendering.timestamp(session.startedAt), session.baseSeq, session.eventCount)
+            (firstSeq, lastSeq, info) = (session.seqRange?.lowerBound, session.seqRange?.upperBound, session.info)
+        }
+    }
+
+    /// The sessions, oldest first; encoded as a bare array.
+    struct Report: CommandReport {
+        var sessions: [Session]
+
+        func encode(to encoder: any Encoder) throws {
+            try sessions.encode(to: encoder)
+        }
+
+        var text: String {
+            guard !sessions.isEmpty else { return "no sessions" }
+            let header = ["session", "app", "version", "schemas (action/state)", "codec", "started", "events", "seqs"]
+            return Rendering.table([header] + sessions.map { session in
+                [
+                    "\(session.id)", session.app, session.appVersion,
+                    "\(session.actionSchemaVersion)/\(session.stateSchemaVersion)", session.codec, session.startedAt,
+                    "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
                 ]
-                if let range = session.seqRange { object["firstSeq"] = range.lowerBound; object["lastSeq"] = range.upperBound }
-                if let info = session.info { object["info"] = info }
-                return object
-            }))
-            return
+            })
         }
-        guard !sessions.isEmpty else { return print("no sessions") }
-        var rows = [["session", "app", "version", "schemas (action/state)", "codec", "started", "events", "seqs"]]
-        for session in sessions {
-            rows.append([
-                "\(session.id)", session.app.id, session.app.version,
-                "\(session.app.actionSchemaVersion)/\(session.app.stateSchemaVersion)", session.codec,
-                Rendering.timestamp(session.startedAt), "\(session.eventCount)",
-                session.seqRange.map { "\($0.lowerBound)…\($0.upperBound)" } ?? "—",
-            ])
-        }
-        print(Rendering.table(rows))
     }
 }

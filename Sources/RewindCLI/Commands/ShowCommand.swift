@@ -23,30 +23,50 @@ struct ShowCommand: ParsableCommand {
         let session = try log.session(event.session)
         // A payload that is not JSON text (a binary codec) is decoded through the app's types
         // when this tool knows the app.
-        let isJSON = event.payload.map { (try? JSONSerialization.jsonObject(with: $0, options: .fragmentsAllowed)) != nil } ?? true
+        let isJSON = event.payload.map { JSONValue(json: $0) != nil } ?? true
         let decoded = isJSON ? nil : try? AppRegistry.app(id: session.app.id).map { app in
-            try app.open(log, ReplayOptions()).action(at: seq)
+            try app.open(log, ReplayOptions()).run(self)
         }
-        if options.json {
-            var object = Rendering.json(event)
-            if let decoded { object["payload"] = decoded.json }
-            return print(Rendering.jsonText(object))
+        try options.print(Report(event: event, session: session, decoded: decoded))
+    }
+}
+
+extension ShowCommand: ReplayingCommand {
+    /// The event; a payload the app's types decoded is embedded as JSON.
+    struct Report: CommandReport {
+        var event: EventReport
+        private var lines: [String]
+
+        func encode(to encoder: any Encoder) throws {
+            try event.encode(to: encoder)
         }
-        var lines = [
-            "seq       \(event.seq) (session \(event.session), \(session.app.id) \(session.app.version))",
-            "time      \(Rendering.timestamp(event.time))",
-            "action    \(event.actionCase)",
-            "source    \(event.source.file):\(event.source.line):\(event.source.column) \(event.source.function) [\(event.source.origin.rawValue)]",
-        ]
-        if let info = event.source.info { lines.append("info      \(info)") }
-        if let redaction = event.redaction { lines.append("redacted  \(redaction)") }
-        if let payload = event.payload {
-            let pretty = decoded?.dump ?? (try? JSONSerialization.jsonObject(with: payload, options: .fragmentsAllowed)).map(Rendering.jsonText)
-            let text = pretty ?? "\(payload.count) bytes (\(session.codec); this tool does not know the app '\(session.app.id)' to decode it)"
-            lines.append("payload   " + text.replacingOccurrences(of: "\n", with: "\n          "))
-        } else {
-            lines.append("payload   none")
+
+        init(event logged: LoggedEvent, session: LogSession, decoded: (dump: String, json: JSONValue)?) {
+            event = EventReport(logged, payload: decoded?.json)
+            lines = [
+                "seq       \(logged.seq) (session \(logged.session), \(session.app.id) \(session.app.version))",
+                "time      \(event.time)",
+                "action    \(logged.actionCase)",
+                "source    \(event.file):\(event.line):\(event.column) \(event.function) [\(event.origin)]",
+            ]
+            if let info = event.info { lines.append("info      \(info)") }
+            if let redaction = event.redaction { lines.append("redacted  \(redaction)") }
+            if let payload = logged.payload {
+                let pretty = decoded?.dump ?? JSONValue(json: payload).flatMap { try? JSONOutput.pretty($0) }
+                let text = pretty ?? "\(payload.count) bytes (\(session.codec); this tool does not know the app '\(session.app.id)' to decode it)"
+                lines.append("payload   " + text.replacingOccurrences(of: "\n", with: "\n          "))
+            } else {
+                lines.append("payload   none")
+            }
         }
-        print(lines.joined(separator: "\n"))
+
+        var text: String { lines.joined(separator: "\n") }
+    }
+
+    /// The event's action, decoded with the app's types: as swift-custom-dump shows it, and as
+    /// JSON.
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> (dump: String, json: JSONValue) {
+        let action = try app.replayer.decode(try app.replayer.log.event(at: seq))
+        return (app.dump(action), try JSONValue(encoding: action))
     }
 }

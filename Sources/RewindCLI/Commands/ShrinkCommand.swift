@@ -1,5 +1,6 @@
 import ArgumentParser
 import RewindLog
+import RewindReplay
 
 /// `rewind shrink PATH --invariant NAME --output FIXTURE`.
 struct ShrinkCommand: ParsableCommand {
@@ -21,9 +22,63 @@ struct ShrinkCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        let (app, condition) = try target.resolve(in: log, with: replay)
-        let (report, found) = try app.shrink(session: target.session, condition: condition, output: output)
-        options.print(report)
-        if !found { throw ExitCode(1) }
+        let app = try target.app(in: log, with: replay)
+        let report = try app.run(self)
+        try options.print(report)
+        if !report.found { throw ExitCode(1) }
+    }
+}
+
+extension ShrinkCommand: ReplayingCommand {
+    /// The fewest actions after which the condition still holds, written to `output`; or
+    /// `found` false when it never holds.
+    struct Report: CommandReport {
+        var found: Bool
+        var condition: String
+        /// The actions from the session's start to the first failure.
+        var originalCount: Int?
+        /// The actions kept, in `kept`.
+        var keptCount: Int?
+        /// How many candidates were replayed.
+        var replays: Int?
+        var seconds: Double?
+        var output: String?
+        var kept: [EventReport]?
+        private var summary: String
+
+        var text: String { summary }
+
+        private enum CodingKeys: String, CodingKey {
+            case found, condition, originalCount, keptCount, replays, seconds, output, kept
+        }
+
+        init(notFound labels: Condition.Labels) {
+            (found, condition, summary) = (false, labels.found, labels.never)
+        }
+
+        init(_ result: ShrinkResult<some Sendable, some Sendable>, labels: Condition.Labels, seconds: Double, output: String) {
+            (found, condition, self.seconds, self.output) = (true, labels.found, seconds, output)
+            (originalCount, keptCount, replays) = (result.originalCount, result.steps.count, result.replays)
+            kept = result.steps.map { EventReport($0.event) }
+            summary = """
+                shrunk \(result.originalCount) actions to \(result.steps.count) after which \(labels.found) \
+                (replayed \(result.replays) candidates in \(String(format: "%.2f", seconds)) s):
+                \(result.steps.map { "  " + Rendering.line($0.event) }.joined(separator: "\n"))
+                wrote \(output): replay it with `rewind bisect \(output) …`, or as a test with RewindTesting
+                """
+        }
+    }
+
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let (result, labels) = try app.searching(for: try target.parsedCondition()) { matches in
+            try app.replayer.shrink(session: target.session, where: matches)
+        }
+        guard let result else { return Report(notFound: labels) }
+        try result.write(to: output).close()
+        let elapsed = (clock.now - start).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        return Report(result, labels: labels, seconds: seconds, output: output)
     }
 }

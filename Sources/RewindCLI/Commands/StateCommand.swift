@@ -19,6 +19,51 @@ struct StateCommand: ParsableCommand {
     func run() throws {
         let log = try options.open()
         let app = try replay.replay(log, sessions: [try log.session(containing: at)])
-        options.print(try app.state(at: at))
+        try options.print(try app.run(self))
+    }
+}
+
+extension StateCommand: ReplayingCommand {
+    /// The state after an event, and how it was reached.
+    struct Report: CommandReport {
+        var seq: Int64
+        var session: Int64
+        var state: JSONValue
+        /// Events folded from the snapshot to `seq`.
+        var eventsFolded: Int
+        /// The seq of the snapshot the fold started from (0: the session's initial state).
+        var fromSnapshot: Int64
+        /// Events left out because they no longer decode (with `--skip-undecodable`).
+        var skipped: [SkippedEvent]
+        var dump: String
+
+        struct SkippedEvent: Encodable {
+            var seq: Int64
+            var action: String
+            var reason: String
+        }
+
+        var text: String {
+            var text = "state after seq \(seq) (session \(session), replayed \(eventsFolded) events from the snapshot at seq \(fromSnapshot)):\n" + dump
+            if !skipped.isEmpty {
+                text += "\n(skipped \(skipped.count) events that no longer decode: "
+                    + skipped.prefix(5).map { "seq \($0.seq) \($0.action)" }.joined(separator: ", ") + (skipped.count > 5 ? ", …)" : ")")
+            }
+            return text
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case seq, session, state, eventsFolded, fromSnapshot, skipped
+        }
+    }
+
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
+        let (state, stats) = try app.replayer.stateAndStats(at: at)
+        return Report(
+            seq: at, session: try app.replayer.log.session(containing: at).id, state: try JSONValue(encoding: state),
+            eventsFolded: stats.folded, fromSnapshot: stats.startedFromSnapshot ?? 0,
+            skipped: stats.skipped.map { .init(seq: $0.seq, action: $0.actionCase, reason: $0.reason) },
+            dump: app.dump(state)
+        )
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import RewindLog
 
 /// `rewind stats PATH`: what a log holds, in numbers.
@@ -19,24 +18,55 @@ struct StatsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let stats = try options.open().statistics(session: session)
-        if options.json {
-            var object: [String: Any] = [
-                "events": stats.events, "sessions": stats.sessions, "snapshots": stats.snapshots,
-                "bytesOnDisk": stats.bytesOnDisk, "payloadBytes": stats.payloadBytes, "snapshotBytes": stats.snapshotBytes,
-                "actionCases": Dictionary(uniqueKeysWithValues: stats.actionCases.map { ($0.name, $0.count) }),
-                "sources": stats.sources.map { ["location": $0.location, "count": $0.count] as [String: Any] },
-            ]
-            if let span = stats.timeSpan { object["from"] = Rendering.timestamp(span.lowerBound); object["to"] = Rendering.timestamp(span.upperBound) }
-            return print(Rendering.jsonText(object))
+        try options.print(Report(try options.open().statistics(session: session), top: top))
+    }
+}
+
+extension StatsCommand {
+    /// What a log (or one session) holds. `actionCases` maps each case to its count; `sources`
+    /// lists locations, most frequent first.
+    struct Report: CommandReport {
+        var events: Int
+        var sessions: Int
+        var snapshots: Int
+        var bytesOnDisk: Int
+        var payloadBytes: Int
+        var snapshotBytes: Int
+        var actionCases: [String: Int]
+        var sources: [Source]
+        /// The first and last event times (ISO-8601, UTC); absent without events.
+        var from: String?
+        var to: String?
+        private var stats: LogStatistics
+        private var top: Int
+
+        struct Source: Encodable {
+            var location: String
+            var count: Int
         }
-        var text = "\(stats.events) events in \(stats.sessions) session\(stats.sessions == 1 ? "" : "s"), \(stats.snapshots) snapshots, "
-            + "\(Rendering.bytes(stats.bytesOnDisk)) on disk (payloads \(Rendering.bytes(stats.payloadBytes)), snapshots \(Rendering.bytes(stats.snapshotBytes)))"
-        if let span = stats.timeSpan {
-            text += "\nfrom \(Rendering.timestamp(span.lowerBound)) to \(Rendering.timestamp(span.upperBound)) (\(Int(span.upperBound - span.lowerBound)) s)"
+
+        private enum CodingKeys: String, CodingKey {
+            case events, sessions, snapshots, bytesOnDisk, payloadBytes, snapshotBytes, actionCases, sources, from, to
         }
-        text += "\n\nby action case:\n" + Rendering.table(stats.actionCases.prefix(top).map { ["  \($0.count)", $0.name] })
-        text += "\n\nby source:\n" + Rendering.table(stats.sources.prefix(top).map { ["  \($0.count)", $0.location] })
-        print(text)
+
+        init(_ stats: LogStatistics, top: Int) {
+            (self.stats, self.top) = (stats, top)
+            (events, sessions, snapshots) = (stats.events, stats.sessions, stats.snapshots)
+            (bytesOnDisk, payloadBytes, snapshotBytes) = (stats.bytesOnDisk, stats.payloadBytes, stats.snapshotBytes)
+            actionCases = Dictionary(stats.actionCases.map { ($0.name, $0.count) }, uniquingKeysWith: +)
+            sources = stats.sources.map { Source(location: $0.location, count: $0.count) }
+            (from, to) = (stats.timeSpan.map { Rendering.timestamp($0.lowerBound) }, stats.timeSpan.map { Rendering.timestamp($0.upperBound) })
+        }
+
+        var text: String {
+            var text = "\(events) events in \(sessions) session\(sessions == 1 ? "" : "s"), \(snapshots) snapshots, "
+                + "\(Rendering.bytes(bytesOnDisk)) on disk (payloads \(Rendering.bytes(payloadBytes)), snapshots \(Rendering.bytes(snapshotBytes)))"
+            if let span = stats.timeSpan, let from, let to {
+                text += "\nfrom \(from) to \(to) (\(Int(span.upperBound - span.lowerBound)) s)"
+            }
+            text += "\n\nby action case:\n" + Rendering.table(stats.actionCases.prefix(top).map { ["  \($0.count)", $0.name] })
+            text += "\n\nby source:\n" + Rendering.table(stats.sources.prefix(top).map { ["  \($0.count)", $0.location] })
+            return text
+        }
     }
 }

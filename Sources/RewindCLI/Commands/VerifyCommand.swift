@@ -1,5 +1,6 @@
 import ArgumentParser
 import RewindLog
+import RewindReplay
 
 /// `rewind verify PATH`: does today's reducer reproduce the recording?
 struct VerifyCommand: ParsableCommand {
@@ -20,9 +21,55 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let log = try options.open()
         let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        let app = try replay.replay(log, sessions: sessions)
-        let (report, agrees) = try app.verify(session: session)
-        options.print(report)
-        if !agrees { throw ExitCode(1) }
+        let report = try replay.replay(log, sessions: sessions).run(self)
+        try options.print(report)
+        if !report.agrees { throw ExitCode(1) }
+    }
+}
+
+extension VerifyCommand: ReplayingCommand {
+    /// Whether replaying reproduces every recorded snapshot; at the first divergence, where
+    /// (`seq`, `lastAgreeingSeq`), the last action (`event`) and the difference (`diff`).
+    struct Report: CommandReport {
+        var agrees: Bool
+        var sessions: Int
+        var eventsFolded: Int
+        var snapshotsCompared: Int
+        var session: Int64?
+        /// The seq of the snapshot that differs.
+        var seq: Int64?
+        var lastAgreeingSeq: Int64?
+        var event: EventReport?
+        var diff: String?
+
+        var text: String {
+            guard let seq, let lastAgreeingSeq, let event, let diff else {
+                return "ok: replaying \(eventsFolded) events of \(sessions) session\(sessions == 1 ? "" : "s") reproduces all \(snapshotsCompared) recorded snapshots"
+            }
+            return """
+                diverged: the recorded state after seq \(seq) differs from the replayed one \
+                (they agreed at seq \(lastAgreeingSeq), so an action in \(lastAgreeingSeq + 1)…\(seq) \
+                now reduces differently)
+                last action: \(event.summary)
+                recorded (−) vs replayed (+):
+                \(Rendering.diff(diff))
+                """
+        }
+    }
+
+    func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
+        let result = try app.replayer.verify(session: session)
+        var report = Report(
+            agrees: result.divergence == nil, sessions: result.sessions,
+            eventsFolded: result.eventsFolded, snapshotsCompared: result.snapshotsCompared
+        )
+        if let divergence = result.divergence {
+            report.session = divergence.session
+            report.seq = divergence.snapshotSeq
+            report.lastAgreeingSeq = divergence.lastAgreeingSeq
+            report.event = EventReport(divergence.event)
+            report.diff = divergence.diff
+        }
+        return report
     }
 }

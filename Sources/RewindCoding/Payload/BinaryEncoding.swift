@@ -1,5 +1,4 @@
 import Foundation
-import RewindCoding
 
 /// Lets the coders see through `Optional` and write a presence byte, so nested optionals
 /// (`Int??`) keep every level.

@@ -1,19 +1,5 @@
 import Synchronization
 
-/// A symbol the binary codec interned: a coding key's string and its number in one log.
-public struct CodecSymbol: Sendable, Hashable {
-    /// The number payloads use (from 1).
-    public var id: Int64
-    /// The key's string.
-    public var name: String
-
-    /// Creates a symbol.
-    public init(id: Int64, name: String) {
-        self.id = id
-        self.name = name
-    }
-}
-
 /// The coding keys of one log, numbered: payloads carry the numbers, the log's `symbols` table
 /// the strings. New symbols are stored in the same transaction as the first payload using them.
 final class SymbolTable: Sendable {

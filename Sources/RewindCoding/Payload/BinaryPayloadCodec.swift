@@ -1,5 +1,4 @@
 public import Foundation
-import RewindCoding
 
 /// A compact binary encoding for any `Codable` value, several times smaller and faster than
 /// JSON; the one to use for high-rate recording and fast replay.
@@ -81,10 +80,10 @@ public final class BinaryPayloadCodec: PayloadCodec {
 }
 
 extension BinaryPayloadCodec: SymbolInterning {
-    func unpersistedSymbols() -> [CodecSymbol] { symbols.unpersisted() }
-    func markPersisted(upTo id: Int64) { symbols.markPersisted(upTo: id) }
-    func learn(_ symbols: [CodecSymbol]) throws { try self.symbols.learn(symbols) }
-    func forgetUnpersistedSymbols() { symbols.forgetUnpersisted() }
+    package func unpersistedSymbols() -> [CodecSymbol] { symbols.unpersisted() }
+    package func markPersisted(upTo id: Int64) { symbols.markPersisted(upTo: id) }
+    package func learn(_ symbols: [CodecSymbol]) throws { try self.symbols.learn(symbols) }
+    package func forgetUnpersistedSymbols() { symbols.forgetUnpersisted() }
 }
 
 /// Generated code (`@BinaryCodable`) decodes its fields whose types are only `Codable` here.

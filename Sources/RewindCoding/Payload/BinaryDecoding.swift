@@ -1,5 +1,4 @@
 import Foundation
-import RewindCoding
 
 /// Lets the decoder see through `Optional` to read its presence byte.
 protocol DecodableOptional {

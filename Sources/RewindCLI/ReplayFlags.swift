@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import RewindLog
+import RewindReplay
+
+/// Options of the subcommands that replay (and so need the app's types).
+struct ReplayFlags: ParsableArguments {
+    @Flag(help: "Skip events that no longer decode (and count them) instead of stopping at the first.")
+    var skipUndecodable = false
+
+    /// The app registered for `sessions`, ready to replay `log`.
+    func replay(_ log: EventLog, sessions: [LogSession]) throws -> any AppReplay {
+        let ids = Set(sessions.map(\.app.id))
+        guard let id = ids.first else {
+            throw ValidationError("\(log.path) holds no sessions to replay")
+        }
+        guard ids.count == 1 else {
+            throw ValidationError("\(log.path) holds sessions of several apps (\(ids.sorted().joined(separator: ", "))); choose one with --session")
+        }
+        guard let app = AppRegistry.app(id: id) else {
+            let known = AppRegistry.apps.map(\.id)
+            throw ValidationError("""
+                \(log.path) was recorded by the app '\(id)', which this tool does not know \
+                (it knows: \(known.isEmpty ? "none" : known.joined(separator: ", "))). Replaying needs the app's types and reducer: \
+                build a replay tool for it — an executable target whose main.swift is \
+                `import RewindCLI; await RewindTool.main(apps: [ReplayableApp(id: "\(id)", reducer: yourReducer)])` \
+                (see the README, "Your own replay tool"). sessions, log, show, stats, check and export work without it.
+                """)
+        }
+        var options = ReplayOptions()
+        options.skipUndecodable = skipUndecodable
+        if isatty(STDERR_FILENO) != 0 {
+            options.progress = { progress in
+                FileHandle.standardError.write(Data("\rreplaying: seq \(progress.seq) of \(progress.target)".utf8))
+            }
+        }
+        return app.open(log, options)
+    }
+}

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+
+/// `rewind`: the root of the command tree.
+struct RootCommand: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: (CommandLine.arguments.first as NSString?)?.lastPathComponent ?? "rewind",
+            abstract: "Inspect, replay and debug Rewind logs.",
+            discussion: """
+                Apps this tool can replay: \(AppRegistry.apps.map(\.id).joined(separator: ", ").ifEmpty("none")).
+
+                Exit codes: 0 ok; 1 the answer is "no" (verify found a divergence, bisect found \
+                nothing, check found damage); 2 usage or input errors.
+                """,
+            subcommands: AppRegistry.extraCommands + [
+                SessionsCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
+                StateCommand.self, DiffCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
+                ExportCommand.self, ImportCommand.self, AppsCommand.self,
+            ]
+        )
+    }
+}
+
+extension String {
+    func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}
