@@ -1,23 +1,5 @@
 public import RewindLog
 
-/// What ``Replayer/bisect(session:skippingAhead:where:)`` found.
-public enum BisectOutcome<State: Sendable, Action: Sendable>: Sendable {
-    /// The first action after which the condition holds.
-    case found(ActionDiff<State, Action>, stats: BisectStats)
-    /// The condition already holds in a session's initial state, before any action.
-    case holdsAtStart(session: Int64, seq: Int64, stats: BisectStats)
-    /// The condition never holds.
-    case notFound(stats: BisectStats)
-}
-
-/// The work a bisection did.
-public struct BisectStats: Sendable, Equatable {
-    /// Snapshots whose state was checked.
-    public var snapshotsChecked = 0
-    /// Events folded.
-    public var eventsFolded = 0
-}
-
 extension Replayer {
     /// Finds the first action after which `condition` holds — e.g. `{ $0.cart.total < 0 }` —
     /// with its source and the change it made.

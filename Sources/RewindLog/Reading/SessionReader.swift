@@ -1,29 +1,5 @@
 import Foundation
 
-/// Whether a fold goes on after an action: a fold ends early by returning ``stop``, never by
-/// throwing a stand-in error.
-package enum FoldStep: Sendable {
-    /// Hand over the next action.
-    case `continue`
-    /// End the fold here.
-    case stop
-}
-
-/// The payload upgrades a reader applies: the app's current identity (its schema versions) and
-/// the functions that bring older payloads to them.
-public struct SchemaUpgrades: Sendable {
-    /// The app as it is today: payloads recorded at older schema versions are upgraded.
-    public var app: AppIdentity
-    /// The upgrades.
-    public var upcaster: Upcaster
-
-    /// Upgrades payloads recorded before `app`'s schema versions through `upcaster`.
-    public init(app: AppIdentity, upcaster: Upcaster) {
-        self.app = app
-        self.upcaster = upcaster
-    }
-}
-
 /// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
 /// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:)``, the `rewind`
 /// tool) decodes through here, so the session's codec, upcasting and the errors that name a

@@ -57,26 +57,3 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// The defaults: JSON, buffered within 100 ms, a snapshot every 1,000 actions.
     public init() {}
 }
-
-/// A failure to record: what went wrong, and which actions are not (fully) in the log.
-public struct RecorderFailure<Action: Sendable>: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public var error: EventLogError
-    /// The actions that did not reach the log, or reached it without their payload (an action
-    /// that failed to encode is logged with its case and source only), in dispatch order.
-    public var unrecorded: [DispatchedAction<Action>]
-
-    /// Creates a failure report.
-    public init(error: EventLogError, unrecorded: [DispatchedAction<Action>]) {
-        self.error = error
-        self.unrecorded = unrecorded
-    }
-
-    /// `could not record 12 actions (cart.remove at Shop/CartScreen.swift:39, …): <error>`.
-    public var description: String {
-        let first = unrecorded.prefix(3).map { "\(ActionCaseName.of($0.action)) at \($0.source.file):\($0.source.line)" }
-        let more = unrecorded.count > 3 ? ", …" : ""
-        let what = unrecorded.isEmpty ? "" : " \(unrecorded.count) action\(unrecorded.count == 1 ? "" : "s") (\(first.joined(separator: ", "))\(more))"
-        return "could not record\(what): \(error)"
-    }
-}

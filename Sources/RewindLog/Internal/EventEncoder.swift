@@ -1,0 +1,43 @@
+import Foundation
+import Rewind
+
+/// Encodes actions for one session: applies redaction, names the case, encodes the payload.
+struct EventEncoder<Action: Encodable & Sendable> {
+    var codec: any PayloadCodec
+    var redaction: Redaction<Action>
+    var path: String
+    private let caseName = ActionCaseName.namer(for: Action.self)
+
+    init(codec: any PayloadCodec, redaction: Redaction<Action>, path: String) {
+        self.codec = codec
+        self.redaction = redaction
+        self.path = path
+    }
+
+    /// The row for `action`. When encoding fails the row keeps the case and source, has no
+    /// payload and says why in `redaction`, and the failure is returned for reporting.
+    func encode(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?) {
+        let key = SourceInterner.Key(
+            file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue
+        )
+        var event = LogWrite.Event(time: time, actionCase: caseName(action), payload: nil, source: key, info: source.info, redaction: nil)
+        let recorded: Action
+        switch redaction.decide(action) {
+        case .keep:
+            recorded = action
+        case let .scrub(scrubbed):
+            recorded = scrubbed
+            event.redaction = "fields"
+        case .withhold:
+            event.redaction = "action"
+            return (event, nil)
+        }
+        do {
+            event.payload = try codec.encode(recorded)
+            return (event, nil)
+        } catch {
+            event.redaction = "unencodable: \(error)"
+            return (event, .encodingFailed(path: path, seq: nil, actionCase: event.actionCase, reason: "\(error)"))
+        }
+    }
+}

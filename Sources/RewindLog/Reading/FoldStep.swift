@@ -1,0 +1,10 @@
+import Foundation
+
+/// Whether a fold goes on after an action: a fold ends early by returning ``stop``, never by
+/// throwing a stand-in error.
+package enum FoldStep: Sendable {
+    /// Hand over the next action.
+    case `continue`
+    /// End the fold here.
+    case stop
+}

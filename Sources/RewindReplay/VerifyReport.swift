@@ -1,0 +1,13 @@
+public import RewindLog
+
+/// What ``Replayer/verify(session:)`` found.
+public struct VerifyReport<State: Sendable, Action: Sendable>: Sendable {
+    /// Sessions replayed.
+    public var sessions = 0
+    /// Snapshots compared.
+    public var snapshotsCompared = 0
+    /// Events folded.
+    public var eventsFolded = 0
+    /// The first divergence, or `nil` when the replay reproduced every snapshot.
+    public var divergence: Divergence<State, Action>?
+}
