@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An error thrown by an effect, with the source of the code that started the effect.
 ///

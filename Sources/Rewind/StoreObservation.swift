@@ -1,4 +1,4 @@
-public import Synchronization
+import Synchronization
 
 /// A running observation of a store's state; it ends when cancelled or released.
 ///

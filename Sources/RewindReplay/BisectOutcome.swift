@@ -1,4 +1,4 @@
-public import RewindLog
+import RewindLog
 
 /// What ``Replayer/bisect(session:skippingAhead:where:)`` found.
 public enum BisectOutcome<State: Sendable, Action: Sendable>: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-public import Rewind
+import Rewind
 public import RewindLog
 
 /// Steps through a session's events, yielding each with the state after it; memory stays flat.

@@ -1,4 +1,4 @@
-public import RewindLog
+import RewindLog
 
 /// Where a long replay is.
 public struct ReplayProgress: Sendable, Equatable {

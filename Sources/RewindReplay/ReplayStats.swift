@@ -1,4 +1,4 @@
-public import RewindLog
+import RewindLog
 
 /// What a replay did besides folding.
 public struct ReplayStats: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import RewindLog
+import RewindLog
 
 /// What ``Replayer/verify(session:)`` found.
 public struct VerifyReport<State: Sendable, Action: Sendable>: Sendable {

@@ -1,5 +1,5 @@
-public import Foundation
-public import Rewind
+import Foundation
+import Rewind
 
 /// Turns a `DecodingError` into an ``EventLogError`` that names the coding path.
 package enum DecodingFailure {

@@ -1,5 +1,5 @@
 public import Foundation
-public import Rewind
+import Rewind
 
 /// A snapshot as the log holds it.
 public struct LoggedSnapshot: Sendable, Hashable {

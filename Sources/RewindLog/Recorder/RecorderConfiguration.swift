@@ -1,5 +1,5 @@
 public import Foundation
-public import Rewind
+import Rewind
 
 /// How a ``Recorder`` records.
 ///

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Rewind
 
 /// A failure to record: what went wrong, and which actions are not (fully) in the log.
