@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // Counts heap allocations for `rewind-allocations` (the tool only; no library uses it).
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // `swift package generate-documentation` (Tools/docs.sh): builds the DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The store core: no dependencies beyond the toolchain.
@@ -149,7 +151,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            path: "Tools/rewind-bench"
+            path: "Tools/rewind-bench",
+            // The benchmark figures and their history.
+            exclude: ["README.md"]
         ),
 
         // Allocations per dispatch with and without the recorder (run with the interposer

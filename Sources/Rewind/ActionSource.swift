@@ -44,9 +44,9 @@ public struct ActionSource: Codable, Sendable, Hashable {
     ///
     /// - Parameters:
     ///   - file: The file; an absolute path is shortened to `Parent/File.swift`.
-    ///   - function: The function.
-    ///   - line: The line.
-    ///   - column: The column.
+    ///   - function: The function, as `#function` spells it.
+    ///   - line: The line, from 1.
+    ///   - column: The column, from 1.
     ///   - info: An optional note.
     ///   - origin: Who dispatched the action.
     @inlinable

@@ -11,7 +11,7 @@ public struct DispatchedAction<Action: Sendable>: Sendable {
     /// Pairs an action with its source.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action as dispatched.
     ///   - source: Where it was dispatched from.
     @inlinable
     public init(_ action: Action, from source: ActionSource) {

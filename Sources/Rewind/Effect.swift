@@ -47,6 +47,10 @@ public struct Effect<Action: Sendable>: Sendable {
     /// - Parameters:
     ///   - action: The action to dispatch.
     ///   - info: An optional note for its source.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     /// - Returns: The effect.
     public static func send(
         _ action: Action,
@@ -69,6 +73,10 @@ public struct Effect<Action: Sendable>: Sendable {
     ///   - cancelInFlight: Cancels running effects with the same `id` before this one starts.
     ///   - priority: The task priority.
     ///   - operation: The work. Throwing reports an ``EffectFailure``; cancellation does not.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     /// - Returns: The effect.
     public static func run(
         id: EffectID? = nil,
@@ -92,6 +100,10 @@ public struct Effect<Action: Sendable>: Sendable {
     ///   - id: Identifies the work.
     ///   - priority: The task priority.
     ///   - operation: The work.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     /// - Returns: The effect.
     public static func runOnce(
         id: EffectID,
@@ -132,7 +144,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Runs several effects at once.
     ///
-    /// - Parameter effects: The effects.
+    /// - Parameter effects: Effects to start together; their actions arrive as each produces them.
     /// - Returns: One effect that runs them all.
     public static func merge(_ effects: Effect...) -> Effect {
         merge(effects)
@@ -140,7 +152,7 @@ public struct Effect<Action: Sendable>: Sendable {
 
     /// Runs several effects at once.
     ///
-    /// - Parameter effects: The effects.
+    /// - Parameter effects: Effects to start together; their actions arrive as each produces them.
     /// - Returns: One effect that runs them all.
     public static func merge(_ effects: [Effect]) -> Effect {
         Effect(.merge(effects))

@@ -83,7 +83,7 @@ public struct Middleware<State, Action: Sendable>: Sendable {
 
     /// Runs several middlewares in order: each hook of the first, then of the second, and so on.
     ///
-    /// - Parameter middlewares: The middlewares.
+    /// - Parameter middlewares: Run in order for `willReduce` and `didReduce`.
     /// - Returns: One middleware that runs them all.
     public static func combine(_ middlewares: Middleware...) -> Middleware {
         combine(middlewares)
@@ -91,7 +91,7 @@ public struct Middleware<State, Action: Sendable>: Sendable {
 
     /// Runs several middlewares in order: each hook of the first, then of the second, and so on.
     ///
-    /// - Parameter middlewares: The middlewares.
+    /// - Parameter middlewares: Run in order for `willReduce` and `didReduce`.
     /// - Returns: One middleware that runs them all.
     public static func combine(_ middlewares: [Middleware]) -> Middleware {
         if middlewares.count == 1 { return middlewares[0] }

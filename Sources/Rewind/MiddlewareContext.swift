@@ -34,8 +34,12 @@ public struct MiddlewareContext<State, Action: Sendable>: Sendable {
     /// Queues an action behind the one being processed.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to queue behind the one being processed.
     ///   - info: An optional note for its source.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public func dispatch(
         _ action: Action,
         info: String? = nil,
@@ -53,7 +57,7 @@ public struct MiddlewareContext<State, Action: Sendable>: Sendable {
     /// Queues an action with an explicit source, kept as it is.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to queue behind the one being processed.
     ///   - source: Its source.
     public func dispatch(_ action: Action, from source: ActionSource) {
         deliver(action, source)
@@ -61,7 +65,7 @@ public struct MiddlewareContext<State, Action: Sendable>: Sendable {
 
     /// Starts an effect.
     ///
-    /// - Parameter effect: The effect.
+    /// - Parameter effect: The work to start; its actions are dispatched with their sources.
     public func run(_ effect: Effect<Action>) {
         start(effect)
     }

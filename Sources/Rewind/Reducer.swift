@@ -16,7 +16,7 @@
 /// counter(&state, .increment) // state == 1
 /// ```
 ///
-/// Reducers compose with ``combine(_:)-(Self...)`` and lift onto a larger state and action with
+/// Reducers compose with ``combine(_:)-(Reducer<State,Action>...)`` and lift onto a larger state and action with
 /// ``lift(state:action:)``.
 public struct Reducer<State, Action>: Sendable {
     /// The reducing function.

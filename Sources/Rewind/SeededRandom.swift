@@ -11,7 +11,7 @@ public struct SeededRandom: Sendable {
 
     /// Creates a generator; the same seed always yields the same draws.
     ///
-    /// - Parameter seed: The seed.
+    /// - Parameter seed: The starting point: the same seed gives the same numbers on every platform.
     public init(seed: UInt64) {
         state = seed
     }

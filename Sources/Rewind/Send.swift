@@ -22,8 +22,12 @@ public struct Send<Action: Sendable>: Sendable {
     /// Sends an action back to the store.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to dispatch back into the store.
     ///   - info: An optional note for the source.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public func callAsFunction(
         _ action: Action,
         info: String? = nil,
@@ -41,7 +45,7 @@ public struct Send<Action: Sendable>: Sendable {
     /// Sends an action with an explicit source, kept as it is.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to dispatch back into the store.
     ///   - source: Its source.
     public func callAsFunction(_ action: Action, from source: ActionSource) {
         deliver(action, source)

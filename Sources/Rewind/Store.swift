@@ -32,6 +32,21 @@ public import Synchronization
 ///
 /// Effects started by middleware run as tasks; they are cancelled when the store is released,
 /// and a thrown error is passed to the `onEffectFailure` handler, never crashing the store.
+///
+/// ## Topics
+///
+/// ### Creating a store
+/// - ``init(initialState:reducer:middleware:onEffectFailure:)``
+///
+/// ### Dispatching
+/// - ``dispatch(_:from:)``
+/// - ``run(_:)``
+///
+/// ### State and idleness
+/// - ``state``
+/// - ``isIdle``
+/// - ``runningEffectCount``
+/// - ``waitUntilIdle()``
 public final class Store<State: Sendable, Action: Sendable>: StoreType {
     // The dispatch path is `@inlinable` so that it is specialised for the app's state and
     // action types: unspecialised, half its time went to generic metadata look-ups.
@@ -97,7 +112,7 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     /// Dispatches an action with an explicit source (kept as it is).
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to reduce.
     ///   - source: Where it came from.
     @inlinable
     public func dispatch(_ action: Action, from source: ActionSource) {
@@ -149,7 +164,7 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
 
     /// Starts an effect on this store, as a middleware would.
     ///
-    /// - Parameter effect: The effect.
+    /// - Parameter effect: The work to start; its actions are dispatched with their sources.
     public func run(_ effect: Effect<Action>) {
         effects.start(effect, send: send)
     }

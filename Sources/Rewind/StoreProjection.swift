@@ -15,7 +15,7 @@ public struct StoreProjection<State: Sendable, Action: Sendable>: StoreType {
     /// - Parameters:
     ///   - state: Reads the projected state.
     ///   - dispatch: Sends an action with its source on to the underlying store.
-    ///   - subscribe: Subscribes to projected state changes (see ``StoreType/_subscribe(includingCurrent:deliver:finish:)``).
+    ///   - subscribe: Subscribes to projected state changes (see `StoreType._subscribe(includingCurrent:deliver:finish:)`).
     public init(
         state: @escaping @Sendable () -> State,
         dispatch: @escaping @Sendable (Action, ActionSource) -> Void,
@@ -34,7 +34,7 @@ public struct StoreProjection<State: Sendable, Action: Sendable>: StoreType {
     /// Sends the action on to the underlying store.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The projected action, lifted into the underlying store's.
     ///   - source: Where it came from.
     public func dispatch(_ action: Action, from source: ActionSource) {
         deliver(action, source)

@@ -15,7 +15,7 @@ public protocol StoreType<State, Action>: Sendable {
     /// Dispatches an action with an explicit source.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to reduce.
     ///   - source: Where it came from.
     func dispatch(_ action: Action, from source: ActionSource)
 
@@ -50,8 +50,12 @@ extension StoreType {
     /// ```
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to reduce.
     ///   - info: An optional note recorded with the source.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     @inlinable
     public func dispatch(
         _ action: Action,

@@ -24,7 +24,7 @@ struct ReplayFlags: ParsableArguments {
                 (it knows: \(known.isEmpty ? "none" : known.joined(separator: ", "))). Replaying needs the app's types and reducer: \
                 build a replay tool for it — an executable target whose main.swift is \
                 `import RewindCLI; await RewindTool.main(apps: [ReplayableApp(id: "\(id)", reducer: yourReducer)])` \
-                (see the README, "Your own replay tool"). sessions, log, show, stats, check and export work without it.
+                (see the RewindCLI article "Building your own replay tool"). sessions, log, show, stats, check and export work without it.
                 """)
         }
         var options = ReplayOptions()

@@ -1,6 +1,6 @@
 /// Variable-length integers (LEB128) and zigzag for signed values: small numbers take one byte.
 /// The binary format's one number encoding, shared by the generated coders and the `Codable`
-/// ones in RewindLog.
+/// ones.
 package enum VarInt {
     package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value

@@ -33,7 +33,9 @@ public final class ActivityTracker: Sendable {
 
     /// Runs `work`, counting it as activity until it returns or throws.
     ///
-    /// - Parameter work: The work.
+    /// - Parameters:
+    ///   - work: The work to count as activity.
+    ///   - isolation: The actor the work is isolated to (the caller's by default).
     /// - Returns: What `work` returns.
     /// - Throws: What `work` throws.
     public func track<T>(

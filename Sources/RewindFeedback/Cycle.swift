@@ -15,7 +15,7 @@ import Synchronization
 /// for await counter in states { label.text = "\(counter.count)" }
 /// ```
 ///
-/// The cycle runs on a ``Store``: middleware (a recorder) sees every input, inputs from the
+/// The cycle runs on a `Store`: middleware (a recorder) sees every input, inputs from the
 /// sources are recorded with the call site of `cycle` and `input 0`, `input 1`… as info, and
 /// reactions' inputs with the reaction's source. The returned stream starts with the initial
 /// state and has the state after every input. The cycle lives as long as the stream is being
@@ -32,6 +32,10 @@ import Synchronization
 ///   - reactions: The effects.
 ///   - middleware: Watches every input, as on a store.
 ///   - onEffectFailure: Receives errors thrown by reactions and by middleware effects.
+///   - file: The file recorded as the source (the caller's `#fileID` by default).
+///   - function: The function recorded as the source (the caller's by default).
+///   - line: The line recorded as the source (the caller's by default).
+///   - column: The column recorded as the source (the caller's by default).
 /// - Returns: The states, starting with `initialState`.
 public func cycle<State: Sendable, Input: Sendable>(
     inputs: [any AsyncSequence<Input, Never> & Sendable],

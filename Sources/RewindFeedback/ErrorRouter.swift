@@ -31,15 +31,17 @@ public final class ErrorRouter: Sendable {
         routed.send(error)
     }
 
-    /// A handler for ``Store``'s and ``FeedbackLoop``'s `onEffectFailure`: each failure is
-    /// routed as an ``EffectFailure``, which names the effect's source.
+    /// A handler for `Store`'s and ``FeedbackLoop``'s `onEffectFailure`: each failure is
+    /// routed as an `EffectFailure`, which names the effect's source.
     public var effectFailureHandler: @Sendable (EffectFailure) -> Void {
         { [routed] failure in routed.send(failure) }
     }
 
     /// Runs `work`; if it throws, routes the error and returns `nil`.
     ///
-    /// - Parameter work: The work.
+    /// - Parameters:
+    ///   - work: The work whose errors to route.
+    ///   - isolation: The actor the work is isolated to (the caller's by default).
     /// - Returns: What `work` returns, or `nil` if it threw.
     public func catching<T>(
         isolation: isolated (any Actor)? = #isolation,

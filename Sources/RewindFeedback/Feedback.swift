@@ -21,10 +21,10 @@ public import Rewind
 /// `Feedback("load") { (state: Screen) async in … }`.
 ///
 /// Every event a feedback produces reaches the loop with a source naming the feedback: its
-/// declaration's file and line, origin ``ActionSource/Origin/feedback`` and its name as
-/// ``ActionSource/info``, so a recorded loop shows which rule sent what.
+/// declaration's file and line, origin `ActionSource.Origin.feedback` and its name as
+/// `ActionSource.info`, so a recorded loop shows which rule sent what.
 ///
-/// Modifiers: ``filtered(by:)`` (run only for states that pass), ``lensing(on:)`` (run on a part
+/// Modifiers: ``filtered(by:)`` (run only for states that pass), ``lensing(on:)-((Whole)->State)`` (run on a part
 /// of a larger state), ``executing(on:)`` and ``strategy(_:)``.
 public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// Where events go: the loop binds it to its inbox when it starts.
@@ -70,6 +70,10 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// - Parameters:
     ///   - name: A name for the log and for failure reports.
     ///   - reaction: Returns the event the state calls for, or `nil`. It must be quick.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init(
         _ name: String? = nil,
         file: String = #fileID, function: String = #function, line: UInt = #line, column: UInt = #column,
@@ -99,6 +103,10 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     ///   - executor: Where the work runs.
     ///   - effect: The work. A thrown error (other than cancellation) is reported to the loop's
     ///     failure handler; the loop goes on.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init(
         _ name: String? = nil,
         strategy: FeedbackStrategy = .cancelOnNewState,
@@ -129,6 +137,10 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     ///   - strategy: What to do with a running sequence when a new state arrives.
     ///   - executor: Where the sequence is iterated.
     ///   - effect: Returns the events for a state, or `nil` for none.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init<Events: AsyncSequence & Sendable>(
         _ name: String? = nil,
         strategy: FeedbackStrategy = .cancelOnNewState,
@@ -163,6 +175,10 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     ///   - name: A name for the log and for failure reports.
     ///   - executor: Where the sequence is iterated.
     ///   - transform: Turns the states into events.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init<Events: AsyncSequence & Sendable>(
         _ name: String? = nil,
         on executor: FeedbackExecutor = .concurrent,
@@ -209,7 +225,7 @@ extension Feedback {
 
     /// This feedback with another execution strategy.
     ///
-    /// - Parameter strategy: The strategy.
+    /// - Parameter strategy: What to do with a run still going when the next state arrives.
     /// - Returns: The feedback.
     public func strategy(_ strategy: FeedbackStrategy) -> Feedback {
         var copy = self

@@ -13,7 +13,7 @@ import Synchronization
 /// loop.dispatch(.reset)          // events from outside, like a store's actions
 /// ```
 ///
-/// A loop runs on a ``Store``, so everything a store does, it does: middleware sees every event,
+/// A loop runs on a `Store`, so everything a store does, it does: middleware sees every event,
 /// a recorder middleware records the loop into a Rewind log (each event's source names the
 /// feedback that sent it), and the log replays with the same reducer.
 ///
@@ -68,7 +68,7 @@ public final class FeedbackLoop<State: Sendable, Event: Sendable>: StoreType {
     ///   - middleware: Watches every event (a recorder, a logger, effects), as on a store.
     ///   - onEffectFailure: Receives errors thrown by feedbacks and by middleware effects, with
     ///     the source of the feedback or effect. By default, one line on standard error.
-    ///   - feedbacks: The feedbacks.
+    ///   - feedbacks: The rules that react to each state with events.
     public convenience init(
         initialState: State,
         reducer: Reducer<State, Event>,
@@ -122,7 +122,7 @@ public final class FeedbackLoop<State: Sendable, Event: Sendable>: StoreType {
     /// only answer while it runs.
     ///
     /// - Parameters:
-    ///   - event: The event.
+    ///   - event: The event to reduce, recorded with the caller's location as its source.
     ///   - source: Where it came from.
     public func dispatch(_ event: Event, from source: ActionSource) {
         enqueue(event, from: source)

@@ -26,7 +26,7 @@ public enum FeedbackLoopBuilder {
 
         /// Adds the first feedback, which fixes the loop's event type.
         ///
-        /// - Parameter feedback: The feedback.
+        /// - Parameter feedback: One feedback of the loop.
         /// - Returns: The description with the feedback.
         public func feedback<Event>(_ feedback: Feedback<State, Event>) -> Chain<State, Event> {
             Chain(initialState: state, feedbacks: [feedback])

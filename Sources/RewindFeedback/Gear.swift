@@ -23,7 +23,7 @@ public final class Gear<GearEvent: Sendable>: Sendable {
 
     /// Sends an event to every listening feedback.
     ///
-    /// - Parameter event: The event.
+    /// - Parameter event: The event to hand to every attached loop.
     public func propagate(_ event: GearEvent) {
         broadcast.send(event)
     }
@@ -43,6 +43,10 @@ extension Feedback {
     ///   - gear: The gear to listen to.
     ///   - name: A name for the log.
     ///   - transform: The event for this loop, or `nil` to ignore the gear event.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     /// - Returns: The feedback.
     public static func catching<GearEvent>(
         from gear: Gear<GearEvent>,
@@ -72,6 +76,10 @@ extension Feedback {
     ///   - gear: The gear to push to.
     ///   - name: A name for failure reports.
     ///   - transform: The gear event a state calls for, or `nil`.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     /// - Returns: The feedback.
     public static func propagating<GearEvent>(
         to gear: Gear<GearEvent>,

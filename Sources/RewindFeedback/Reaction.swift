@@ -16,7 +16,7 @@ public import Rewind
 /// ```
 ///
 /// The inputs a reaction sends are recorded with a source naming it (origin
-/// ``ActionSource/Origin/feedback``).
+/// `ActionSource.Origin.feedback`).
 public struct Reaction<State: Sendable, Input: Sendable>: Sendable {
     /// An input together with the state it produced.
     public typealias Change = (state: State, input: Input)
@@ -32,6 +32,10 @@ public struct Reaction<State: Sendable, Input: Sendable>: Sendable {
     ///   - transform: Called once, when the cycle starts, with every change to come; returns the
     ///     inputs to send back. A thrown error ends the reaction and goes to the cycle's failure
     ///     handler.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init<Inputs: AsyncSequence & Sendable>(
         _ name: String? = nil,
         file: String = #fileID, function: String = #function, line: UInt = #line, column: UInt = #column,

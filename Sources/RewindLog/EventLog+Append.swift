@@ -45,7 +45,7 @@ extension EventLog {
     ///
     /// - Parameters:
     ///   - state: The state after `seq`.
-    ///   - session: The session.
+    ///   - session: The session the snapshot belongs to (its seq must be one of its events, or its base seq).
     ///   - seq: The event the state follows.
     ///   - date: When the snapshot was taken.
     public func appendSnapshot<State: Encodable>(

@@ -23,7 +23,44 @@ import Darwin
 /// ```
 ///
 /// Any store can record through ``beginSession(app:codec:initialState:info:at:)`` and
-/// ``append(_:to:)``; Rewind's own ``Recorder`` middleware does so off the dispatch path.
+/// ``append(_:to:redaction:)``; Rewind's own ``Recorder`` middleware does so off the dispatch path.
+///
+/// ## Topics
+///
+/// ### Opening and closing
+/// - ``init(path:mode:codecs:)``
+/// - ``Mode``
+/// - ``path``
+/// - ``mode``
+/// - ``codecs``
+/// - ``schemaVersion()``
+/// - ``close()``
+///
+/// ### Recording
+/// - ``beginSession(app:codec:initialState:info:at:)``
+/// - ``append(_:to:redaction:)``
+/// - ``appendSnapshot(_:to:after:at:)``
+///
+/// ### Reading
+/// - ``sessions()``
+/// - ``session(_:)``
+/// - ``session(containing:)``
+/// - ``seqRange()``
+/// - ``events(_:pageSize:)``
+/// - ``event(at:)``
+/// - ``decodeAction(of:as:upgrades:)``
+/// - ``snapshot(session:atOrBefore:)``
+/// - ``snapshotIndex(session:)``
+///
+/// ### Persistence
+/// - ``restoredState(app:reducer:upcaster:)``
+///
+/// ### Maintenance
+/// - ``trim(to:now:)``
+/// - ``checkIntegrity()``
+/// - ``statistics(session:)``
+/// - ``export(to:filter:)``
+/// - ``importLog(from:to:)``
 public final class EventLog: Sendable {
     /// How a log is opened.
     public enum Mode: Sendable, Equatable {

@@ -12,7 +12,7 @@ extension Feedback {
     /// })
     /// ```
     ///
-    /// With ``FeedbackStrategy/cancelOnNewState`` the subscription for the previous state is
+    /// With `FeedbackStrategy.cancelOnNewState` the subscription for the previous state is
     /// cancelled when a new state arrives.
     ///
     /// - Parameters:
@@ -20,6 +20,10 @@ extension Feedback {
     ///   - strategy: What to do with a running subscription when a new state arrives.
     ///   - executor: Where the events are forwarded from.
     ///   - effect: Returns the events for a state.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init<Events: Publisher>(
         _ name: String? = nil,
         strategy: FeedbackStrategy = .cancelOnNewState,
@@ -41,6 +45,10 @@ extension Feedback {
     ///   - name: A name for the log and for failure reports.
     ///   - executor: Where the states are fed to the publisher.
     ///   - transform: Turns the states into events.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     public init<Events: Publisher>(
         _ name: String? = nil,
         on executor: FeedbackExecutor = .concurrent,

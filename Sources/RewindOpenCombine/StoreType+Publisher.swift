@@ -15,6 +15,10 @@ extension StoreType {
     /// - Parameters:
     ///   - publisher: The actions.
     ///   - info: An optional note for their source.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
     /// - Returns: The subscription.
     public func dispatch<Actions: Publisher>(
         from publisher: Actions,

@@ -89,7 +89,10 @@ extension ShrinkResult where State: Encodable, Action: Encodable {
     /// are the kept actions with their original sources and times — a fixture any replay
     /// (the `rewind` tool, `RewindTesting`) can open.
     ///
-    /// - Parameter path: Where to create the fixture; it must not exist.
+    /// - Parameters:
+    ///   - path: Where to create the fixture; it must not exist.
+    ///   - codecs: Where to find the session's codec by name (the standard JSON and binary ones
+    ///     unless the app registered its own).
     /// - Returns: The new log, open for reading and writing.
     @discardableResult
     public func write(to path: String, codecs: PayloadCodecs = .standard) throws(EventLogError) -> EventLog {

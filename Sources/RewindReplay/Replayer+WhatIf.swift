@@ -9,8 +9,8 @@ extension Replayer {
     ///   - through: The event after which to compare (default: the session's last).
     /// - Returns: Both states and their difference.
     ///
-    /// - Throws: ``EventLogError/nothingToSkip(path:)`` for an empty set;
-    ///   ``EventLogError/seqOutsideSession(path:seq:session:sessionSeqs:)`` for a skipped seq of
+    /// - Throws: `EventLogError.nothingToSkip(path:)` for an empty set;
+    ///   `EventLogError.seqOutsideSession(path:seq:session:sessionSeqs:)` for a skipped seq of
     ///   another session than the first's, or a `through` outside it.
     public func whatIf(skipping seqs: Set<Int64>, through: Int64? = nil) throws(EventLogError) -> WhatIfResult<State> {
         guard let first = seqs.min() else { throw .nothingToSkip(path: log.path) }

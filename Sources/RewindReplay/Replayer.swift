@@ -18,6 +18,31 @@ public import RewindLog
 ///
 /// Sessions are separate timelines: each starts from its own initial snapshot. Reading streams
 /// a page of events at a time, so memory stays flat however long the log.
+///
+/// ## Topics
+///
+/// ### Creating a replayer
+/// - ``init(log:reducer:options:)``
+/// - ``log``
+/// - ``reducer``
+/// - ``options``
+///
+/// ### Time travel
+/// - ``state(at:)``
+/// - ``stateAndStats(at:)``
+/// - ``initialState(session:)``
+/// - ``finalState(session:fromStart:)``
+/// - ``steps(session:from:)``
+/// - ``decode(_:)``
+///
+/// ### Questions
+/// - ``diff(at:)``
+/// - ``diff(from:to:)``
+/// - ``difference(_:_:)``
+/// - ``bisect(session:skippingAhead:where:)``
+/// - ``verify(session:)``
+/// - ``whatIf(skipping:through:)``
+/// - ``shrink(session:where:)``
 public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// The log replayed.
     public let log: EventLog
@@ -42,7 +67,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     /// The state after event `seq`, folded from the nearest snapshot at or before it.
     ///
-    /// - Throws: ``EventLogError/seqNotFound(path:seq:available:)`` for a seq the log does not
+    /// - Throws: `EventLogError.seqNotFound(path:seq:available:)` for a seq the log does not
     ///   hold; a decoding error naming the seq and case of an event that no longer decodes.
     public func state(at seq: Int64) throws(EventLogError) -> State {
         try stateAndStats(at: seq).state
@@ -77,7 +102,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     /// Steps through a session's events from `seq` on, yielding each with the state after it.
     ///
     /// - Parameters:
-    ///   - session: The session.
+    ///   - id: The session to step through.
     ///   - seq: The first event to yield (default: the session's first).
     /// - Returns: A cursor; each `next()` folds one more event. A session without events
     ///   yields none.

@@ -23,6 +23,10 @@ import RewindReplay
 ///   - log: The log (see ``fixtureLog(_:relativeTo:)`` for files beside the test).
 ///   - reducer: The app's reducer.
 ///   - holds: The invariant.
+///   - fileID: Where a failure is reported (the caller's by default).
+///   - filePath: Where a failure is reported (the caller's by default).
+///   - line: Where a failure is reported (the caller's by default).
+///   - column: Where a failure is reported (the caller's by default).
 /// - Returns: How many steps were checked.
 @discardableResult
 public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendable>(

@@ -45,6 +45,10 @@ public struct RoundTripReport: Sendable, Equatable {
 ///   - seed: The first sequence's seed.
 ///   - snapshotInterval: The recorder's snapshot interval (small, so snapshots are exercised).
 ///   - generate: The next action, given the random source and the live state.
+///   - fileID: Where a failure is reported (the caller's by default).
+///   - filePath: Where a failure is reported (the caller's by default).
+///   - line: Where a failure is reported (the caller's by default).
+///   - column: Where a failure is reported (the caller's by default).
 /// - Returns: What was covered.
 @discardableResult
 public func assertRecordingRoundTrip<State: Codable & Equatable & Sendable, Action: Codable & Sendable>(

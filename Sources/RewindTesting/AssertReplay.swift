@@ -36,6 +36,11 @@ public enum ReplayPoints: Sendable, Equatable {
 ///     snapshot seq.
 ///   - name: A prefix for the reference files (default: none).
 ///   - record: The record mode, overriding the environment.
+///   - fileID: Where a failure is reported (the caller's by default).
+///   - filePath: Where a failure is reported (the caller's by default).
+///   - testName: The test's name, which names its reference snapshots (the caller's by default).
+///   - line: Where a failure is reported (the caller's by default).
+///   - column: Where a failure is reported (the caller's by default).
 public func assertReplay<State: Codable & Sendable, Action: Codable & Sendable>(
     _ log: EventLog,
     reducer: Reducer<State, Action>,

@@ -20,7 +20,7 @@ public struct ReplayedLog: Sendable {
     /// Pairs a log with its app's reducer.
     ///
     /// - Parameters:
-    ///   - log: The log.
+    ///   - log: The log to replay, opened read-only or not.
     ///   - reducer: The app's reducer.
     public init<State: Codable & Sendable, Action: Codable & Sendable>(_ log: EventLog, reducer: Reducer<State, Action>) {
         path = log.path

@@ -96,9 +96,13 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
     /// Dispatches `action` and checks the state after it.
     ///
     /// - Parameters:
-    ///   - action: The action.
+    ///   - action: The action to send, as the test's own dispatch.
     ///   - update: Changes the previously asserted state into the expected one; omit it when
     ///     the action changes nothing.
+    ///   - fileID: Where a failure is reported (the caller's by default).
+    ///   - filePath: Where a failure is reported (the caller's by default).
+    ///   - line: Where a failure is reported (the caller's by default).
+    ///   - column: Where a failure is reported (the caller's by default).
     public func send(
         _ action: Action,
         fileID: StaticString = #fileID,
@@ -129,6 +133,10 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
     ///   - expected: The action.
     ///   - timeout: How long to wait for it.
     ///   - update: Changes the previously asserted state into the expected one.
+    ///   - fileID: Where a failure is reported (the caller's by default).
+    ///   - filePath: Where a failure is reported (the caller's by default).
+    ///   - line: Where a failure is reported (the caller's by default).
+    ///   - column: Where a failure is reported (the caller's by default).
     public func receive(
         _ expected: Action,
         timeout: Duration = .seconds(1),
@@ -152,7 +160,12 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
 
     /// Waits until no effect runs, then fails if any fed-back action was never received.
     ///
-    /// - Parameter timeout: How long effects may take.
+    /// - Parameters:
+    ///   - timeout: How long effects may take.
+    ///   - fileID: Where a failure is reported (the caller's by default).
+    ///   - filePath: Where a failure is reported (the caller's by default).
+    ///   - line: Where a failure is reported (the caller's by default).
+    ///   - column: Where a failure is reported (the caller's by default).
     public func finish(
         timeout: Duration = .seconds(1),
         fileID: StaticString = #fileID,

@@ -5,7 +5,8 @@ import RewindReplay
 import RewindTestSupport
 import Testing
 
-// The README's "Coming from cause-logic-effect" examples, kept compiling and true.
+// The "Coming from cause-logic-effect" article's examples
+// (RewindFeedback.docc/ComingFromCauseLogicEffect.md), kept compiling and true.
 
 /// A counter that resets itself once it reaches three.
 struct Tally: Codable, Equatable, Sendable {

@@ -5,7 +5,8 @@ import RewindReplay
 import RewindTestSupport
 import Testing
 
-// The README's "Coming from Spin" examples, kept compiling and true. Names match the README's.
+// The "Coming from Spin" article's examples (RewindFeedback.docc/ComingFromSpin.md), kept compiling
+// and true. Names match the article's.
 
 /// Two channels that move toward each other one step per turn and meet at their average.
 struct Levels: Codable, Equatable, Sendable {

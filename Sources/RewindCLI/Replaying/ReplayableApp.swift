@@ -13,7 +13,7 @@ import RewindReplay
 /// )
 /// ```
 public struct ReplayableApp: Sendable {
-    /// The app id its logs record (``AppIdentity/id``).
+    /// The app id its logs record (`AppIdentity.id`).
     public let id: String
     /// The invariants, by name, with their descriptions.
     public let invariants: [(name: String, description: String)]

@@ -1,6 +1,6 @@
 /// The codecs a log can use, by name.
 ///
-/// It holds a way to make each codec: every ``EventLog`` makes its own instances, because a
+/// It holds a way to make each codec: every `EventLog` makes its own instances, because a
 /// codec with symbols (the binary one) keeps a table that belongs to one log file.
 public struct PayloadCodecs: Sendable {
     private let makers: [String: @Sendable () -> any PayloadCodec]

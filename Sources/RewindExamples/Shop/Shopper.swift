@@ -13,7 +13,7 @@ public struct Shopper: SimulatedUser {
     /// A customer whose choices follow `seed`.
     ///
     /// - Parameters:
-    ///   - seed: The seed.
+    ///   - seed: Chooses the session: the same seed gives the same actions.
     ///   - start: The simulated time of the first gesture.
     public init(seed: UInt64, start: Date = Date(timeIntervalSince1970: 1_767_258_000)) {
         random = SeededRandom(seed: seed)

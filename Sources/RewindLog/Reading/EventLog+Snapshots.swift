@@ -5,7 +5,7 @@ extension EventLog {
     /// The latest snapshot of `session` at or before `seq` (the latest of all without `seq`).
     ///
     /// - Parameters:
-    ///   - session: The session.
+    ///   - session: The id of the session whose snapshots to search.
     ///   - seq: The event the snapshot must not be after.
     /// - Returns: The snapshot, or `nil` when the session has none that early.
     public func snapshot(session: Int64, atOrBefore seq: Int64 = .max) throws(EventLogError) -> LoggedSnapshot? {

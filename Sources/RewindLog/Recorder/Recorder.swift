@@ -25,6 +25,22 @@ public import Synchronization
 /// written (disk full, file deleted, permissions) is reported to
 /// ``RecorderConfiguration/onFailure`` with the actions that are not in the log, the app keeps
 /// running, and the next ``flush()`` throws.
+///
+/// ## Topics
+///
+/// ### Recording a store
+/// - ``init(log:app:configuration:)``
+/// - ``middleware``
+/// - ``session``
+///
+/// ### Durability
+/// - ``flush()``
+/// - ``close()``
+///
+/// ### What it was made with
+/// - ``log``
+/// - ``app``
+/// - ``configuration``
 public final class Recorder<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// The log recorded into.
     public let log: EventLog
