@@ -78,8 +78,8 @@ public final class EventLog: Sendable {
     public let codecs: PayloadCodecs
 
     let database: DatabaseQueue
-    let sources = SourceInterner()
-    let actions = ActionNames()
+    let sources = InternedRows<SourceKey>(.sources)
+    let actions = InternedRows<String>(.actions)
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
     /// The schema version of the file itself. A log of an older schema opened read-only is read

@@ -17,7 +17,7 @@ struct EventEncoder<Action: Encodable & Sendable> {
     /// The row for `action`. When encoding fails the row keeps the case and source, has no
     /// payload and says why in `redaction`, and the failure is returned for reporting.
     func encode(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?) {
-        let key = SourceInterner.Key(
+        let key = SourceKey(
             file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue
         )
         var event = LogWrite.Event(time: time, actionCase: caseName(action), payload: nil, source: key, info: source.info, redaction: nil)

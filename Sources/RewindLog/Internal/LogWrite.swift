@@ -8,7 +8,7 @@ enum LogWrite {
         var time: Double
         var actionCase: String
         var payload: Data?
-        var source: SourceInterner.Key
+        var source: SourceKey
         var info: String?
         var redaction: String?
     }

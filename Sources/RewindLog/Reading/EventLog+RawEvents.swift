@@ -44,7 +44,7 @@ extension EventLog {
             try mappingErrors(path: path) {
                 try database.read { db in
                     try refreshSymbols(db)
-                    let names = try actions.names(in: db)
+                    let names = try actions.values(in: db)
                     let statement = try db.cachedStatement(sql: sql)
                     let handle = statement.sqliteStatement
                     sqlite3_reset(handle)
@@ -62,7 +62,7 @@ extension EventLog {
                         let seq = sqlite3_column_int64(handle, 0)
                         let id = Int(truncatingIfNeeded: sqlite3_column_int64(handle, 1))
                         // An id outside the table only comes from a damaged file.
-                        let actionCase = id >= 1 && id <= names.count ? names[id - 1] : "action #\(id)"
+                        let actionCase = (id >= 1 && id <= names.count ? names[id - 1] : nil) ?? "action #\(id)"
                         var payload: UnsafeRawBufferPointer?
                         if sqlite3_column_type(handle, 2) != SQLITE_NULL {
                             // Blob or text: either way the bytes, valid until the next step.

@@ -1,0 +1,113 @@
+import GRDB
+import Synchronization
+
+/// A table that stores each distinct value once — call sites in `sources`, case paths in
+/// `actions` — mirrored in memory: writing an event costs a dictionary look-up rather than a
+/// query, and reading turns ids back into values by indexing an array, without hashing.
+///
+/// Ids are rowids, dense and never reused (these rows are never deleted), so the values are an
+/// array indexed by id. Inserting happens inside the caller's write transaction; if that
+/// transaction rolls back, ``EventLog/forgetInterned()`` calls ``forget()`` and the ids it
+/// inserted are looked up again next time. (The binary codec's symbols are the third interned
+/// set; they live with the codec in RewindCoding and roll back through the same hook.)
+final class InternedRows<Value: Hashable & Sendable>: Sendable {
+    /// How a table stores its values.
+    struct Table: Sendable {
+        /// Inserts a value unless it is present (`… ON CONFLICT DO NOTHING`).
+        var insert: String
+        /// The id of a value.
+        var selectID: String
+        /// `id` and the value's columns of every row after an id, in id order.
+        var selectAfter: String
+        /// The value's columns, in the order `insert` and `selectID` bind them.
+        var arguments: @Sendable (Value) -> StatementArguments
+        /// The value of a row read by `selectAfter`.
+        var value: @Sendable (Row) -> Value
+    }
+
+    private struct Contents {
+        var ids: [Value: Int64] = [:]
+        /// `values[id - 1]`, for every id read or written so far (`nil` for ids not yet seen).
+        var values: [Value?] = []
+        /// Every id up to this one is in `values` (read from the table in order).
+        var loadedThrough: Int64 = 0
+
+        mutating func remember(_ value: Value, id: Int64) {
+            ids[value] = id
+            let index = Int(id) - 1
+            guard index >= 0 else { return }
+            if values.count <= index { values.append(contentsOf: repeatElement(nil, count: index + 1 - values.count)) }
+            values[index] = value
+        }
+    }
+
+    private let table: Table
+    private let contents = Mutex(Contents())
+
+    init(_ table: Table) {
+        self.table = table
+    }
+
+    /// The id of `value`'s row, inserting it if needed. Call inside a write transaction.
+    func id(for value: Value, in db: Database) throws -> Int64 {
+        if let id = contents.withLock({ $0.ids[value] }) { return id }
+        let arguments = table.arguments(value)
+        try db.execute(sql: table.insert, arguments: arguments)
+        guard let id = try Int64.fetchOne(db, sql: table.selectID, arguments: arguments) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a row just inserted is missing", sql: table.selectID)
+        }
+        contents.withLock { $0.remember(value, id: id) }
+        return id
+    }
+
+    /// Every value by id (`values[id - 1]`), including those other connections added, as of the
+    /// caller's transaction.
+    func values(in db: Database) throws -> [Value?] {
+        let known = contents.withLock { $0.loadedThrough }
+        let rows = try Row.fetchAll(db, sql: table.selectAfter, arguments: [known])
+        return contents.withLock { contents in
+            for row in rows { contents.remember(table.value(row), id: row["id"]) }
+            if let last = rows.last { contents.loadedThrough = max(contents.loadedThrough, last["id"]) }
+            return contents.values
+        }
+    }
+
+    /// Forgets every id (after a rollback, rows inserted in it are gone).
+    func forget() {
+        contents.withLock { $0 = Contents() }
+    }
+}
+
+/// A call site as the `sources` table stores it.
+struct SourceKey: Hashable, Sendable {
+    var file: String
+    var function: String
+    var line: UInt
+    var column: UInt
+    var origin: String
+}
+
+extension InternedRows<SourceKey>.Table {
+    /// `sources`: one row per distinct call site.
+    static let sources = Self(
+        insert: #"INSERT INTO sources (file, function, line, "column", origin) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"#,
+        selectID: #"SELECT id FROM sources WHERE file = ? AND function = ? AND line = ? AND "column" = ? AND origin = ?"#,
+        selectAfter: #"SELECT id, file, function, line, "column", origin FROM sources WHERE id > ? ORDER BY id"#,
+        arguments: { [$0.file, $0.function, Int64($0.line), Int64($0.column), $0.origin] },
+        value: { row in
+            SourceKey(file: row["file"], function: row["function"], line: UInt(clamping: row["line"] as Int64),
+                      column: UInt(clamping: row["column"] as Int64), origin: row["origin"])
+        }
+    )
+}
+
+extension InternedRows<String>.Table {
+    /// `actions`: one row per distinct case path.
+    static let actions = Self(
+        insert: "INSERT INTO actions (name) VALUES (?) ON CONFLICT DO NOTHING",
+        selectID: "SELECT id FROM actions WHERE name = ?",
+        selectAfter: "SELECT id, name FROM actions WHERE id > ? ORDER BY id",
+        arguments: { [$0] },
+        value: { $0["name"] }
+    )
+}
