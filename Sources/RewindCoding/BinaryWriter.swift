@@ -1,11 +1,5 @@
-/// Writes one payload in the binary codec's format, for generated ``BinaryCodable`` code.
-///
-/// The format, shared with the codec's `Codable` encoder:
-/// - a keyed container is its entry count, then per entry the key's symbol, the entry's length
-///   and its bytes (all lengths and counts varints);
-/// - a list is its element count, then per element a length and the bytes;
-/// - leaves are written bare: varints for integers, 8 bytes for a `Double` or `Date`, a length
-///   and UTF-8 for a `String`, 16 bytes for a `UUID`.
+/// Writes one payload in the binary codec's format (<doc:BinaryFormat>), for generated
+/// ``BinaryCodable`` code.
 ///
 /// Lengths come before the bytes they measure, and a value's length is only known once it is
 /// written. The writer reserves one byte for each length and fills it in afterwards, moving the

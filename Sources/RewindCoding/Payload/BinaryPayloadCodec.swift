@@ -5,9 +5,9 @@ public import Foundation
 ///
 /// No package in the toolchain's reach offers a fast, compact encoding for arbitrary `Codable`
 /// values, so this one is written here. Coding keys are interned: each key string is stored once
-/// per log, in its `symbols` table, and payloads carry small numbers. Integers are varints
-/// (zigzag for signed ones), `UUID`s take 16 bytes, `Date`s and `Double`s 8, and every entry of a
-/// container is length-prefixed, so fields a type no longer has are skipped when decoding.
+/// per log, in its `symbols` table, and payloads carry small numbers; every entry is
+/// length-prefixed, so fields a type no longer has are skipped. <doc:BinaryFormat> describes the
+/// bytes.
 ///
 /// Select it with `configuration.codec = BinaryPayloadCodec()`; each log keeps its own symbol
 /// table, so the log's own instance of the codec does the work.
