@@ -40,6 +40,8 @@ public import Synchronization
 ///
 /// ### Dispatching
 /// - ``dispatch(_:from:)``
+/// - ``send(_:from:)``
+/// - ``send(_:info:file:function:line:column:)``
 /// - ``run(_:)``
 ///
 /// ### State and idleness
@@ -54,7 +56,23 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     struct Timeline: Sendable {
         @usableFromInline var isProcessing = false
         @usableFromInline var pending = PendingActions<DispatchedAction<Action>>()
+        /// How many actions have been accepted, and how many of them processed: an action's
+        /// ticket is `accepted` after it joined, and it is done once `processed` reaches it.
+        @usableFromInline var accepted: UInt64 = 0
+        @usableFromInline var processed: UInt64 = 0
+        /// Callers of ``send(_:from:)`` waiting for their ticket (empty, unallocated, unless
+        /// someone awaits).
+        @usableFromInline var waiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
         init() {}
+
+        /// The waiters whose action has been processed, removed from the list.
+        @usableFromInline
+        mutating func takeFinishedWaiters() -> [CheckedContinuation<Void, Never>] {
+            let processed = self.processed
+            let finished = waiters.filter { $0.ticket <= processed }.map(\.continuation)
+            waiters.removeAll { $0.ticket <= processed }
+            return finished
+        }
     }
 
     @usableFromInline let cell: StateCell<State>
@@ -118,6 +136,7 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     public func dispatch(_ action: Action, from source: ActionSource) {
         let dispatched = DispatchedAction(action, from: source)
         let processHere = timeline.withLock { timeline in
+            timeline.accepted &+= 1
             if timeline.isProcessing {
                 timeline.pending.append(dispatched)
                 return false
@@ -126,15 +145,51 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
             return true
         }
         guard processHere else { return }
+        drain(startingWith: dispatched)
+    }
 
-        var next: DispatchedAction<Action>? = dispatched
+    /// Dispatches an action with an explicit source and resumes once it has been processed:
+    /// reduced, every middleware's `didReduce` run and observers told — even when the store was
+    /// busy and the action had to queue behind others (``dispatch(_:from:)`` then returns at
+    /// once). With a recorder whose durability is synchronous, the action is committed to the
+    /// log by then.
+    ///
+    /// - Parameters:
+    ///   - action: The action to reduce.
+    ///   - source: Where it came from.
+    public func send(_ action: Action, from source: ActionSource) async {
+        let dispatched = DispatchedAction(action, from: source)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let processHere = timeline.withLock { timeline in
+                timeline.accepted &+= 1
+                timeline.waiters.append((timeline.accepted, continuation))
+                if timeline.isProcessing {
+                    timeline.pending.append(dispatched)
+                    return false
+                }
+                timeline.isProcessing = true
+                return true
+            }
+            if processHere { drain(startingWith: dispatched) }
+        }
+    }
+
+    /// Processes `first`, then every action queued meanwhile, until the queue is empty; resumes
+    /// the ``send(_:from:)`` callers whose actions are done.
+    @inlinable
+    func drain(startingWith first: DispatchedAction<Action>) {
+        var next: DispatchedAction<Action>? = first
         while let current = next {
             process(current)
+            var finished: [CheckedContinuation<Void, Never>]?
             next = timeline.withLock { timeline in
+                timeline.processed &+= 1
+                if !timeline.waiters.isEmpty { finished = timeline.takeFinishedWaiters() }
                 if let queued = timeline.pending.popFirst() { return queued }
                 timeline.isProcessing = false
                 return nil
             }
+            if let finished { for continuation in finished { continuation.resume() } }
         }
     }
 
@@ -194,5 +249,31 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
             // An effect's last action may still be reducing on another thread: let it finish.
             await Task.yield()
         }
+    }
+
+    /// Dispatches an action from the caller's location and resumes once it has been processed
+    /// (see ``send(_:from:)``).
+    ///
+    /// ```swift
+    /// await store.send(.checkout(.submit(orderID: id, at: now)))
+    /// // reduced, and with synchronous durability committed to the log
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - action: The action to reduce.
+    ///   - info: An optional note for its source.
+    ///   - file: The file recorded as the source (the caller's `#fileID` by default).
+    ///   - function: The function recorded as the source (the caller's by default).
+    ///   - line: The line recorded as the source (the caller's by default).
+    ///   - column: The column recorded as the source (the caller's by default).
+    public func send(
+        _ action: Action,
+        info: String? = nil,
+        file: String = #fileID,
+        function: String = #function,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        await send(action, from: ActionSource(file: file, function: function, line: line, column: column, info: info))
     }
 }

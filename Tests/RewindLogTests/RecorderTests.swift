@@ -82,6 +82,39 @@ struct RecorderTests {
         try recorder.close()
     }
 
+    @Test("synchronous durability on a busy store: a queued dispatch returns at once, await send(_:) only once committed")
+    func synchronousSendOnBusyStore() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("busy.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.durability = .synchronous
+        configuration.snapshotInterval = 0
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        // `removeDiscount` holds the store busy (inside the reducer) until the gate opens.
+        let entered = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+        let holding = Reducer<ShopState, ShopAction> { _, action in
+            if case .cart(.removeDiscount) = action { entered.signal(); gate.wait() }
+        }
+        let store = Store(initialState: ShopState(), reducer: .combine(holding, Shop.reducer), middleware: recorder.middleware)
+        let reader = try EventLog(path: path, mode: .readOnly)
+
+        Thread { store.dispatch(.cart(.removeDiscount)) }.start()
+        entered.wait()
+        store.dispatch(.cart(.clear))   // queues behind the busy action and returns at once
+        #expect(try reader.seqRange() == nil, "a queued dispatch returns before its action is committed")
+
+        let opened = Mutex(false)
+        Thread {
+            Thread.sleep(forTimeInterval: 0.2)
+            opened.withLock { $0 = true }
+            gate.signal()
+        }.start()
+        await store.send(.cart(.clear))
+        #expect(opened.withLock { $0 }, "send resumed while its action was still queued")
+        #expect(try reader.seqRange() == 1...3, "send resumes once its action (the third) is committed")
+        try recorder.close()
+    }
+
     @Test("buffered durability commits within its window without a flush")
     func bufferedCommitsWithinWindow() async throws {
         let folder = try TemporaryDirectory()

@@ -148,4 +148,24 @@ struct StoreTests {
         for await state in stream { values.append(state.count) }
         #expect(values == [5, 6])
     }
+
+    @Test("await send(_:) resumes after its own action is reduced, from many concurrent tasks")
+    func sendResumesAfterItsAction() async {
+        let store = Store(initialState: Ledger(), reducer: Self.ledgerReducer)
+        await withTaskGroup(of: Void.self) { group in
+            for sender in 0..<8 {
+                group.addTask {
+                    for index in 0..<200 {
+                        let tag = Tagged(sender: sender, number: index)
+                        await store.send(tag)
+                        // Reduced by the time send returns, whichever thread reduced it.
+                        #expect(store.state.reduced.contains(tag))
+                    }
+                }
+            }
+        }
+        #expect(store.state.reduced.count == 1_600)
+        #expect(store.isIdle)
+    }
+
 }

@@ -16,8 +16,18 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
         /// Commit in the background at least every `maxDelay`: a crash loses at most that
         /// window. Dispatch never waits for the disk (only for room in the buffer).
         case buffered(maxDelay: Duration)
-        /// Commit before `dispatch` returns, with SQLite's `synchronous = FULL`: nothing
-        /// dispatched is ever lost. For tests and apps where every action matters.
+        /// Commit each action, with SQLite's `synchronous = FULL`, before the store processes
+        /// the next one: the thread that processes an action waits for its commit.
+        ///
+        /// - `dispatch` on an idle store returns after its action is committed.
+        /// - A `dispatch` that queues behind another action (the store is busy on another
+        ///   thread, or an effect's action is being processed) returns at once; its action is
+        ///   committed when the store reaches it.
+        /// - `await store.send(action)` resumes only once its action is committed, whichever
+        ///   thread processed it.
+        ///
+        /// A committed action survives a crash and a power cut. For tests and apps where every
+        /// action matters.
         case synchronous
     }
 
