@@ -130,7 +130,7 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(
             name: "RewindTestSupport",
-            dependencies: ["Rewind", "RewindLog", "RewindExamples"],
+            dependencies: ["Rewind", "RewindLog", "RewindExamples", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/Support"
         ),
         // An app's own replay tool, in three lines: RewindCLI with the todo app registered.

@@ -14,29 +14,39 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
     public var sessionsWithoutSnapshot: [Int64]
     /// Sessions whose stored first seq, last seq or event count disagree with their events.
     public var sessionsWithWrongBounds: [Int64] = []
+    /// Actions a recorder lost and recorded as such (see ``LogGap``): not damage, since each
+    /// ended its session and recording resumed in a new one, but every reader should know.
+    public var recordedGaps: [LogGap] = []
+    /// Sessions holding events after a recorded gap that ended them: replay would fold across
+    /// the loss. Damage.
+    public var sessionsContinuingAfterGap: [Int64] = []
 
     /// Whether everything checks out.
     public var isSound: Bool {
         sqlite == ["ok"] && gaps.isEmpty && sessionsWithoutSnapshot.isEmpty && sessionsWithWrongBounds.isEmpty
+            && sessionsContinuingAfterGap.isEmpty
     }
 
-    /// `ok: 1204 events, seq 1…1204` or the problems found.
+    /// `ok: 1204 events, seq 1…1204` (with any recorded gaps) or the problems found.
     public var description: String {
         let range = seqs.map { ", seq \($0.lowerBound)…\($0.upperBound)" } ?? ""
-        guard !isSound else { return "ok: \(eventCount) events\(range)" }
+        let lost = recordedGaps.isEmpty ? "" : "\n" + recordedGaps.map { "recorded gap: " + $0.summary }.joined(separator: "\n")
+        guard !isSound else { return "ok: \(eventCount) events\(range)" + lost }
         var problems: [String] = []
         if sqlite != ["ok"] { problems.append("SQLite: " + sqlite.prefix(5).joined(separator: "; ")) }
         if !gaps.isEmpty { problems.append("missing seqs " + gaps.prefix(5).map { "\($0.lowerBound)…\($0.upperBound)" }.joined(separator: ", ")) }
         if !sessionsWithoutSnapshot.isEmpty { problems.append("sessions without initial snapshot: \(sessionsWithoutSnapshot)") }
         if !sessionsWithWrongBounds.isEmpty { problems.append("sessions whose bounds or count disagree with their events: \(sessionsWithWrongBounds)") }
-        return "damaged (\(eventCount) events\(range)): " + problems.joined(separator: "; ")
+        if !sessionsContinuingAfterGap.isEmpty { problems.append("sessions with events after the gap that ended them: \(sessionsContinuingAfterGap)") }
+        return "damaged (\(eventCount) events\(range)): " + problems.joined(separator: "; ") + lost
     }
 }
 
 extension EventLog {
     /// Checks the file with SQLite's `integrity_check`, and the log's own invariants: seqs
-    /// without gaps, an initial snapshot for every session, and each session's stored bounds
-    /// and count matching its events.
+    /// without gaps, an initial snapshot for every session, each session's stored bounds and
+    /// count matching its events, and no session going on after a recorded gap that ended it.
+    /// Recorded gaps are listed, not counted as damage.
     ///
     /// Retention removes the oldest events, so the first seq may be above 1; gaps are only
     /// looked for between the first and the last.
@@ -67,9 +77,15 @@ extension EventLog {
                 WHERE s.event_count != coalesce(b.n, 0) OR s.first_seq IS NOT b.first OR s.last_seq IS NOT b.last
                 ORDER BY s.id
                 """)
+            let continuing = try Int64.fetchAll(db, sql: """
+                SELECT DISTINCT g.session_id FROM gaps AS g
+                WHERE EXISTS (SELECT 1 FROM events WHERE session_id = g.session_id AND seq > g.after_seq)
+                ORDER BY g.session_id
+                """)
             return IntegrityReport(
                 sqlite: sqlite, eventCount: count, seqs: low.flatMap { low in high.map { low...$0 } },
-                gaps: gaps, sessionsWithoutSnapshot: orphans, sessionsWithWrongBounds: wrongBounds
+                gaps: gaps, sessionsWithoutSnapshot: orphans, sessionsWithWrongBounds: wrongBounds,
+                recordedGaps: try Self.fetchGaps(db, session: nil), sessionsContinuingAfterGap: continuing
             )
         }
     }

@@ -31,17 +31,87 @@ extension EventLog {
             } catch {
                 throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: "initial state", reason: "\(error)")
             }
-            let baseSeq = try Self.lastAssignedSeq(db)
-            try db.execute(
-                sql: """
-                    INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info]
+            return try Self.insertSession(db, app: app, codec: codec, state: state, info: info, at: date)
+        }
+    }
+
+    /// Inserts a session and its initial snapshot, numbered after the last seq ever assigned.
+    static func insertSession(_ db: Database, app: AppIdentity, codec: any PayloadCodec, state: Data, info: String?, at date: Date) throws -> LogSession {
+        let baseSeq = try lastAssignedSeq(db)
+        try db.execute(
+            sql: """
+                INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info]
+        )
+        let id = db.lastInsertedRowID
+        try insertSnapshot(db, session: id, seq: baseSeq, time: date.timeIntervalSince1970, kind: "initial", state: state, isText: codec.isText)
+        return LogSession(id: id, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info, eventCount: 0, seqRange: nil)
+    }
+
+    /// Records `gap` and begins the session recording resumes in, from `state`, in one
+    /// transaction: either both are in the log or neither is.
+    func recordGap<State: Encodable>(
+        _ gap: LogGap,
+        resumingWith app: AppIdentity,
+        codec: any PayloadCodec,
+        state: State,
+        info: String?,
+        at date: Date
+    ) throws(EventLogError) -> LogSession {
+        let codec = codecs[codec.name] ?? codec
+        let path = self.path
+        return try writeEncoding { db in
+            let encoded: Data
+            do {
+                encoded = try codec.encode(state)
+            } catch {
+                throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)")
+            }
+            let session = try Self.insertSession(db, app: app, codec: codec, state: encoded, info: info, at: date)
+            var gap = gap
+            gap.resumedSession = session.id
+            try Self.insertGap(db, gap)
+            return session
+        }
+    }
+
+    /// Records `gap` where recording never resumed (the recorder closed first).
+    func recordGap(_ gap: LogGap) throws(EventLogError) {
+        try write { db in try Self.insertGap(db, gap) }
+    }
+
+    static func insertGap(_ db: Database, _ gap: LogGap) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let cases = String(decoding: try encoder.encode(gap.cases), as: UTF8.self)
+        try db.execute(
+            sql: """
+                INSERT INTO gaps (session_id, after_seq, lost, cases, reason, first_time, last_time, resumed_session_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [gap.session, gap.afterSeq, gap.lost, cases, gap.reason, gap.firstTime, gap.lastTime, gap.resumedSession]
+        )
+    }
+
+    /// The recorded gaps, oldest first: of one session, or of every session.
+    ///
+    /// - Parameter session: The id of the session whose gaps to list; every session's when
+    ///   `nil`.
+    public func gaps(session: Int64? = nil) throws(EventLogError) -> [LogGap] {
+        try read { db in try Self.fetchGaps(db, session: session) }
+    }
+
+    static func fetchGaps(_ db: Database, session: Int64?) throws -> [LogGap] {
+        let rows = try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE ?1 IS NULL OR session_id = ?1 ORDER BY id", arguments: [session])
+        return rows.map { row in
+            let cases = (try? JSONDecoder().decode([String: Int].self, from: Data((row["cases"] as String).utf8))) ?? [:]
+            return LogGap(
+                session: row["session_id"], afterSeq: row["after_seq"], lost: row["lost"], cases: cases,
+                reason: row["reason"], firstTime: row["first_time"], lastTime: row["last_time"],
+                resumedSession: row["resumed_session_id"]
             )
-            let id = db.lastInsertedRowID
-            try Self.insertSnapshot(db, session: id, seq: baseSeq, time: date.timeIntervalSince1970, kind: "initial", state: state, isText: codec.isText)
-            return LogSession(id: id, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info, eventCount: 0, seqRange: nil)
         }
     }
 

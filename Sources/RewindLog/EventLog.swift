@@ -58,6 +58,7 @@ import Darwin
 /// ### Maintenance
 /// - ``trim(to:now:)``
 /// - ``checkIntegrity()``
+/// - ``gaps(session:)``
 /// - ``statistics(session:)``
 /// - ``export(to:filter:)``
 /// - ``importLog(from:to:)``

@@ -95,9 +95,12 @@ extension EventLog {
             }
             try db.execute(sql: "DELETE FROM snapshots WHERE seq < ?", arguments: [start])
             try db.execute(sql: "UPDATE snapshots SET kind = 'retention' WHERE seq = ? AND kind = 'periodic'", arguments: [start])
-            try db.execute(sql: """
-                DELETE FROM sessions WHERE event_count = 0 AND id NOT IN (SELECT session_id FROM snapshots)
-                """)
+            // Sessions left with nothing go, and with them the gaps that ended them (a gap
+            // naming a deleted session as where recording resumed keeps the loss, not the link).
+            let emptied = "SELECT id FROM sessions WHERE event_count = 0 AND id NOT IN (SELECT session_id FROM snapshots)"
+            try db.execute(sql: "DELETE FROM gaps WHERE session_id IN (\(emptied))")
+            try db.execute(sql: "UPDATE gaps SET resumed_session_id = NULL WHERE resumed_session_id IN (\(emptied))")
+            try db.execute(sql: "DELETE FROM sessions WHERE id IN (\(emptied))")
             return removed
         }
     }

@@ -10,6 +10,8 @@ extension Replayer where State: Equatable {
     public func verify(session: Int64? = nil) throws(EventLogError) -> VerifyReport<State, Action> {
         var report = VerifyReport<State, Action>()
         let sessions = try sessionsToReplay(session)
+        let replayed = Set(sessions.map(\.id))
+        report.gaps = try log.gaps().filter { replayed.contains($0.session) }
         for session in sessions {
             report.sessions += 1
             let reader = try reader(for: session)

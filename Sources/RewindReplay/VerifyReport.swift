@@ -1,4 +1,4 @@
-import RewindLog
+public import RewindLog
 
 /// What ``Replayer/verify(session:)`` found.
 public struct VerifyReport<State: Sendable, Action: Sendable>: Sendable {
@@ -10,4 +10,7 @@ public struct VerifyReport<State: Sendable, Action: Sendable>: Sendable {
     public var eventsFolded = 0
     /// The first divergence, or `nil` when the replay reproduced every snapshot.
     public var divergence: Divergence<State, Action>?
+    /// Losses recorded in the sessions replayed. Each ended its session, so the replay never
+    /// folded across one; they are listed so a reader knows the recording is not whole.
+    public var gaps: [LogGap] = []
 }

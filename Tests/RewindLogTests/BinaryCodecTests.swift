@@ -187,9 +187,7 @@ struct BinaryCodecTests {
         let two = try second.beginSession(app: AppIdentity(id: "b"), codec: BinaryPayloadCodec(), initialState: 0)
 
         // The first writer's disk fills up (SQLite's page limit on its connection only) while it
-        // stores a payload whose key, 'gamma', is new.
-        let pages = try first.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
-        try first.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        try first.simulateFullDisk()
         let big = String(repeating: "g", count: 50_000)
         #expect(throws: EventLogError.diskFull(path: path)) {
             try first.append([EventRecord(Gamma(gamma: big), source: ActionSource())], to: one)
@@ -197,7 +195,7 @@ struct BinaryCodecTests {
         // Meanwhile the second writer stores 'delta', which takes the number 'gamma' had.
         try second.append([EventRecord(Delta(delta: "d"), source: ActionSource())], to: two)
         // Space comes back; the first writer records 'gamma' again.
-        try first.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        try first.freeDiskSpace()
         try first.append([EventRecord(Gamma(gamma: "g"), source: ActionSource())], to: one)
 
         let reader = try EventLog(path: path, mode: .readOnly)

@@ -235,6 +235,7 @@ struct EventLogOpeningTests {
         let database = try DatabaseQueue(path: path)
         try database.write { db in
             try db.execute(sql: """
+                DROP TABLE gaps;
                 DROP TABLE symbols;
                 ALTER TABLE sessions DROP COLUMN first_seq;
                 ALTER TABLE sessions DROP COLUMN last_seq;

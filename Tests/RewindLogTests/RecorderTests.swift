@@ -234,21 +234,59 @@ struct RecorderTests {
         store.dispatch(.cart(.clear))
         try recorder.flush()
 
-        // SQLite's page limit makes the database report SQLITE_FULL, as a full disk would.
-        let pages = try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
-        try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        try log.simulateFullDisk()
         let big = String(repeating: "x", count: 20_000)
         for index in 0..<3 { store.dispatch(.cart(.remove(productID: "\(big)\(index)"))) }
         #expect(throws: EventLogError.diskFull(path: path)) { try recorder.flush() }
         #expect(failures.all.flatMap(\.unrecorded).count == 3)
 
-        try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = 1000000") }
+        try log.freeDiskSpace()
         store.dispatch(.cart(.clear))
         try recorder.flush()
         try recorder.close()
-        let report = try EventLog(path: path, mode: .readOnly).checkIntegrity()
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let report = try reader.checkIntegrity()
         #expect(report.isSound)
         #expect(report.seqs == 1...2)  // the three that did not fit are not in the log; seqs stay gapless
+
+        // The hole is explicit: session 1 ends after seq 1 with the three lost actions, and
+        // recording resumed in session 2 from the live state, its first event the next action.
+        #expect(try reader.gaps() == [LogGap(
+            session: 1, afterSeq: 1, lost: 3, cases: ["cart.remove": 3], reason: "\(EventLogError.diskFull(path: path))",
+            firstTime: try #require(try reader.gaps().first?.firstTime), lastTime: try #require(try reader.gaps().first?.lastTime),
+            resumedSession: 2
+        )])
+        #expect(report.recordedGaps.count == 1)
+        let sessions = try reader.sessions()
+        #expect(sessions.map(\.id) == [1, 2])
+        #expect(sessions.map(\.seqRange) == [1...1, 2...2])
+        // Replay never folds across the hole: session 2 starts from the state the store had.
+        #expect(try reader.restoredState(app: Self.shopApp, reducer: Shop.reducer) == store.state)
+    }
+
+    @Test("a loss with nothing dispatched after it is still recorded when the recorder closes, as not resumed")
+    func gapRecordedAtClose() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("closing.rewind")
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.onFailure = { _ in }
+        configuration.snapshotInterval = 0
+        let log = try EventLog(path: path)
+        let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+        try log.simulateFullDisk()
+        for index in 0..<2 { store.dispatch(.cart(.applyDiscount(code: String(repeating: "x", count: 20_000) + "\(index)"))) }
+        #expect(throws: EventLogError.diskFull(path: path)) { try recorder.flush() }
+        try log.freeDiskSpace()
+        try recorder.close()
+
+        let gaps = try EventLog(path: path, mode: .readOnly).gaps()
+        #expect(gaps.map(\.lost) == [2])
+        #expect(gaps.map(\.afterSeq) == [1])
+        #expect(gaps.first?.resumedSession == nil)
+        #expect(try EventLog(path: path, mode: .readOnly).sessions().count == 1)
     }
 
     @Test("an onFailure handler may flush, dispatch into a full buffer and close the recorder without deadlocking")
@@ -277,8 +315,7 @@ struct RecorderTests {
         store.dispatch(.cart(.clear))
         try recorder.flush()
 
-        let pages = try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count")! }
-        try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA max_page_count = \(pages)") }
+        try log.simulateFullDisk()
         let done = DispatchSemaphore(value: 0)
         Thread {
             store.dispatch(.cart(.remove(productID: String(repeating: "x", count: 20_000))))

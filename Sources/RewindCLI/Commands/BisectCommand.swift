@@ -43,12 +43,17 @@ extension BisectCommand: ReplayingCommand {
         var session: Int64?
         var eventsFolded: Int
         var snapshotsChecked: Int?
+        /// Losses recorded in the sessions searched; each session is searched from its own
+        /// initial state, never across one.
+        var gaps: [LogGap] = []
         private var summary: String
 
-        var text: String { summary }
+        var text: String {
+            summary + gaps.map { "\nrecorded gap (not folded across): " + $0.summary }.joined()
+        }
 
         private enum CodingKeys: String, CodingKey {
-            case found, condition, seq, event, diff, atStart, session, eventsFolded, snapshotsChecked
+            case found, condition, seq, event, diff, atStart, session, eventsFolded, snapshotsChecked, gaps
         }
 
         init<State, Action>(_ outcome: BisectOutcome<State, Action>, labels: Condition.Labels) {
@@ -77,6 +82,8 @@ extension BisectCommand: ReplayingCommand {
         let (outcome, labels) = try app.searching(for: try target.parsedCondition()) { matches in
             try app.replayer.bisect(session: target.session, skippingAhead: skipAhead, where: matches)
         }
-        return Report(outcome, labels: labels)
+        var report = Report(outcome, labels: labels)
+        report.gaps = try app.replayer.log.gaps(session: target.session)
+        return report
     }
 }

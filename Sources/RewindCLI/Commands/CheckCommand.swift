@@ -31,10 +31,15 @@ extension CheckCommand {
         var gaps: [[Int64]]
         var sessionsWithoutSnapshot: [Int64]
         var sessionsWithWrongBounds: [Int64]
+        /// Actions a recorder lost and recorded as lost (not damage).
+        var recordedGaps: [LogGap]
+        /// Sessions with events after the gap that ended them (damage).
+        var sessionsContinuingAfterGap: [Int64]
         private var integrity: IntegrityReport
 
         private enum CodingKeys: String, CodingKey {
             case sound, sqlite, events, firstSeq, lastSeq, gaps, sessionsWithoutSnapshot, sessionsWithWrongBounds
+            case recordedGaps, sessionsContinuingAfterGap
         }
 
         init(_ integrity: IntegrityReport) {
@@ -43,6 +48,7 @@ extension CheckCommand {
             (firstSeq, lastSeq) = (integrity.seqs?.lowerBound, integrity.seqs?.upperBound)
             gaps = integrity.gaps.map { [$0.lowerBound, $0.upperBound] }
             (sessionsWithoutSnapshot, sessionsWithWrongBounds) = (integrity.sessionsWithoutSnapshot, integrity.sessionsWithWrongBounds)
+            (recordedGaps, sessionsContinuingAfterGap) = (integrity.recordedGaps, integrity.sessionsContinuingAfterGap)
         }
 
         var text: String { integrity.description }

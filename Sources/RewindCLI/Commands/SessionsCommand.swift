@@ -12,7 +12,9 @@ struct SessionsCommand: ParsableCommand {
     @OptionGroup var options: LogOptions
 
     func run() throws {
-        try options.print(Report(sessions: try options.open().sessions().map(Session.init)))
+        let log = try options.open()
+        let gaps = Dictionary(try log.gaps().map { ($0.session, $0) }, uniquingKeysWith: { first, _ in first })
+        try options.print(Report(sessions: try log.sessions().map { Session($0, endedBy: gaps[$0.id]) }))
     }
 }
 
@@ -34,8 +36,11 @@ extension SessionsCommand {
         var firstSeq: Int64?
         var lastSeq: Int64?
         var info: String?
+        /// The loss that ended the session, when a recorder could not write (see `check`).
+        var gap: LogGap?
 
-        init(_ session: LogSession) {
+        init(_ session: LogSession, endedBy gap: LogGap?) {
+            self.gap = gap
             (id, app, appVersion) = (session.id, session.app.id, session.app.version)
             (actionSchemaVersion, stateSchemaVersion) = (session.app.actionSchemaVersion, session.app.stateSchemaVersion)
             (codec, startedAt, baseSeq, events) = (session.codec, Rendering.timestamp(session.startedAt), session.baseSeq, session.eventCount)
@@ -54,13 +59,14 @@ extension SessionsCommand {
         var text: String {
             guard !sessions.isEmpty else { return "no sessions" }
             let header = ["session", "app", "version", "schemas (action/state)", "codec", "started", "events", "seqs"]
+            let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + $0.summary }
             return Rendering.table([header] + sessions.map { session in
                 [
                     "\(session.id)", session.app, session.appVersion,
                     "\(session.actionSchemaVersion)/\(session.stateSchemaVersion)", session.codec, session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
                 ]
-            })
+            }) + (gaps.isEmpty ? "" : "\n" + gaps.joined(separator: "\n"))
         }
     }
 }

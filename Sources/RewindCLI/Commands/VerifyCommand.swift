@@ -41,12 +41,23 @@ extension VerifyCommand: ReplayingCommand {
         var lastAgreeingSeq: Int64?
         var event: EventReport?
         var diff: String?
+        /// Losses recorded in the sessions replayed; replay never folds across them.
+        var gaps: [LogGap]
 
         var text: String {
+            let lost = gaps.isEmpty ? "" : "\n" + gaps.map { "recorded gap (not folded across): " + $0.summary }.joined(separator: "\n")
             guard let seq, let lastAgreeingSeq, let event, let diff else {
-                return "ok: replaying \(eventsFolded) events of \(sessions) session\(sessions == 1 ? "" : "s") reproduces all \(snapshotsCompared) recorded snapshots"
+                return lost.isEmpty ? okText : okText + lost
             }
-            return """
+            return divergenceText(seq: seq, lastAgreeingSeq: lastAgreeingSeq, event: event, diff: diff) + lost
+        }
+
+        private var okText: String {
+            "ok: replaying \(eventsFolded) events of \(sessions) session\(sessions == 1 ? "" : "s") reproduces all \(snapshotsCompared) recorded snapshots"
+        }
+
+        private func divergenceText(seq: Int64, lastAgreeingSeq: Int64, event: EventReport, diff: String) -> String {
+            """
                 diverged: the recorded state after seq \(seq) differs from the replayed one \
                 (they agreed at seq \(lastAgreeingSeq), so an action in \(lastAgreeingSeq + 1)…\(seq) \
                 now reduces differently)
@@ -61,7 +72,7 @@ extension VerifyCommand: ReplayingCommand {
         let result = try app.replayer.verify(session: session)
         var report = Report(
             agrees: result.divergence == nil, sessions: result.sessions,
-            eventsFolded: result.eventsFolded, snapshotsCompared: result.snapshotsCompared
+            eventsFolded: result.eventsFolded, snapshotsCompared: result.snapshotsCompared, gaps: result.gaps
         )
         if let divergence = result.divergence {
             report.session = divergence.session

@@ -11,13 +11,15 @@ import Rewind
 /// {"type":"session","session":{"id":1,"app":{…},"codec":"json",…}}
 /// {"type":"snapshot","session":1,"seq":0,"kind":"initial","time":…,"state":"{…}"}
 /// {"type":"event","seq":1,"session":1,"time":…,"action":"cart.add","payload":"{…}","source":{…}}
+/// {"type":"gap","gap":{"session":1,"afterSeq":40,"lost":3,…}}   (version 2: actions a recorder lost)
 /// ```
 ///
 /// Payloads and states are kept byte for byte: as text for text codecs (JSON), as base64
 /// (`"encoding":"base64"`) otherwise.
 public enum PortableLog {
-    /// The version of the export format.
-    public static let version = 1
+    /// The version of the export format: 2 added `gap` lines (older readers refuse them, so
+    /// they refuse the whole file by its version, with a clear error). Version 1 files import.
+    public static let version = 2
 
     struct Header: Codable {
         var type = "header"
@@ -58,6 +60,11 @@ public enum PortableLog {
         var encoding: String?
         var source: ActionSource
         var redaction: String?
+    }
+
+    struct GapLine: Codable {
+        var type = "gap"
+        var gap: LogGap
     }
 
     struct LineType: Decodable {
@@ -150,6 +157,13 @@ extension EventLog {
                 count += 1
                 event = try cursor.next()
             }
+        }
+        // Last, so every session a gap names is declared before it; a resumed session left out
+        // of the export is not named.
+        let exported = Set(sessions.map(\.id))
+        for var gap in try gaps() where exported.contains(gap.session) {
+            if let resumed = gap.resumedSession, !exported.contains(resumed) { gap.resumedSession = nil }
+            try write(PortableLog.GapLine(gap: gap))
         }
         return count
     }
@@ -254,6 +268,14 @@ extension EventLog {
                     sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction]
                 )
+            case "gap":
+                let gap = try decode(PortableLog.GapLine.self).gap
+                for session in [gap.session] + (gap.resumedSession.map { [$0] } ?? []) where codecs[session] == nil {
+                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): gap naming session \(session), which was not declared before it")
+                }
+                try requireSeq(gap.afterSeq, "gap's seq", min: 0)
+                guard gap.lost >= 0 else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): a gap of \(gap.lost) actions") }
+                try insertGap(db, gap)
             case let other:
                 throw EventLogError.corrupt(path: exportPath, detail: "line \(number): unknown line type '\(other)'")
             }

@@ -79,6 +79,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         // The ticket of the last event taken from the buffer: every event handed off is in
         // exactly one swap, so a swap's events follow the previous swap's.
         var taken: UInt64 = 0
+        var progress = Progress(lastSeq: session?.baseSeq ?? 0)
 
         while true {
             let job: Job = buffer.contents.withLock { contents in
@@ -105,6 +106,14 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             }
             switch job {
             case .exit:
+                if let gap = progress.gap {
+                    // Nothing came after the loss to resume from: the log still says what was lost.
+                    do {
+                        try log.recordGap(gap.record)
+                    } catch {
+                        report(RecorderFailure(error: error, unrecorded: []))
+                    }
+                }
                 buffer.writerExited.signal()
                 return
             case let .sleep(deadline):
@@ -123,7 +132,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 var start = items.startIndex
                 while start < items.endIndex {
                     let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
-                    taken = commit(part, after: taken)
+                    taken = commit(part, after: taken, progress: &progress)
                     start = part.endIndex
                     commitsSinceRetention += 1
                     if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
@@ -145,8 +154,8 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
 
     /// Writes one part of the buffer, whose events follow ticket `previous`, then wakes whoever
     /// waited for them and reports failures; returns the ticket of its last event.
-    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64) -> UInt64 {
-        let (failures, events) = write(items)
+    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> UInt64 {
+        let (failures, events) = write(items, progress: &progress)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
         buffer.contents.withLock { contents in
@@ -166,22 +175,53 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         return through
     }
 
+    /// What the writer thread carries from one batch to the next.
+    struct Progress {
+        /// The last seq recorded in the current session (its base seq before any).
+        var lastSeq: Int64
+        /// Actions lost since a failed write, not yet recorded as a gap.
+        var gap: PendingGap?
+    }
+
+    /// A loss being tallied until it can be written, with the error that caused it.
+    struct PendingGap {
+        var record: LogGap
+        var error: EventLogError
+
+        init(session: Int64, afterSeq: Int64, error: EventLogError) {
+            record = LogGap(session: session, afterSeq: afterSeq, lost: 0, cases: [:], reason: "\(error)", firstTime: 0, lastTime: 0, resumedSession: nil)
+            self.error = error
+        }
+
+        mutating func add(_ dispatched: DispatchedAction<Action>, at time: Double) {
+            if record.lost == 0 { record.firstTime = time }
+            record.lost += 1
+            record.cases[ActionCaseName.of(dispatched.action), default: 0] += 1
+            record.lastTime = time
+        }
+    }
+
     /// Encodes and commits one batch; returns what to report and how many events it held.
-    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> (failures: [RecorderFailure<Action>], events: Int) {
+    ///
+    /// A batch that cannot be committed ends its session: its events, and every event after it
+    /// until the dispatch path hands over a fresh state, are tallied as a gap. The gap is written
+    /// with a new session starting from that fresh state, in one transaction, once writing works
+    /// again; the rest of the batch goes into the new session.
+    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, progress: inout Progress) -> (failures: [RecorderFailure<Action>], events: Int) {
         // Only for reporting a batch that cannot be written: built on demand, since this code
         // runs unspecialised for the app's types, where copying every action of every batch
         // goes through value witnesses and shows in the writer's profile.
-        var actions: [DispatchedAction<Action>] {
+        func actions(in items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> [DispatchedAction<Action>] {
             items.compactMap { item in if case let .event(dispatched, _) = item { dispatched } else { nil } }
         }
         func unwritten(_ error: EventLogError) -> ([RecorderFailure<Action>], Int) {
-            let actions = actions
+            let actions = actions(in: items)
             return ([RecorderFailure(error: error, unrecorded: actions)], actions.count)
         }
         if let failure = buffer.contents.withLock({ $0.permanentFailure }) {
             return unwritten(failure)
         }
-        guard let session else {
+        guard var session else {
             return unwritten(.closed(path: log.path))
         }
         if let fileIdentity, FileIdentity(path: log.path) != fileIdentity {
@@ -192,13 +232,42 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
 
         // The log's own codec instance: a codec with symbols keeps them per log file.
         let codec = log.codecs[configuration.codec.name] ?? configuration.codec
-        let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
         var failures: [RecorderFailure<Action>] = []
+        var items = items
+        if var gap = progress.gap {
+            let resume = items.firstIndex { if case .freshState = $0 { true } else { false } }
+            for case let .event(dispatched, time) in items[..<(resume ?? items.endIndex)] { gap.add(dispatched, at: time) }
+            let lostHere = actions(in: items[..<(resume ?? items.endIndex)])
+            guard let resume, case let .freshState(state, time) = items[resume] else {
+                progress.gap = gap
+                return ([RecorderFailure(error: gap.error, unrecorded: lostHere)], lostHere.count)
+            }
+            do {
+                session = try log.recordGap(
+                    gap.record, resumingWith: session.app, codec: codec, state: state,
+                    info: configuration.sessionInfo, at: Date(timeIntervalSince1970: time)
+                )
+            } catch {
+                // Still failing: the whole batch is lost too, and another fresh state is needed.
+                for case let .event(dispatched, time) in items[resume...] { gap.add(dispatched, at: time) }
+                progress.gap = gap
+                buffer.freshStateWanted.store(true, ordering: .releasing)
+                return unwritten(gap.error)
+            }
+            currentSession.withLock { $0 = session }
+            progress = Progress(lastSeq: session.baseSeq, gap: nil)
+            if !lostHere.isEmpty { failures.append(RecorderFailure(error: gap.error, unrecorded: lostHere)) }
+            items = items[(resume + 1)...]
+        }
+
+        let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
+        let lostEarlier = failures
         var events = 0
+        var written: ClosedRange<Int64>?
         do {
             // Encoding happens inside the transaction, so new symbols get ids under the write lock.
             try log.writeEncoding { db in
-                failures.removeAll()
+                failures = lostEarlier
                 events = 0
                 var writes: [LogWrite] = []
                 writes.reserveCapacity(items.count)
@@ -215,14 +284,24 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         } catch {
                             failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
                         }
+                    case .freshState:
+                        // Asked for again after a later failure that another batch resolved.
+                        break
                     }
                 }
-                _ = try log.insert(writes, session: session.id, isText: codec.isText, in: db)
+                written = try log.insert(writes, session: session.id, isText: codec.isText, in: db)
             }
         } catch {
-            return unwritten(error)
+            // The session ends here: its later snapshots would hold these actions' effects.
+            var gap = PendingGap(session: session.id, afterSeq: progress.lastSeq, error: error)
+            for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
+            progress.gap = gap
+            buffer.freshStateWanted.store(true, ordering: .releasing)
+            let lost = actions(in: items)
+            return (lostEarlier + [RecorderFailure(error: error, unrecorded: lost)], lostEarlier.reduce(0) { $0 + $1.unrecorded.count } + lost.count)
         }
-        return (failures, events)
+        if let written { progress.lastSeq = written.upperBound }
+        return (failures, events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
     }
 }
 

@@ -93,10 +93,25 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             writer.beginSession(app: app, initialState: context.state)
             let synchronous = configuration.durability == .synchronous
             let capacity = max(1, configuration.bufferCapacity)
-            return Middleware.Hooks(didReduce: { [self] dispatched, state in
-                Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
-                             synchronous: synchronous, capacity: capacity, path: log.path)
-            })
+            return Middleware.Hooks(
+                willReduce: { [buffer, configuration] _, state in
+                    // After a failed write, the writer asks for the live state to resume from in
+                    // a new session: the state before this action, so the action itself is the
+                    // new session's first event. One relaxed load per action otherwise.
+                    if buffer.freshStateWanted.load(ordering: .relaxed),
+                       buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
+                        let time = configuration.clock().timeIntervalSince1970
+                        buffer.contents.withLock { contents in
+                            contents.items.append(.freshState(state, time: time))
+                            contents.sinceSnapshot = 0
+                        }
+                    }
+                },
+                didReduce: { [self] dispatched, state in
+                    Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
+                                 synchronous: synchronous, capacity: capacity, path: log.path)
+                }
+            )
         }
     }
 

@@ -17,6 +17,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     enum Item: Sendable {
         case event(DispatchedAction<Action>, time: Double)
         case snapshot(State, time: Double)
+        /// The live state before the event after it, asked for after a failed write: recording
+        /// resumes from it in a new session.
+        case freshState(State, time: Double)
     }
 
     @usableFromInline
@@ -55,14 +58,18 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline let wakeWriter = DispatchSemaphore(value: 0)
     /// Signalled once when the writer thread exits.
     let writerExited = DispatchSemaphore(value: 0)
+    /// Set by the writer after a failed write; the next action's `willReduce` clears it and
+    /// hands over the state before that action (``Item/freshState``), for the session recording
+    /// resumes in. An atomic, so the dispatch path checks it without the lock.
+    @usableFromInline let freshStateWanted = Atomic<Bool>(false)
 
     init(itemCapacity: Int) {
         contents = Mutex(Contents(itemCapacity: itemCapacity))
     }
 
-    /// The most items the buffer holds: its capacity in events, plus the snapshot request one of
-    /// them may bring.
+    /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh
+    /// state one of them may bring.
     static func itemCapacity(for configuration: RecorderConfiguration<Action>) -> Int {
-        max(1, configuration.bufferCapacity) + 1
+        max(1, configuration.bufferCapacity) + 2
     }
 }
