@@ -132,6 +132,12 @@ public final class EventLog: Sendable {
             configuration.journalMode = .wal
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                // A new file: free pages go back to the file system when retention trims (see
+                // `EventLog.trim`). SQLite takes this only before the file is initialised,
+                // which switching it to WAL already does, so here, before GRDB does that.
+                if try Int.fetchOne(db, sql: "PRAGMA page_count") == 0 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                }
             }
             // Switching a new file to WAL needs it to itself, and SQLite answers "busy" at once,
             // without waiting, while another process sets up the same new log: try again.

@@ -2,7 +2,14 @@ public import Foundation
 import GRDB
 
 /// How much history a log keeps. Trimming removes the oldest events, and always cuts at a
-/// snapshot, so what remains still replays from the snapshot at its new start.
+/// snapshot, so what remains still replays from the snapshot at its new start. The space the
+/// removed rows took goes back to the file system (the file shrinks), and seqs are never
+/// reused, even when every event goes.
+///
+/// The binary codec's `symbols` table is kept whole: it holds one row per distinct coding key
+/// the app's types use (a few hundred at most, whatever the history's length), and binary
+/// payloads do not say which of their numbers are keys without the app's types, so a trim
+/// cannot tell which keys the remaining payloads still use.
 ///
 /// ```swift
 /// configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))
@@ -28,7 +35,8 @@ public struct Retention: Sendable, Hashable {
 
 extension EventLog {
     /// Removes the oldest history beyond `retention`, cutting at the latest snapshot before
-    /// the first event that must go, so the log still replays from there.
+    /// the first event that must go, so the log still replays from there, and gives the space
+    /// back: the file shrinks (see ``Retention``).
     ///
     /// - Parameters:
     ///   - retention: The limits.
@@ -36,6 +44,33 @@ extension EventLog {
     /// - Returns: How many events were removed.
     @discardableResult
     public func trim(to retention: Retention, now: Date = Date()) throws(EventLogError) -> Int {
+        let removed = try removeHistory(beyond: retention, now: now)
+        if removed > 0 { try giveSpaceBack() }
+        return removed
+    }
+
+    /// Returns the pages the deleted rows freed to the file system: the file shrinks.
+    ///
+    /// Logs are created with `auto_vacuum = INCREMENTAL`, so this is cheap: SQLite moves no
+    /// rows, it truncates the free pages at the end of the file (in WAL mode, when the write-ahead
+    /// log is checkpointed, done here too — passively, so readers are never blocked). A log
+    /// created before schema 6 has no auto-vacuum: the first trim converts it with one `VACUUM`,
+    /// which rewrites the whole file once.
+    func giveSpaceBack() throws(EventLogError) {
+        guard mode == .readWrite else { throw .readOnly(path: path, detail: "the log was opened read-only") }
+        try mappingErrors(path: path) {
+            try database.writeWithoutTransaction { db in
+                if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 {
+                    try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                    try db.execute(sql: "VACUUM")
+                }
+                try db.execute(sql: "PRAGMA incremental_vacuum")
+                try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
+            }
+        }
+    }
+
+    private func removeHistory(beyond retention: Retention, now: Date) throws(EventLogError) -> Int {
         try write { db in
             guard let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM events") else { return 0 }
             // The first seq that must be kept under each limit; the strictest wins.

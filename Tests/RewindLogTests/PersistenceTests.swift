@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Rewind
 import RewindExamples
-import RewindLog
+@testable import RewindLog
 import RewindTestSupport
 import Testing
 
@@ -165,6 +165,40 @@ struct PersistenceTests {
         try log.append([EventRecord(99, source: ActionSource())], to: late)
         #expect(try bounds() == [[2, 11, 41, 61], [3, 10, 42, 60]])
         #expect(try log.session(containing: 61).eventCount == 11)
+    }
+
+    @Test("retention gives the space back: the file shrinks, and what remains replays", arguments: [true, false])
+    func retentionShrinksTheFile(createdBeforeAutoVacuum: Bool) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("big.rewind")
+        let log = try EventLog(path: path)
+        if createdBeforeAutoVacuum {
+            // A log as schema 5 created it: no auto-vacuum. The first trim converts it.
+            try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA auto_vacuum = NONE; VACUUM") }
+            #expect(try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 0)
+        } else {
+            #expect(try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2, "a new log is created incremental")
+        }
+        let session = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        let padding = String(repeating: "p", count: 400)
+        for block in 0..<20 {
+            try log.append((0..<1_000).map { EventRecord("\(block)-\($0)-\(padding)", source: ActionSource()) }, to: session)
+            try log.appendSnapshot(block, to: session, after: Int64(block + 1) * 1_000)
+        }
+        func fileSize() throws -> Int {
+            try log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            return try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        }
+        let before = try fileSize()
+        #expect(before > 8_000_000)
+        #expect(try log.trim(to: Retention(maxEvents: 1_000)) == 19_000)
+        let after = try fileSize()
+        #expect(after < before / 10, "\(before) bytes before the trim, \(after) after")
+        #expect(try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 2)
+        #expect(try log.checkIntegrity().isSound)
+        #expect(try log.seqRange() == 19_001...20_000)
+        let reader = try SessionReader(log: log, session: log.session(session.id))
+        #expect(try reader.state(Int.self, atOrBefore: 20_000).state == 19)
     }
 
     @Test("retention down to nothing, by age and by bytes, never lets a seq be used twice")
