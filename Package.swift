@@ -175,6 +175,7 @@ let package = Package(
             dependencies: [
                 "Rewind",
                 "RewindLog",
+                "RewindReplay",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -7,8 +7,9 @@ import RewindLog
 /// `rewind-stress`: crash-safety checks for the recorder.
 ///
 /// `record` records at full speed until it is killed, printing `flushed <seq>` after each
-/// flush; `kill-loop` runs `record` as a child over and over, kills it with SIGKILL at random
-/// moments, and checks the log after every kill.
+/// flush (and, with synchronous durability, after every dispatch); `kill-loop` runs `record` as
+/// a child over and over, kills it with SIGKILL at random moments, and checks, replays and
+/// verifies the log after every kill.
 @main
 struct RewindStress: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,12 +58,18 @@ struct RecordCommand: ParsableCommand {
         let recorder = Recorder<ShopState, ShopAction>(log: eventLog, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
         let initial = try eventLog.restoredState(app: recorder.app, reducer: Shop.reducer) ?? ShopState()
         let store = Store(initialState: initial, reducer: Shop.reducer, middleware: recorder.middleware)
+        // One writer, one dispatching thread: the n-th action dispatched here gets seq base + n.
+        let base = try eventLog.seqRange()?.upperBound ?? 0
+        let synchronous = durability == "synchronous"
         var count = 0
         while limit == 0 || count < limit {
             let dispatched = actions[count % actions.count]
             store.dispatch(dispatched.action, from: dispatched.source)
             count += 1
-            if count % flushEvery == 0 {
+            if synchronous {
+                // The store is idle, so dispatch returned after the commit: promise it at once.
+                FileHandle.standardOutput.write(Data("flushed \(base + Int64(count))\n".utf8))
+            } else if count % flushEvery == 0 {
                 try recorder.flush()
                 let last = try eventLog.seqRange()?.upperBound ?? 0
                 // Unbuffered, so the parent sees the line before it decides to kill.
