@@ -178,6 +178,8 @@ let package = Package(
                 "RewindReplay",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The concurrent run's readers take one consistent snapshot with plain SQL.
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tools/rewind-stress"
         ),

@@ -22,4 +22,21 @@ struct CrashSafetyTests {
         #expect(try log.sessions().count == 50)
         #expect(try log.checkIntegrity().isSound)
     }
+
+    @Test("rewind-stress concurrent: 4 writer and 2 reader processes for 5 s; every action once, in order; no torn batch")
+    func concurrentProcesses() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shared.rewind")
+        let result = try run(
+            builtProduct("rewind-stress"),
+            ["concurrent", "--writers", "4", "--readers", "2", "--seconds", "5", "--batch", "25", "--log", path],
+            timeout: 120
+        )
+        #expect(result.status == 0 && !result.signaled, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("failures 0"))
+        let log = try EventLog(path: path, mode: .readOnly)
+        #expect(try log.sessions().count == 4)
+        #expect(try log.checkIntegrity().isSound)
+    }
+
 }

@@ -15,7 +15,7 @@ struct RewindStress: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind-stress",
         abstract: "Crash-safety checks for the Rewind recorder.",
-        subcommands: [RecordCommand.self, KillLoopCommand.self]
+        subcommands: [RecordCommand.self, KillLoopCommand.self, ConcurrentCommand.self, TaggedWriterCommand.self, TaggedReaderCommand.self]
     )
 }
 
