@@ -131,7 +131,6 @@ public final class EventLog: Sendable {
             }
             configuration.journalMode = .wal
             configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 // A new file: free pages go back to the file system when retention trims (see
                 // `EventLog.trim`). SQLite takes this only before the file is initialised,
                 // which switching it to WAL already does, so here, before GRDB does that.
@@ -143,7 +142,14 @@ public final class EventLog: Sendable {
             // without waiting, while another process sets up the same new log: try again.
             return try Self.retryingWhileBusy(for: .seconds(5)) {
                 let database = try DatabaseQueue(path: path, configuration: configuration)
-                try database.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
+                try database.writeWithoutTransaction { db in
+                    // Every commit syncs the write-ahead log, so a committed transaction survives
+                    // a power cut, not only a crash: with NORMAL (which GRDB sets for WAL), commits
+                    // since the last checkpoint may roll back after one. The recorder commits a
+                    // batch per transaction, so the sync is paid per batch, not per action.
+                    try db.execute(sql: "PRAGMA synchronous = FULL")
+                    try SchemaMigrator.migrate(db, path: path)
+                }
                 return (database, SchemaMigrator.latestVersion)
             }
         }

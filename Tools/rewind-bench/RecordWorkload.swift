@@ -37,7 +37,7 @@ struct RecordWorkload {
             sizes.append(.init(name: "\(codec.name)", value: median(bytes), unit: "bytes/event", ratioToBaseline: nil, runs: bytes))
         }
         let throughput = WorkloadResult(
-            name: "record (\(actions) shop actions, \(batchSize) per transaction, WAL, synchronous=NORMAL)",
+            name: "record (\(actions) shop actions, \(batchSize) per transaction, WAL, synchronous=FULL)",
             baseline: "the raw C API inserting the same encoded rows (each codec's ratio is to its own baseline)",
             variants: variants
         )
@@ -93,7 +93,7 @@ struct RecordWorkload {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else { throw RawError.open }
         defer { sqlite3_close(db) }
-        sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", nil, nil, nil)
+        sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL", nil, nil, nil)
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         // Each case path's row in `actions`, made beforehand like the encoded payloads.
         var actionIDs: [String: Int64] = [:]

@@ -15,7 +15,7 @@ struct RewindStress: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind-stress",
         abstract: "Crash-safety checks for the Rewind recorder.",
-        subcommands: [RecordCommand.self, KillLoopCommand.self, ConcurrentCommand.self, TaggedWriterCommand.self, TaggedReaderCommand.self]
+        subcommands: [RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self, TaggedWriterCommand.self, TaggedReaderCommand.self]
     )
 }
 
@@ -44,6 +44,9 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "Seed of the generated shop session.")
     var seed: UInt64 = 1
 
+    @Option(help: "Simulate a power cut before this write to the log or its -wal (see power-loss).")
+    var powerCutAt: Int?
+
     func validate() throws {
         guard ["buffered", "synchronous"].contains(durability) else { throw ValidationError("--durability is buffered or synchronous") }
         guard flushEvery > 0 else { throw ValidationError("--flush-every must be positive") }
@@ -51,6 +54,7 @@ struct RecordCommand: ParsableCommand {
 
     func run() throws {
         let actions = SessionSource.shopActions(seed: seed)
+        if let powerCutAt { PowerCutFileSystem.install(log: log, cutAt: powerCutAt) }
         let eventLog = try EventLog(path: log)
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.durability = durability == "synchronous" ? .synchronous : .buffered(maxDelay: .milliseconds(maxDelayMs))

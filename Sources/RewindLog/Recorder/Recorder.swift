@@ -65,9 +65,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         self.configuration = configuration
         buffer = RecordingBuffer(itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         writer = LogWriter(log: log, buffer: buffer, configuration: configuration)
-        if configuration.durability == .synchronous {
-            try? log.database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        }
         writer.start()
     }
 

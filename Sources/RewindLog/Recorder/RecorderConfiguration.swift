@@ -13,8 +13,11 @@ import Rewind
 public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// When dispatched actions are committed to the file.
     public enum Durability: Sendable, Equatable {
-        /// Commit in the background at least every `maxDelay`: a crash loses at most that
-        /// window. Dispatch never waits for the disk (only for room in the buffer).
+        /// Commit in the background at least every `maxDelay`. Every commit is synced to disk
+        /// (SQLite's `synchronous = FULL`), so a process crash or a power cut loses at most the
+        /// actions not yet committed: those dispatched in the last `maxDelay` (less when the
+        /// buffer fills a batch sooner), and never one that `flush()` returned for. Dispatch
+        /// never waits for the disk (only for room in the buffer).
         case buffered(maxDelay: Duration)
         /// Commit each action, with SQLite's `synchronous = FULL`, before the store processes
         /// the next one: the thread that processes an action waits for its commit.
