@@ -110,4 +110,49 @@ struct RecorderBatchTests {
         }
         try recorder.close()
     }
+
+    @Test("a writer whose disk fills forgets the symbols of its failed batch while another process takes their numbers; its later payloads decode to the right keys")
+    func fullDiskWriterAndAnotherProcess() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("keys.rewind")
+        var configuration = RecorderConfiguration<Tagged>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.snapshotInterval = 0
+        configuration.onFailure = { _ in }
+        let log = try EventLog(path: path)
+        let recorder = Recorder<Counter, Tagged>(log: log, app: AppIdentity(id: "a"), configuration: configuration)
+        let store = Store(initialState: Counter(), reducer: Self.countActions, middleware: recorder.middleware)
+        store.dispatch(.plain(0))
+        try recorder.flush()
+
+        // This writer's disk is full: its batch, and the 40 symbols it interned, are lost.
+        try log.simulateFullDisk()
+        // (Long keys, so the batch needs new pages.)
+        let long = String(repeating: "k", count: 2_000)
+        let keyed = (0..<40).map { Tagged.tags(["a-\($0)": $0, "\(long)-\($0)": $0]) }
+        for action in keyed { store.dispatch(action) }
+        #expect(throws: EventLogError.diskFull(path: path)) { try recorder.flush() }
+
+        // Another process commits 40 new keys of its own, under the numbers the lost batch had used.
+        let other = try run(builtProduct("rewind-stress"), ["keyed-writer", "--log", path, "--prefix", "b", "--count", "40"])
+        #expect(other.status == 0, "\(other.standardOutput)\(other.standardError)")
+
+        // Room again: the same keys are recorded, and must be committed under numbers of their own.
+        try log.freeDiskSpace()
+        for action in keyed { store.dispatch(action) }
+        try recorder.close()
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let codec = try #require(reader.codecs["binary"])
+        let sessions = try reader.sessions()
+        let resumed = try #require(sessions.last { $0.app.id == "a" })
+        var cursor = reader.events(EventFilter(session: resumed.id))
+        #expect(try cursor.collect().map { try $0.decodeAction(as: Tagged.self, codec: codec, path: path) } == keyed)
+        let otherSession = try #require(sessions.first { $0.app.id == "com.example.stress.b" })
+        var others = reader.events(EventFilter(session: otherSession.id))
+        #expect(try others.collect().map { try $0.decodeAction(as: [String: Int].self, codec: codec, path: path) } == (0..<40).map { ["b-\($0)": $0] })
+        let names = try reader.read { db in try String.fetchAll(db, sql: "SELECT name FROM symbols") }
+        #expect(names.count == Set(names).count)
+        #expect(try reader.gaps().map(\.lost) == [40])
+    }
 }

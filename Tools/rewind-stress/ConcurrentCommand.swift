@@ -71,8 +71,10 @@ struct ConcurrentCommand: ParsableCommand {
         // Every writer's actions, exactly once, in its order.
         let final = try TaggedLog.read(path)
         for writer in 0..<writers {
+            // (A writer that failed has already been reported.)
+            guard let count = written[writer] else { continue }
             let seen = final[writer] ?? []
-            if seen != Array(0..<(written[writer] ?? -1)) {
+            if seen != Array(0..<count) {
                 print("writer \(writer): wrote \(written[writer] ?? 0), the log holds \(seen.count), \(seen == seen.sorted() ? "in order" : "out of order")")
                 failed = true
             }
@@ -124,19 +126,27 @@ struct TaggedWriterCommand: ParsableCommand {
     @Option var seconds: Int
 
     func run() throws {
+        /// Runs `body` until it is not refused with SQLITE_BUSY (another writer held the lock past
+        /// the busy timeout, which a loaded machine can make happen; nothing was written).
+        func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
+            while true {
+                do {
+                    return try body()
+                } catch let error as EventLogError {
+                    guard case let .sqlite(_, code, _, _) = error, code & 0xFF == 5 else { throw error }
+                }
+            }
+        }
         let eventLog = try EventLog(path: log)
-        let session = try eventLog.beginSession(app: AppIdentity(id: "com.example.stress.writer\(writer)"), initialState: 0)
+        let session = try retryingWhileBusy {
+            try eventLog.beginSession(app: AppIdentity(id: "com.example.stress.writer\(writer)"), initialState: 0)
+        }
         let deadline = ContinuousClock.now + .seconds(seconds)
         var count = 0
         while ContinuousClock.now < deadline {
             let records = (count..<count + batch).map { EventRecord(TaggedAction(writer: writer, n: $0), source: ActionSource()) }
-            do {
-                try eventLog.append(records, to: session)
-                count += batch
-            } catch {
-                // SQLITE_BUSY: another writer held the lock past the timeout; nothing was written.
-                guard case let .sqlite(_, code, _, _) = error, code & 0xFF == 5 else { throw error }
-            }
+            _ = try retryingWhileBusy { try eventLog.append(records, to: session) }
+            count += batch
         }
         try eventLog.close()
         print("writer \(writer) wrote \(count)")

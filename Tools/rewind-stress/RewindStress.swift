@@ -15,7 +15,10 @@ struct RewindStress: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind-stress",
         abstract: "Crash-safety checks for the Rewind recorder.",
-        subcommands: [RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self, TaggedWriterCommand.self, TaggedReaderCommand.self]
+        subcommands: [
+            RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self,
+            TaggedWriterCommand.self, TaggedReaderCommand.self, KeyedWriterCommand.self,
+        ]
     )
 }
 
