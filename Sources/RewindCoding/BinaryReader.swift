@@ -48,8 +48,7 @@ public struct BinaryReader {
         guard outer.count == 1 else {
             throw DecodingError.typeMismatch(type, .init(codingPath: [], debugDescription: "an enum value has one key, found \(outer.count)"))
         }
-        let (symbol, range) = try nextEntry(in: &outer)
-        let name = try self.name(of: symbol)
+        let (name, range) = try nextEntry(in: &outer)
         let (savedPosition, savedEnd) = (position, end)
         (position, end) = (range.lowerBound, range.upperBound)
         defer { (position, end) = (savedPosition, savedEnd) }
@@ -110,22 +109,36 @@ public struct BinaryReader {
                 container.cursor = container.start
                 container.cursorIndex = 0
             }
-            let (symbol, range) = try nextEntry(in: &container)
-            if try name(of: symbol) == key { return range }
+            let (name, range) = try nextEntry(in: &container)
+            if name == key { return range }
         }
         return nil
     }
 
     /// Reads the entry at the container's cursor and moves the cursor past it.
-    private func nextEntry(in container: inout KeyedContainer) throws -> (symbol: UInt64, range: Range<Int>) {
+    private func nextEntry(in container: inout KeyedContainer) throws -> (name: String, range: Range<Int>) {
         var position = container.cursor
         let symbol = try readVarInt(at: &position, end: container.end)
+        let name: String
+        if symbol == 0 {
+            // A key written inline (a dictionary's, which generated code reads through
+            // `Codable`; accepted here too, so no payload is refused for where it sits).
+            let length = try readVarInt(at: &position, end: container.end)
+            guard length <= UInt64(container.end - position) else { throw corrupt("a key of \(length) bytes runs past its container") }
+            guard let key = String(validating: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))]), as: UTF8.self) else {
+                throw corrupt("a key that is not valid UTF-8")
+            }
+            name = key
+            position += Int(length)
+        } else {
+            name = try self.name(of: symbol)
+        }
         let length = try readVarInt(at: &position, end: container.end)
         guard length <= UInt64(container.end - position) else { throw corrupt("an entry of \(length) bytes runs past its container") }
         let range = position..<(position + Int(length))
         container.cursor = range.upperBound
         container.cursorIndex += 1
-        return (symbol, range)
+        return (name, range)
     }
 
     private func name(of symbol: UInt64) throws -> String {

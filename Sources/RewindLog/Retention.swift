@@ -6,10 +6,11 @@ import GRDB
 /// removed rows took goes back to the file system (the file shrinks), and seqs are never
 /// reused, even when every event goes.
 ///
-/// The binary codec's `symbols` table is kept whole: it holds one row per distinct coding key
-/// the app's types use (a few hundred at most, whatever the history's length), and binary
-/// payloads do not say which of their numbers are keys without the app's types, so a trim
-/// cannot tell which keys the remaining payloads still use.
+/// The binary codec's `symbols` table is kept whole: it holds one row per field or case name
+/// of the app's types (a few hundred at most, whatever the history's length; a dictionary's
+/// keys are written inline in its payload, so they go with it), and binary payloads do not say
+/// which of their numbers are keys without the app's types, so a trim could not tell which
+/// names the remaining payloads still use.
 ///
 /// ```swift
 /// configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))

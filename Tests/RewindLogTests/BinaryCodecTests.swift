@@ -101,6 +101,44 @@ struct BinaryCodecTests {
         #expect(key.stringValue == "retired")
     }
 
+    enum Shelf: String, Codable, CodingKeyRepresentable { case top, bottom }
+    struct Catalogue: Codable, Equatable {
+        var stock: [String: Int]
+        var byID: [Int: String]
+        var nested: [String: [String: Bool]]
+        var shelves: [Shelf: Int]
+    }
+
+    @Test("a dictionary's keys are written inline, never interned: data keys stay out of the symbols table, field names go in")
+    func dictionaryKeysInline() throws {
+        let codec = BinaryPayloadCodec()
+        let catalogue = Catalogue(
+            stock: ["sku-1": 3, "": 0, "日本": 1], byID: [7: "seven", -2: "minus two"],
+            nested: ["outer": ["inner": true]], shelves: [.top: 1]
+        )
+        #expect(try Self.roundTrip(catalogue, codec) == catalogue)
+        #expect(Set(codec.unpersistedSymbols().map(\.name)) == ["stock", "byID", "nested", "shelves"])
+        // [String: Int] ["k": 5]: one entry, symbol 0, the key inline, then the value's length and zigzag 5.
+        #expect(try codec.encode(["k": 5]) == Data([1, 0, 1, UInt8(ascii: "k"), 1, 10]))
+    }
+
+    @Test("a dictionary written by an older version, its keys as symbols, still reads")
+    func dictionaryKeysAsSymbols() throws {
+        let codec = BinaryPayloadCodec()
+        try codec.learn([CodecSymbol(id: 1, name: "k")])
+        #expect(try codec.decode([String: Int].self, from: Data([1, 1, 1, 10])) == ["k": 5])
+        #expect(try codec.decode([String: Int].self, from: Data([2, 1, 1, 10, 0, 1, UInt8(ascii: "j"), 1, 2])) == ["k": 5, "j": 1])
+    }
+
+    @Test("an inline key that runs past its container, or is not UTF-8, is an error")
+    func damagedInlineKeys() throws {
+        let codec = BinaryPayloadCodec()
+        for bytes: [UInt8] in [[1, 0, 9, 1, 1, 10], [1, 0, 1, 0xFF, 1, 10], [1, 0], [1, 0, 0x80]] {
+            #expect(throws: DecodingError.self, "\(bytes)") { try codec.decode([String: Int].self, from: Data(bytes)) }
+            #expect(throws: DecodingError.self, "\(bytes)") { try codec.decode(ShopAction.self, from: Data(bytes)) }
+        }
+    }
+
     @Test("random and mutated bytes make errors, never crashes")
     func fuzz() async throws {
         let codec = BinaryPayloadCodec()

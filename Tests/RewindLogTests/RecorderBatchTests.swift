@@ -10,9 +10,9 @@ import Testing
 /// with transactions smaller than its buffer.
 @Suite("Recorder batches and symbols")
 struct RecorderBatchTests {
-    /// An action whose tags become new binary symbols (dictionary keys are interned).
+    /// An action whose tags become new binary symbols.
     enum Tagged: Codable, Equatable, Sendable {
-        case tags([String: Int])
+        case tags(NamedFields)
         case plain(Int)
     }
 
@@ -35,7 +35,7 @@ struct RecorderBatchTests {
             return (recorder, Store(initialState: Counter(), reducer: Self.countActions, middleware: recorder.middleware))
         }
         func actions(_ prefix: String) -> [Tagged] {
-            (0..<600).map { index in index % 3 == 0 ? .tags(["\(prefix)-\(index)": index, "shared": index]) : .plain(index) }
+            (0..<600).map { index in index % 3 == 0 ? .tags(NamedFields(["\(prefix)-\(index)": index, "shared": index])) : .plain(index) }
         }
         let (first, firstStore) = try recorder("a")
         let (second, secondStore) = try recorder("b")
@@ -103,7 +103,7 @@ struct RecorderBatchTests {
         let reader = try EventLog(path: path, mode: .readOnly)
         var dispatched = 0
         for round in 1...5 {
-            for index in 0..<(100 * round) { store.dispatch(index % 10 == 0 ? .tags(["r\(round)-\(index)": index]) : .plain(index)) }
+            for index in 0..<(100 * round) { store.dispatch(index % 10 == 0 ? .tags(NamedFields(["r\(round)-\(index)": index])) : .plain(index)) }
             dispatched += 100 * round
             try recorder.flush()
             #expect(try reader.seqRange() == 1...Int64(dispatched))
@@ -129,7 +129,7 @@ struct RecorderBatchTests {
         try log.simulateFullDisk()
         // (Long keys, so the batch needs new pages.)
         let long = String(repeating: "k", count: 2_000)
-        let keyed = (0..<40).map { Tagged.tags(["a-\($0)": $0, "\(long)-\($0)": $0]) }
+        let keyed = (0..<40).map { Tagged.tags(NamedFields(["a-\($0)": $0, "\(long)-\($0)": $0])) }
         for action in keyed { store.dispatch(action) }
         #expect(throws: EventLogError.diskFull(path: path)) { try recorder.flush() }
 
@@ -153,6 +153,7 @@ struct RecorderBatchTests {
         #expect(try others.collect().map { try $0.decodeAction(as: [String: Int].self, codec: codec, path: path) } == (0..<40).map { ["b-\($0)": $0] })
         let names = try reader.read { db in try String.fetchAll(db, sql: "SELECT name FROM symbols") }
         #expect(names.count == Set(names).count)
+        #expect(Set(names).isSuperset(of: ["a-0", "a-39", "b-0", "b-39"]))
         #expect(try reader.gaps().map(\.lost) == [40])
     }
 }

@@ -137,7 +137,7 @@ struct TaggedWriterCommand: ParsableCommand {
                 }
             }
         }
-        let eventLog = try EventLog(path: log)
+        let eventLog = try retryingWhileBusy { try EventLog(path: log) }
         let session = try retryingWhileBusy {
             try eventLog.beginSession(app: AppIdentity(id: "com.example.stress.writer\(writer)"), initialState: 0)
         }

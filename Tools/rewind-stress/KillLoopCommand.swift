@@ -46,9 +46,9 @@ struct KillLoopCommand: ParsableCommand {
             return Int((random >> 33) % UInt64(bound))
         }
         let started = ContinuousClock.now
+        var checker = LogChecker(path: path)
         var promised: Int64 = 0
-        var verifiedEvents = 0, verifiedSnapshots = 0
-        var sessionsBefore: Int64 = 0
+        var losses = LossTally()
         for round in 1...rounds {
             let flushEvery = 5 + next(200)
             let linesBeforeKill = 1 + next(6)
@@ -59,63 +59,31 @@ struct KillLoopCommand: ParsableCommand {
             let output = Pipe()
             child.standardOutput = output
             try child.run()
-            var lines = 0
-            var pending = Data()
-            func take(_ chunk: Data) {
-                pending += chunk
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    if line.hasPrefix("flushed "), let seq = Int64(line.dropFirst(8)) {
-                        promised = max(promised, seq)
-                        lines += 1
-                    }
-                }
-            }
-            while lines < linesBeforeKill {
+            var said = ChildReport()
+            while said.promises < linesBeforeKill {
                 let chunk = output.fileHandleForReading.availableData
                 if chunk.isEmpty { break }
-                take(chunk)
+                said.take(chunk)
             }
             // Let the child run on for up to 20 ms, so kills land anywhere: mid-commit, mid-batch.
             usleep(UInt32(next(20_000)))
+            let killedAt = ChildReport.now
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()
             // What the child promised before it died counts too.
-            take(output.fileHandleForReading.readDataToEndOfFile())
+            said.take(output.fileHandleForReading.readDataToEndOfFile())
+            promised = max(promised, said.promised)
 
-            let eventLog = try EventLog(path: path)
-            let report = try eventLog.checkIntegrity()
-            let last = report.seqs?.upperBound ?? 0
-            var failure: String?
-            if !report.isSound || report.seqs?.lowerBound != 1 {
-                failure = "the log is damaged"
-            } else if !report.recordedGaps.isEmpty {
-                failure = "a loss was recorded"
-            } else if last < promised {
-                failure = "seqs \(last + 1)…\(promised) were promised and are missing"
-            } else {
-                // Replay and verify what this child recorded.
-                let replayer = Replayer(log: eventLog, reducer: Shop.reducer)
-                for session in try eventLog.sessions() where session.id > sessionsBefore {
-                    let verified = try replayer.verify(session: session.id)
-                    verifiedEvents += verified.eventsFolded
-                    verifiedSnapshots += verified.snapshotsCompared
-                    if let divergence = verified.divergence {
-                        failure = "session \(session.id) does not replay: it diverges at seq \(divergence.snapshotSeq)"
-                    }
-                }
-                sessionsBefore = try eventLog.sessions().last?.id ?? sessionsBefore
-            }
-            try eventLog.close()
-            print("round \(round) (\(mode)): killed after \(lines) promises; \(report); promised \(promised), logged \(last)\(failure.map { "  ← FAILED: \($0)" } ?? "")")
+            let (report, last, failure) = try checker.check(promised: promised)
+            losses.add(mode: mode, lost: said.lost(logEndsAt: last, end: killedAt))
+            print("round \(round) (\(mode)): killed after \(said.promises) promises; \(report); promised \(promised), logged \(last)\(failure.map { "  ← FAILED: \($0)" } ?? "")")
             guard failure == nil else { throw ExitCode(1) }
         }
         let seconds = Double((ContinuousClock.now - started).components.seconds)
         print("""
             \(rounds) kills (\(durability)) in \(Int(seconds)) s, failures 0: the log opened sound after each, \
-            lost nothing promised, and replaying \(verifiedEvents) events \
-            reproduced \(verifiedSnapshots) snapshots. Log: \(path)
+            lost nothing promised, and replaying \(checker.verifiedEvents) events \
+            reproduced \(checker.verifiedSnapshots) snapshots. \(losses.summary). Log: \(path)
             """)
     }
 }

@@ -97,7 +97,11 @@ enum PowerCutFileSystem {
             watch.writes += 1
             return watch.writes >= watch.cutAt
         }
-        if cut { _exit(exitCode) }
+        if cut {
+            // When the power went, for the parent's measure of what was lost (see ChildReport).
+            FileHandle.standardOutput.write(Data("cut \(ChildReport.now)\n".utf8))
+            _exit(exitCode)
+        }
     }
 
     private static func realMethods(of file: UnsafeMutablePointer<sqlite3_file>?) -> (UnsafePointer<sqlite3_io_methods>, String)? {

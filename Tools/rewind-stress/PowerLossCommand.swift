@@ -42,10 +42,10 @@ struct PowerLossCommand: ParsableCommand {
             return Int((random >> 33) % UInt64(bound))
         }
         let started = ContinuousClock.now
+        var checker = LogChecker(path: path)
         var promised: Int64 = 0
-        var cuts = 0, unpromisedLost: Int64 = 0
-        var verifiedEvents = 0, verifiedSnapshots = 0
-        var sessionsBefore: Int64 = 0
+        var cuts = 0
+        var losses = LossTally()
         for round in 1...rounds {
             let mode = durability == "mixed" ? (round % 3 == 0 ? "synchronous" : "buffered") : durability
             let cutAt = 1 + next(maxWrite)
@@ -58,12 +58,10 @@ struct PowerLossCommand: ParsableCommand {
             let output = Pipe()
             child.standardOutput = output
             try child.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            var said = ChildReport()
+            said.take(output.fileHandleForReading.readDataToEndOfFile())
             child.waitUntilExit()
-            var dispatchedUpTo: Int64 = 0
-            for line in text.split(separator: "\n") where line.hasPrefix("flushed ") {
-                if let seq = Int64(line.dropFirst(8)) { promised = max(promised, seq); dispatchedUpTo = max(dispatchedUpTo, seq) }
-            }
+            promised = max(promised, said.promised)
             let status = child.terminationStatus
             if child.terminationReason == .exit && status == PowerCutFileSystem.exitCode {
                 cuts += 1
@@ -71,39 +69,20 @@ struct PowerLossCommand: ParsableCommand {
             } else if child.terminationReason == .exit && status == 0 {
                 PowerCutFileSystem.discardDurableCopies(log: path)
             } else {
-                print("round \(round): the child failed (status \(status)): \(text.suffix(500))")
+                print("round \(round): the child failed (status \(status))")
                 throw ExitCode(1)
             }
 
-            let eventLog = try EventLog(path: path)
-            let report = try eventLog.checkIntegrity()
-            let last = report.seqs?.upperBound ?? 0
-            unpromisedLost += max(0, dispatchedUpTo - last)
-            var failure: String?
-            if !report.isSound || (report.seqs != nil && report.seqs?.lowerBound != 1) {
-                failure = "the log is damaged"
-            } else if last < promised {
-                failure = "seqs \(last + 1)…\(promised) were promised and are missing"
-            } else {
-                let replayer = Replayer(log: eventLog, reducer: Shop.reducer)
-                for session in try eventLog.sessions() where session.id > sessionsBefore {
-                    let verified = try replayer.verify(session: session.id)
-                    verifiedEvents += verified.eventsFolded
-                    verifiedSnapshots += verified.snapshotsCompared
-                    if let divergence = verified.divergence {
-                        failure = "session \(session.id) does not replay: it diverges at seq \(divergence.snapshotSeq)"
-                    }
-                }
-                sessionsBefore = try eventLog.sessions().last?.id ?? sessionsBefore
-            }
-            try eventLog.close()
+            let (report, last, failure) = try checker.check(promised: promised)
+            if let cutTime = said.cutTime { losses.add(mode: mode, lost: said.lost(logEndsAt: last, end: cutTime)) }
             print("round \(round) (\(mode)): \(status == 0 ? "finished" : "cut at write \(cutAt)"); \(report); promised \(promised), logged \(last)\(failure.map { "  ← FAILED: \($0)" } ?? "")")
             guard failure == nil else { throw ExitCode(1) }
         }
         let seconds = Int((ContinuousClock.now - started).components.seconds)
         print("""
             \(rounds) rounds (\(durability)), \(cuts) power cuts, in \(seconds) s, failures 0: the log opened sound after each, \
-            lost nothing promised, and replaying \(verifiedEvents) events reproduced \(verifiedSnapshots) snapshots. Log: \(path)
+            lost nothing promised, and replaying \(checker.verifiedEvents) events reproduced \(checker.verifiedSnapshots) snapshots. \
+            \(losses.summary). Log: \(path)
             """)
     }
 }

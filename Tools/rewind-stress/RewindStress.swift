@@ -69,10 +69,18 @@ struct RecordCommand: ParsableCommand {
         let base = try eventLog.seqRange()?.upperBound ?? 0
         let synchronous = durability == "synchronous"
         var count = 0
+        var lastMark: UInt64 = 0
         while limit == 0 || count < limit {
             let dispatched = actions[count % actions.count]
             store.dispatch(dispatched.action, from: dispatched.source)
             count += 1
+            // When what was dispatched, at most once a millisecond: the parent measures how old
+            // the actions a crash lost were.
+            let now = ChildReport.now
+            if now - lastMark >= 1_000_000 {
+                lastMark = now
+                FileHandle.standardOutput.write(Data("dispatched \(base + Int64(count)) \(now)\n".utf8))
+            }
             if synchronous {
                 // The store is idle, so dispatch returned after the commit: promise it at once.
                 FileHandle.standardOutput.write(Data("flushed \(base + Int64(count))\n".utf8))

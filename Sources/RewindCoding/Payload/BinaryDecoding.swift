@@ -76,6 +76,17 @@ final class BinaryDecoding {
         return position..<(position + Int(length))
     }
 
+    /// Reads an entry's key: a symbol, or 0 and the key itself (a dictionary's, written inline).
+    func key(_ position: inout Int, end: Int, path: PathNode?) throws -> String {
+        let symbol = try varint(&position, end: end, path: path)
+        guard symbol == 0 else { return try name(of: symbol, path: path) }
+        let content = try span(&position, end: end, path: path)
+        guard let key = String(validating: UnsafeRawBufferPointer(rebasing: bytes[content]), as: UTF8.self) else {
+            throw corrupt(path, "a key that is not valid UTF-8")
+        }
+        return key
+    }
+
     func name(of symbol: UInt64, path: PathNode?) throws -> String {
         guard symbol >= 1, symbol <= UInt64(names.count) else {
             throw corrupt(path, "unknown key symbol \(symbol) (this log knows \(names.count))")
@@ -221,8 +232,7 @@ struct KeyedReader<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard count <= UInt64(range.count) else { throw decoding.corrupt(node, "a container claims \(count) entries in \(range.count) bytes") }
         entries.reserveCapacity(Int(count))
         for _ in 0..<count {
-            let symbol = try decoding.varint(&position, end: range.upperBound, path: node)
-            let name = try decoding.name(of: symbol, path: node)
+            let name = try decoding.key(&position, end: range.upperBound, path: node)
             entries.append((name, try decoding.span(&position, end: range.upperBound, path: node)))
         }
     }

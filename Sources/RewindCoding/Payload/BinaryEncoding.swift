@@ -23,9 +23,19 @@ final class BinaryEncoding {
     final class Container {
         let isKeyed: Bool
         var items: [(symbol: UInt32, value: Value)] = []
+        /// A dictionary's keys, written inline (each a string in the arena) after the symbol 0
+        /// that marks an inline key; `nil` for containers keyed by symbols.
+        var inlineKeys: [Range<Int>]?
         /// The serialised size, once measured.
         var size = 0
         init(isKeyed: Bool) { self.isKeyed = isKeyed }
+
+        /// A keyed container for keys of type `Key`: inline keys for a dictionary's.
+        static func keyed<Key: CodingKey>(by key: Key.Type) -> Container {
+            let container = Container(isKeyed: true)
+            if DictionaryKeys.areDictionaryKeys(key) { container.inlineKeys = [] }
+            return container
+        }
     }
 
     var arena: [UInt8] = []
@@ -41,6 +51,13 @@ final class BinaryEncoding {
 
     func symbol(for key: some CodingKey) -> UInt32 {
         symbol(for: key.stringValue)
+    }
+
+    /// Writes a dictionary key (its length and UTF-8) and returns where it is.
+    func inlineKey(_ key: String) -> Range<Int> {
+        let start = arena.count
+        Self.append(key, to: &arena)
+        return start..<arena.count
     }
 
     /// Writes leaf bytes and returns where they are.
@@ -114,9 +131,13 @@ final class BinaryEncoding {
                 return container.size
             }
             var total = VarInt.size(of: UInt64(container.items.count))
-            for item in container.items {
+            for (index, item) in container.items.enumerated() {
                 let length = measure(item.value)
-                if container.isKeyed { total += VarInt.size(of: UInt64(item.symbol)) }
+                if let keys = container.inlineKeys {
+                    total += 1 + keys[index].count
+                } else if container.isKeyed {
+                    total += VarInt.size(of: UInt64(item.symbol))
+                }
                 total += VarInt.size(of: UInt64(length)) + length
             }
             container.size = total
@@ -134,8 +155,13 @@ final class BinaryEncoding {
                 return
             }
             VarInt.append(UInt64(container.items.count), to: &output)
-            for item in container.items {
-                if container.isKeyed { VarInt.append(UInt64(item.symbol), to: &output) }
+            for (index, item) in container.items.enumerated() {
+                if let keys = container.inlineKeys {
+                    output.append(0)
+                    output.append(contentsOf: arena[keys[index]])
+                } else if container.isKeyed {
+                    VarInt.append(UInt64(item.symbol), to: &output)
+                }
                 VarInt.append(UInt64(length(of: item.value)), to: &output)
                 write(item.value, to: &output)
             }
@@ -178,19 +204,22 @@ final class ValueEncoder: Encoder {
         self.codingPath = codingPath
     }
 
-    private func container(keyed: Bool) -> BinaryEncoding.Container {
+    /// The container already in this slot if it is of the same kind (a type may ask twice),
+    /// or a new one from `make`.
+    private func container(keyed: Bool, _ make: () -> BinaryEncoding.Container) -> BinaryEncoding.Container {
         if case let .container(existing) = value, existing.isKeyed == keyed, !PresenceContainer.isMarked(existing) { return existing }
-        let container = BinaryEncoding.Container(isKeyed: keyed)
+        let container = make()
         value = .container(container)
         return container
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(KeyedWriter<Key>(encoding: encoding, container: container(keyed: true), codingPath: codingPath))
+        let container = container(keyed: true) { .keyed(by: type) }
+        return KeyedEncodingContainer(KeyedWriter<Key>(encoding: encoding, container: container, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        UnkeyedWriter(encoding: encoding, container: container(keyed: false), codingPath: codingPath)
+        UnkeyedWriter(encoding: encoding, container: container(keyed: false) { BinaryEncoding.Container(isKeyed: false) }, codingPath: codingPath)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -218,7 +247,12 @@ struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
 
     private func add(_ key: Key, _ value: BinaryEncoding.Value) {
-        container.items.append((encoding.symbol(for: key), value))
+        if container.inlineKeys != nil {
+            container.inlineKeys?.append(encoding.inlineKey(key.stringValue))
+            container.items.append((0, value))
+        } else {
+            container.items.append((encoding.symbol(for: key), value))
+        }
     }
 
     mutating func encodeNil(forKey key: Key) throws { add(key, .leaf(start: 0, end: 0)) }
@@ -241,7 +275,7 @@ struct KeyedWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested = BinaryEncoding.Container(isKeyed: true)
+        let nested = BinaryEncoding.Container.keyed(by: keyType)
         add(key, .container(nested))
         return KeyedEncodingContainer(KeyedWriter<NestedKey>(encoding: encoding, container: nested, codingPath: codingPath + [key]))
     }
@@ -291,7 +325,7 @@ struct UnkeyedWriter: UnkeyedEncodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = BinaryEncoding.Container(isKeyed: true)
+        let nested = BinaryEncoding.Container.keyed(by: keyType)
         let path = codingPath + [indexKey]
         add(.container(nested))
         return KeyedEncodingContainer(KeyedWriter<NestedKey>(encoding: encoding, container: nested, codingPath: path))

@@ -4,10 +4,10 @@ public import Foundation
 /// JSON; the one to use for high-rate recording and fast replay.
 ///
 /// No package in the toolchain's reach offers a fast, compact encoding for arbitrary `Codable`
-/// values, so this one is written here. Coding keys are interned: each key string is stored once
-/// per log, in its `symbols` table, and payloads carry small numbers; every entry is
-/// length-prefixed, so fields a type no longer has are skipped. <doc:BinaryFormat> describes the
-/// bytes.
+/// values, so this one is written here. Field and case names are interned: each is stored once
+/// per log, in its `symbols` table, and payloads carry small numbers (a dictionary's keys, being
+/// data, are written inline); every entry is length-prefixed, so fields a type no longer has
+/// are skipped. <doc:BinaryFormat> describes the bytes.
 ///
 /// Select it with `configuration.codec = BinaryPayloadCodec()`; each log keeps its own symbol
 /// table, so the log's own instance of the codec does the work.

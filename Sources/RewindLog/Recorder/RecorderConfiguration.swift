@@ -14,10 +14,12 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// When dispatched actions are committed to the file.
     public enum Durability: Sendable, Equatable {
         /// Commit in the background at least every `maxDelay`. Every commit is synced to disk
-        /// (SQLite's `synchronous = FULL`), so a process crash or a power cut loses at most the
-        /// actions not yet committed: those dispatched in the last `maxDelay` (less when the
-        /// buffer fills a batch sooner), and never one that `flush()` returned for. Dispatch
-        /// never waits for the disk (only for room in the buffer).
+        /// (SQLite's `synchronous = FULL`), so a process crash or a power cut loses only the
+        /// actions not yet committed — never one that `flush()` returned for. Those are the ones
+        /// dispatched in about the last `maxDelay`: the writer commits at least that often (sooner
+        /// when a batch fills), plus the time a commit under way takes, or longer if the
+        /// writer's thread is starved. Dispatch never waits for the disk (only for room in the
+        /// buffer).
         case buffered(maxDelay: Duration)
         /// Commit each action, with SQLite's `synchronous = FULL`, before the store processes
         /// the next one: the thread that processes an action waits for its commit.
