@@ -76,6 +76,7 @@ public func assertRecordingRoundTrip<State: Codable & Equatable & Sendable, Acti
         let failures = Mutex<[String]>([])
         var configuration = RecorderConfiguration<Action>()
         configuration.snapshotInterval = snapshotInterval
+        configuration.snapshotBudget = .infinity  // every interval: the round trip exercises snapshots
         configuration.onFailure = { failure in failures.withLock { $0.append("\(failure)") } }
 
         for index in 0..<sequences {

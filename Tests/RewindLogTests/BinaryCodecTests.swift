@@ -161,6 +161,7 @@ struct BinaryCodecTests {
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.codec = BinaryPayloadCodec()
         configuration.snapshotInterval = 40
+        configuration.snapshotBudget = .infinity
         let live = try await recordSession(
             into: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), initialState: ShopState(),
             reducer: Shop.reducer, effects: Shop.effects(environment: .simulated), user: Shopper(seed: 13), actions: 300,

@@ -104,6 +104,7 @@ struct PersistenceTests {
         let app = AppIdentity(id: "com.example.shop")
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.snapshotInterval = 100
+        configuration.snapshotBudget = .infinity  // a snapshot every 100, so the cut lands within 100 of the limit
         let log = try EventLog(path: path)
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: app, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))

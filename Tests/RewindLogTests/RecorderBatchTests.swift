@@ -69,6 +69,7 @@ struct RecorderBatchTests {
         configuration.batchSize = 7
         configuration.bufferCapacity = 100
         configuration.snapshotInterval = 5
+        configuration.snapshotBudget = .infinity
         let session = try await recordSession(
             into: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), initialState: ShopState(), reducer: Shop.reducer,
             effects: Shop.effects(environment: .simulated), user: Shopper(seed: 9), actions: 400, configuration: configuration

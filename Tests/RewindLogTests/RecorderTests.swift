@@ -51,6 +51,7 @@ struct RecorderTests {
         let path = folder.file("shop.rewind")
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.snapshotInterval = 50
+        configuration.snapshotBudget = .infinity  // exactly every 50, whatever they cost
         let states = try await recordSession(
             into: try EventLog(path: path), app: Self.shopApp, initialState: ShopState(), reducer: Shop.reducer,
             effects: Shop.effects(environment: .simulated), user: Shopper(seed: 2), actions: 230, configuration: configuration

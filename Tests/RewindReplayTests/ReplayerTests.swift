@@ -17,6 +17,7 @@ struct ReplayerTests {
         let path = folder.file("shop.rewind")
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.snapshotInterval = snapshotInterval
+        configuration.snapshotBudget = .infinity  // exactly every interval: the tests count on where they are
         let session = try await recordSession(
             into: try EventLog(path: path), app: shop, initialState: ShopState(), reducer: Shop.reducer,
             effects: Shop.effects(environment: .simulated), user: Shopper(seed: seed), actions: actions,

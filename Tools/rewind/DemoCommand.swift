@@ -53,6 +53,9 @@ struct DemoCommand: AsyncParsableCommand {
         let log = try EventLog(path: output)
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.snapshotInterval = snapshotInterval
+        // A short demo: a snapshot at every interval, so seeks and verify have some to show
+        // (a long recording keeps the default budget; see RecorderConfiguration.snapshotBudget).
+        configuration.snapshotBudget = .infinity
         configuration.codec = codec == "binary" ? BinaryPayloadCodec() : JSONPayloadCodec()
         configuration.sessionInfo = #"{"demo":true,"seed":\#(seed)}"#
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)

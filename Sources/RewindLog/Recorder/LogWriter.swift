@@ -79,7 +79,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         // The ticket of the last event taken from the buffer: every event handed off is in
         // exactly one swap, so a swap's events follow the previous swap's.
         var taken: UInt64 = 0
-        var progress = Progress(lastSeq: session?.baseSeq ?? 0)
+        var progress = Progress(lastSeq: session?.baseSeq ?? 0, spacing: newSpacing())
 
         while true {
             let job: Job = buffer.contents.withLock { contents in
@@ -158,9 +158,13 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         let (failures, events) = write(items, progress: &progress)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
+        // A snapshot written (or lost with its batch): now the next can be weighed.
+        let snapshotWeighed = progress.spacing.weighsSnapshots && items.contains { if case .snapshot = $0 { true } else { false } }
+        let snapshotAfter = progress.spacing.actionsBetweenSnapshots
         buffer.contents.withLock { contents in
             contents.written = through
             contents.lastCommit = .now
+            if snapshotWeighed { contents.snapshotAfter = snapshotAfter }
             if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
             contents.writeWaiters.removeAll { waiter in
                 guard waiter.ticket <= through else { return false }
@@ -175,12 +179,19 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         return through
     }
 
+    /// A session's snapshot spacing, before any periodic snapshot.
+    private func newSpacing() -> SnapshotSpacing {
+        SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget)
+    }
+
     /// What the writer thread carries from one batch to the next.
     struct Progress {
         /// The last seq recorded in the current session (its base seq before any).
         var lastSeq: Int64
         /// Actions lost since a failed write, not yet recorded as a gap.
         var gap: PendingGap?
+        /// Whether the next periodic snapshot is worth taking.
+        var spacing: SnapshotSpacing
     }
 
     /// A loss being tallied until it can be written, with the error that caused it.
@@ -255,7 +266,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 return unwritten(gap.error)
             }
             currentSession.withLock { $0 = session }
-            progress = Progress(lastSeq: session.baseSeq, gap: nil)
+            progress = Progress(lastSeq: session.baseSeq, gap: nil, spacing: newSpacing())
             if !lostHere.isEmpty { failures.append(RecorderFailure(error: gap.error, unrecorded: lostHere)) }
             items = items[(resume + 1)...]
         }
@@ -264,11 +275,13 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         let lostEarlier = failures
         var events = 0
         var written: ClosedRange<Int64>?
+        var spacing = progress.spacing
         do {
             // Encoding happens inside the transaction, so new symbols get ids under the write lock.
             try log.writeEncoding { db in
                 failures = lostEarlier
                 events = 0
+                spacing = progress.spacing
                 var writes: [LogWrite] = []
                 writes.reserveCapacity(items.count)
                 for item in items {
@@ -277,10 +290,13 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         events += 1
                         let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
                         if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
+                        spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
                         writes.append(.event(event))
                     case let .snapshot(state, time):
                         do {
-                            writes.append(.snapshot(time: time, state: try codec.encode(state)))
+                            let encoded = try codec.encode(state)
+                            spacing.wroteSnapshot(bytes: encoded.count)
+                            writes.append(.snapshot(time: time, state: encoded))
                         } catch {
                             failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
                         }
@@ -301,6 +317,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             return (lostEarlier + [RecorderFailure(error: error, unrecorded: lost)], lostEarlier.reduce(0) { $0 + $1.unrecorded.count } + lost.count)
         }
         if let written { progress.lastSeq = written.upperBound }
+        progress.spacing = spacing
         return (failures, events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
     }
 }

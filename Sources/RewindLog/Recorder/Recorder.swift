@@ -63,7 +63,10 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         self.log = log
         self.app = app
         self.configuration = configuration
-        buffer = RecordingBuffer(itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration))
+        buffer = RecordingBuffer(
+            itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
+            snapshotAfter: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).actionsBetweenSnapshots
+        )
         writer = LogWriter(log: log, buffer: buffer, configuration: configuration)
         writer.start()
     }
@@ -132,7 +135,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         path: String
     ) {
         let time = configuration.clock().timeIntervalSince1970
-        let snapshotInterval = configuration.snapshotInterval
+        let weighsSnapshots = configuration.snapshotBudget > 0 && configuration.snapshotBudget.isFinite
         let batchSize = configuration.batchSize
         var roomWaiter: DispatchSemaphore?
         while true {
@@ -150,9 +153,12 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 contents.items.append(.event(dispatched, time: time))
                 contents.handedOff += 1
                 contents.sinceSnapshot += 1
-                if snapshotInterval > 0 && contents.sinceSnapshot >= snapshotInterval {
+                if contents.sinceSnapshot >= contents.snapshotAfter {
                     contents.items.append(.snapshot(state, time: time))
                     contents.sinceSnapshot = 0
+                    // Weighed snapshots: none until the writer has written this one and says
+                    // how far away the next goes.
+                    if weighsSnapshots { contents.snapshotAfter = .max }
                 }
                 var committed: DispatchSemaphore?
                 if synchronous {

@@ -41,6 +41,20 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     /// Snapshot the state after every this many actions, so replay can start near any point
     /// (0 turns periodic snapshots off; the initial snapshot is always taken).
     public var snapshotInterval = 1_000
+    /// How much periodic snapshots may cost next to the events, in bytes written (encoding time
+    /// follows bytes). After `snapshotInterval` actions, a snapshot is taken only once the
+    /// events written since the previous one are at least `1 / snapshotBudget` times its size.
+    ///
+    /// A small state still gets a snapshot every `snapshotInterval` actions. A state that grows
+    /// (messages, orders, history) gets them further apart as it grows, so that with the
+    /// default 0.5 all snapshots together take at most about half what the events take,
+    /// however long the session — at a fixed interval their cost would grow with the square of
+    /// its length. A seek then decodes one snapshot and folds events worth at most twice its
+    /// bytes. Retention cuts at a snapshot, so sparser snapshots let it keep up to one
+    /// spacing's worth of events more than its limit. `.infinity` snapshots every
+    /// `snapshotInterval` actions whatever the cost; 0 (or less, or NaN) takes no periodic
+    /// snapshots.
+    public var snapshotBudget = 0.5
     /// How many actions may wait for the writer; when it is full, dispatch waits for room
     /// rather than dropping anything. Two buffers of this size are reserved up front (the one
     /// being filled and the one being written), so that handing an action off never allocates;

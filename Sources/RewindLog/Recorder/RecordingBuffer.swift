@@ -35,6 +35,10 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// Events whose batch has been written (committed, or reported as failed).
         var written: UInt64 = 0
         @usableFromInline var sinceSnapshot = 0
+        /// After how many actions since the last snapshot the dispatch path hands over the
+        /// state for the next (see ``SnapshotSpacing``). When snapshots are weighed, `Int.max`
+        /// from the hand-over until the writer has written that snapshot and set the next.
+        @usableFromInline var snapshotAfter: Int
         @usableFromInline var writer = WriterState.working
         var lastCommit: ContinuousClock.Instant = .now
         /// Threads waiting for `written` to reach their ticket (flush, synchronous dispatch).
@@ -48,8 +52,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// Set when the writer can no longer write at all (the file vanished).
         var permanentFailure: EventLogError?
 
-        init(itemCapacity: Int) {
+        init(itemCapacity: Int, snapshotAfter: Int) {
             items.reserveCapacity(itemCapacity)
+            self.snapshotAfter = snapshotAfter
         }
     }
 
@@ -63,8 +68,8 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     /// resumes in. An atomic, so the dispatch path checks it without the lock.
     @usableFromInline let freshStateWanted = Atomic<Bool>(false)
 
-    init(itemCapacity: Int) {
-        contents = Mutex(Contents(itemCapacity: itemCapacity))
+    init(itemCapacity: Int, snapshotAfter: Int) {
+        contents = Mutex(Contents(itemCapacity: itemCapacity, snapshotAfter: snapshotAfter))
     }
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh

@@ -1,0 +1,84 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+
+/// `defaults`: the shop app recorded as a new user would, with the default configuration,
+/// against the same recording with periodic snapshots off. The shop's state grows with every
+/// order, so snapshots get dearer as the session goes on: the row a fixed interval gives
+/// (`snapshotBudget = .infinity`, the default before snapshots were budgeted) shows what the
+/// budget saves.
+///
+/// Each variant dispatches every action as fast as it can and then flushes; it reports the
+/// whole time, the log's bytes, and the longest single dispatch (back-pressure shows there).
+struct DefaultsWorkload {
+    var session: [DispatchedAction<ShopAction>]
+    var actions: Int
+    var runs: Int
+
+    private struct Variant {
+        var name: String
+        var interval: Int
+        var budget: Double
+    }
+
+    func measure() throws -> WorkloadResult {
+        let variants = [
+            Variant(name: "periodic snapshots off (baseline)", interval: 0, budget: 0.5),
+            Variant(name: "default configuration", interval: RecorderConfiguration<ShopAction>().snapshotInterval, budget: RecorderConfiguration<ShopAction>().snapshotBudget),
+            Variant(name: "every 1,000 whatever the cost", interval: 1_000, budget: .infinity),
+        ]
+        var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = []
+        for variant in variants {
+            var times: [Double] = [], sizes: [Double] = [], stalls: [Double] = []
+            for run in 0...runs {
+                let (time, size, stall) = try record(variant)
+                guard run > 0 else { continue }  // the first is a warm-up
+                times.append(time)
+                sizes.append(size)
+                stalls.append(stall)
+            }
+            seconds.append(times)
+            bytes.append(sizes)
+            longest.append(stalls)
+        }
+        var rows: [WorkloadResult.Variant] = []
+        for (metric, unit, values) in [("time", "s", seconds), ("log size", "MB", bytes), ("longest dispatch", "ms", longest)] {
+            let baseline = median(values[0])
+            for (variant, runs) in zip(variants, values) {
+                let value = median(runs)
+                rows.append(.init(name: "\(metric): \(variant.name)", value: value, unit: unit, ratioToBaseline: baseline > 0 ? value / baseline : nil, runs: runs))
+            }
+        }
+        return WorkloadResult(
+            name: "defaults (\(actions) shop actions dispatched at full speed, then flushed; JSON, buffered, a growing state)",
+            baseline: "the same recording with periodic snapshots off",
+            variants: rows
+        )
+    }
+
+    /// Records `actions` actions; returns seconds, megabytes of log, and the longest dispatch
+    /// in milliseconds.
+    private func record(_ variant: Variant) throws -> (Double, Double, Double) {
+        let path = TemporaryLog.path("defaults")
+        defer { TemporaryLog.remove(path) }
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.snapshotInterval = variant.interval
+        configuration.snapshotBudget = variant.budget
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let clock = ContinuousClock()
+        var longest = Duration.zero
+        let elapsed = try clock.measure {
+            for index in 0..<actions {
+                let dispatched = session[index % session.count]
+                let start = clock.now
+                store.dispatch(dispatched.action, from: dispatched.source)
+                longest = max(longest, clock.now - start)
+            }
+            try recorder.flush()
+        }
+        try recorder.close()
+        return (elapsed.seconds, Double(TemporaryLog.size(path)) / 1_000_000, longest.seconds * 1_000)
+    }
+}
