@@ -19,7 +19,7 @@ public import Synchronization
 /// initial state. On each action, the dispatch path only appends the action, its source and the
 /// time to a bounded buffer. A writer thread encodes what has accumulated and commits it in one
 /// transaction (group commit), snapshots the state every ``RecorderConfiguration/snapshotInterval``
-/// actions, and applies retention.
+/// actions or further apart (``RecorderConfiguration/snapshotBudget``), and applies retention.
 ///
 /// Nothing is dropped silently. A full buffer makes dispatch wait. A batch that cannot be
 /// written (disk full, file deleted, permissions) is reported to
