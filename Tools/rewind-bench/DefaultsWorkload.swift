@@ -24,9 +24,9 @@ struct DefaultsWorkload {
 
     func measure() throws -> WorkloadResult {
         let variants = [
-            Variant(name: "periodic snapshots off (baseline)", interval: 0, budget: 0.5),
+            Variant(name: "snapshots off (baseline)", interval: 0, budget: 0.5),
             Variant(name: "default configuration", interval: RecorderConfiguration<ShopAction>().snapshotInterval, budget: RecorderConfiguration<ShopAction>().snapshotBudget),
-            Variant(name: "every 1,000 whatever the cost", interval: 1_000, budget: .infinity),
+            Variant(name: "fixed interval of 1,000", interval: 1_000, budget: .infinity),
         ]
         var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = []
         for variant in variants {
@@ -43,7 +43,7 @@ struct DefaultsWorkload {
             longest.append(stalls)
         }
         var rows: [WorkloadResult.Variant] = []
-        for (metric, unit, values) in [("time", "s", seconds), ("log size", "MB", bytes), ("longest dispatch", "ms", longest)] {
+        for (metric, unit, values) in [("time", "s", seconds), ("size", "MB", bytes), ("longest dispatch", "ms", longest)] {
             let baseline = median(values[0])
             for (variant, runs) in zip(variants, values) {
                 let value = median(runs)
