@@ -116,7 +116,7 @@ struct SeekWorkload {
             variants.append(.init(name: "\(name): median", value: percentile(times, 0.5), unit: "ms", ratioToBaseline: nil, runs: []))
             variants.append(.init(name: "\(name): worst", value: times.last ?? 0, unit: "ms", ratioToBaseline: nil, runs: []))
         }
-        return WorkloadResult(name: "seek (state(at:) at \(seeks) random seqs, snapshots every 1,000 actions)", baseline: "—", variants: variants)
+        return WorkloadResult(name: "seek (state(at:) at \(seeks) random seqs, the default snapshot configuration)", baseline: "—", variants: variants)
     }
 }
 
