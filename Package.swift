@@ -149,6 +149,7 @@ let package = Package(
                 "RewindReplay",
                 "RewindExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Tools/rewind-bench",

@@ -34,6 +34,14 @@ struct RecordWorkload {
             let raw = median(rawRates), recorded = median(recorderRates)
             variants.append(.init(name: "raw sqlite3_* inserts, \(codec.name) rows (baseline)", value: raw, unit: "rows/s", ratioToBaseline: 1, runs: rawRates))
             variants.append(.init(name: "recorder, \(codec.name), committed", value: recorded, unit: "actions/s", ratioToBaseline: recorded / raw, runs: recorderRates))
+            if codec.name == "json" {
+                // What an app would write by hand (JSON with Foundation, GRDB), against the same baseline.
+                let (handWritten, handWrittenRates) = try medianThroughput(actions: actions, runs: runs) { try self.handWritten() }
+                variants.append(.init(
+                    name: "hand-written: JSONEncoder + GRDB, \(Self.handWrittenBatch)/transaction", value: handWritten, unit: "actions/s",
+                    ratioToBaseline: handWritten / raw, runs: handWrittenRates
+                ))
+            }
             sizes.append(.init(name: "\(codec.name)", value: median(bytes), unit: "bytes/event", ratioToBaseline: nil, runs: bytes))
         }
         let throughput = WorkloadResult(
@@ -77,6 +85,23 @@ struct RecordWorkload {
         try recorder.close()
         try log.close()
         return (Double(actions) / elapsed.seconds, Double(TemporaryLog.size(path)) / Double(actions))
+    }
+
+    /// Rows per transaction of the hand-written middleware: the recorder's default batch.
+    static let handWrittenBatch = RecorderConfiguration<ShopAction>().batchSize
+
+    /// Dispatches every action through a store with ``HandWrittenRecorder`` and commits the
+    /// rest at the end.
+    private func handWritten() throws {
+        let path = TemporaryLog.path("hand-written")
+        defer { TemporaryLog.remove(path) }
+        let recorder = try HandWrittenRecorder<ShopState, ShopAction>(path: path, batchSize: Self.handWrittenBatch)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        for index in 0..<actions {
+            let dispatched = session[index % session.count]
+            store.dispatch(dispatched.action, from: dispatched.source)
+        }
+        try recorder.flush()
     }
 
     /// Inserts the same rows, encoded beforehand, through sqlite3_* directly.
