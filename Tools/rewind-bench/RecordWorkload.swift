@@ -10,7 +10,8 @@ import RewindLog
 ///
 /// The recorder's figure includes encoding and everything else it does (case names, sources,
 /// group commit); the baseline inserts rows encoded beforehand, so the ratio is what recording
-/// costs beyond SQLite itself. No periodic snapshots on either side.
+/// costs beyond SQLite itself. No periodic snapshots on either side. Beside the JSON rows, the
+/// middleware an app would write by hand (``HandWrittenRecorder``), against the same baseline.
 struct RecordWorkload {
     var session: [DispatchedAction<ShopAction>]
     var actions: Int
