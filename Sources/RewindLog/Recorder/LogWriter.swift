@@ -158,8 +158,8 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         let (failures, events) = write(items, progress: &progress)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
-        // A snapshot written (or lost with its batch): now the next can be weighed.
-        let snapshotWeighed = progress.spacing.weighsSnapshots && items.contains { if case .snapshot = $0 { true } else { false } }
+        // A snapshot written (or lost with its batch): the next one's spacing follows from it.
+        let snapshotWeighed = items.contains { if case .snapshot = $0 { true } else { false } }
         let snapshotAfter = progress.spacing.actionsBetweenSnapshots
         buffer.contents.withLock { contents in
             contents.written = through

@@ -135,7 +135,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         path: String
     ) {
         let time = configuration.clock().timeIntervalSince1970
-        let weighsSnapshots = configuration.snapshotBudget > 0 && configuration.snapshotBudget.isFinite
         let batchSize = configuration.batchSize
         var roomWaiter: DispatchSemaphore?
         while true {
@@ -156,9 +155,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 if contents.sinceSnapshot >= contents.snapshotAfter {
                     contents.items.append(.snapshot(state, time: time))
                     contents.sinceSnapshot = 0
-                    // Weighed snapshots: none until the writer has written this one and says
-                    // how far away the next goes.
-                    if weighsSnapshots { contents.snapshotAfter = .max }
                 }
                 var committed: DispatchSemaphore?
                 if synchronous {

@@ -36,8 +36,11 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         var written: UInt64 = 0
         @usableFromInline var sinceSnapshot = 0
         /// After how many actions since the last snapshot the dispatch path hands over the
-        /// state for the next (see ``SnapshotSpacing``). When snapshots are weighed, `Int.max`
-        /// from the hand-over until the writer has written that snapshot and set the next.
+        /// state for the next (see ``SnapshotSpacing``): set by the writer each time it writes
+        /// a snapshot. Until the writer has weighed the latest one, the spacing the one before
+        /// called for still applies: waiting for it would space snapshots by the writer's lag
+        /// in a burst, and a growing state only gets a few closer than the budget asks until
+        /// the writer catches up.
         @usableFromInline var snapshotAfter: Int
         @usableFromInline var writer = WriterState.working
         var lastCommit: ContinuousClock.Instant = .now

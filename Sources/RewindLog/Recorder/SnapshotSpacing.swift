@@ -29,10 +29,6 @@ struct SnapshotSpacing {
         self.budget = budget
     }
 
-    /// Whether snapshots are spaced by their size, so that the dispatch path must wait for the
-    /// writer to weigh each one before it counts towards the next.
-    var weighsSnapshots: Bool { budget > 0 && budget.isFinite }
-
     /// After how many actions since the last snapshot the next is taken (`Int.max`: never).
     var actionsBetweenSnapshots: Int {
         guard interval > 0, budget > 0 else { return .max }  // `budget > 0` also rules out NaN
