@@ -155,16 +155,20 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     /// Writes one part of the buffer, whose events follow ticket `previous`, then wakes whoever
     /// waited for them and reports failures; returns the ticket of its last event.
     private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> UInt64 {
-        let (failures, events) = write(items, progress: &progress)
+        let (failures, events) = write(items, after: previous, progress: &progress)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
-        // A snapshot written (or lost with its batch): the next one's spacing follows from it.
+        // A snapshot written (or lost with its batch): the next ones are spaced from it on.
         let snapshotWeighed = items.contains { if case .snapshot = $0 { true } else { false } }
-        let snapshotAfter = progress.spacing.actionsBetweenSnapshots
+        let forecast = progress.spacing.forecast
         buffer.contents.withLock { contents in
             contents.written = through
             contents.lastCommit = .now
-            if snapshotWeighed { contents.snapshotAfter = snapshotAfter }
+            if snapshotWeighed {
+                contents.snapshotForecast = forecast
+                // Re-space the snapshot handed over last, which may be later than this one.
+                contents.snapshotAfter = forecast.actionsAfter(snapshotAt: contents.handedOff - UInt64(contents.sinceSnapshot))
+            }
             if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
             contents.writeWaiters.removeAll { waiter in
                 guard waiter.ticket <= through else { return false }
@@ -218,7 +222,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     /// until the dispatch path hands over a fresh state, are tallied as a gap. The gap is written
     /// with a new session starting from that fresh state, in one transaction, once writing works
     /// again; the rest of the batch goes into the new session.
-    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, progress: inout Progress) -> (failures: [RecorderFailure<Action>], events: Int) {
+    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> (failures: [RecorderFailure<Action>], events: Int) {
         // Only for reporting a batch that cannot be written: built on demand, since this code
         // runs unspecialised for the app's types, where copying every action of every batch
         // goes through value witnesses and shows in the writer's profile.
@@ -244,6 +248,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         // The log's own codec instance: a codec with symbols keeps them per log file.
         let codec = log.codecs[configuration.codec.name] ?? configuration.codec
         var failures: [RecorderFailure<Action>] = []
+        let part = items
         var items = items
         if var gap = progress.gap {
             let resume = items.firstIndex { if case .freshState = $0 { true } else { false } }
@@ -282,12 +287,16 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 failures = lostEarlier
                 events = 0
                 spacing = progress.spacing
+                // Tickets count every event handed off, lost ones too: those skipped above first.
+                let skipped = part[..<items.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
+                var ticket = previous + UInt64(skipped)
                 var writes: [LogWrite] = []
                 writes.reserveCapacity(items.count)
                 for item in items {
                     switch item {
                     case let .event(dispatched, time):
                         events += 1
+                        ticket += 1
                         let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
                         if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
                         spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
@@ -295,7 +304,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                     case let .snapshot(state, time):
                         do {
                             let encoded = try codec.encode(state)
-                            spacing.wroteSnapshot(bytes: encoded.count)
+                            spacing.wroteSnapshot(bytes: encoded.count, ticket: ticket)
                             writes.append(.snapshot(time: time, state: encoded))
                         } catch {
                             failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))

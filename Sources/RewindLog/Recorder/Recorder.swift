@@ -65,7 +65,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         self.configuration = configuration
         buffer = RecordingBuffer(
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
-            snapshotAfter: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).actionsBetweenSnapshots
+            snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast
         )
         writer = LogWriter(log: log, buffer: buffer, configuration: configuration)
         writer.start()
@@ -155,6 +155,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 if contents.sinceSnapshot >= contents.snapshotAfter {
                     contents.items.append(.snapshot(state, time: time))
                     contents.sinceSnapshot = 0
+                    contents.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: contents.handedOff)
                 }
                 var committed: DispatchSemaphore?
                 if synchronous {

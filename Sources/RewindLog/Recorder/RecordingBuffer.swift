@@ -36,12 +36,11 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         var written: UInt64 = 0
         @usableFromInline var sinceSnapshot = 0
         /// After how many actions since the last snapshot the dispatch path hands over the
-        /// state for the next (see ``SnapshotSpacing``): set by the writer each time it writes
-        /// a snapshot. Until the writer has weighed the latest one, the spacing the one before
-        /// called for still applies: waiting for it would space snapshots by the writer's lag
-        /// in a burst, and a growing state only gets a few closer than the budget asks until
-        /// the writer catches up.
+        /// state for the next; worked out from `snapshotForecast` at each hand-over (and when
+        /// the writer publishes a new forecast), since the writer may lag a buffer behind.
         @usableFromInline var snapshotAfter: Int
+        /// The writer's rule for spacing snapshots (see ``SnapshotSpacing``).
+        @usableFromInline var snapshotForecast: SnapshotSpacing.Forecast
         @usableFromInline var writer = WriterState.working
         var lastCommit: ContinuousClock.Instant = .now
         /// Threads waiting for `written` to reach their ticket (flush, synchronous dispatch).
@@ -55,9 +54,10 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// Set when the writer can no longer write at all (the file vanished).
         var permanentFailure: EventLogError?
 
-        init(itemCapacity: Int, snapshotAfter: Int) {
+        init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
             items.reserveCapacity(itemCapacity)
-            self.snapshotAfter = snapshotAfter
+            self.snapshotForecast = snapshotForecast
+            snapshotAfter = snapshotForecast.interval
         }
     }
 
@@ -71,8 +71,8 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     /// resumes in. An atomic, so the dispatch path checks it without the lock.
     @usableFromInline let freshStateWanted = Atomic<Bool>(false)
 
-    init(itemCapacity: Int, snapshotAfter: Int) {
-        contents = Mutex(Contents(itemCapacity: itemCapacity, snapshotAfter: snapshotAfter))
+    init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
+        contents = Mutex(Contents(itemCapacity: itemCapacity, snapshotForecast: snapshotForecast))
     }
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh
