@@ -92,6 +92,20 @@ struct SnapshotBudgetTests {
         #expect(seqs == Array(stride(from: 0, through: 1_000, by: 100)))
     }
 
+    @Test("in a burst the writer lags behind, a small state still gets a snapshot every interval (not one per writer lag)")
+    func smallStateInABurst() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("burst.rewind")
+        var configuration = RecorderConfiguration<ChatAction>()
+        configuration.snapshotInterval = 100
+        let recorder = Recorder<Counter, ChatAction>(log: try EventLog(path: path), app: AppIdentity(id: "counter"), configuration: configuration)
+        let store = Store(initialState: Counter(), reducer: Self.count, middleware: recorder.middleware)
+        for index in 0..<20_000 { store.dispatch(.post("\(index)")) }
+        try recorder.close()
+        let seqs = try EventLog(path: path, mode: .readOnly).snapshotIndex(session: 1).map(\.seq)
+        #expect(seqs == Array(stride(from: 0, through: 20_000, by: 100)))
+    }
+
     @Test("a budget of 0, less, or NaN takes no periodic snapshots; the initial one is always there", arguments: [0, -1, Double.nan])
     func noBudget(budget: Double) throws {
         let (log, final, snapshotBytes, _, count) = try Self.recordChat(actions: 1_000, budget: budget, interval: 10)
