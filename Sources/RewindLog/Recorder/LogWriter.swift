@@ -194,7 +194,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         var lastSeq: Int64
         /// Actions lost since a failed write, not yet recorded as a gap.
         var gap: PendingGap?
-        /// Whether the next periodic snapshot is worth taking.
+        /// The session's tally of event and snapshot sizes, which spaces periodic snapshots.
         var spacing: SnapshotSpacing
     }
 
