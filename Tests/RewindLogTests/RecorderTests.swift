@@ -198,7 +198,7 @@ struct RecorderTests {
         #expect(try EventLog(path: path, mode: .readOnly).seqRange() == 1...2_000)
     }
 
-    @Test("a deleted log file is reported with the unrecorded actions; the app keeps running; flush throws")
+    @Test("a deleted log file is reported with the unrecorded actions; recording resumes in a new log at the path, which records the loss")
     func logFileDeleted() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
@@ -218,7 +218,23 @@ struct RecorderTests {
         let unrecorded = failures.all.flatMap(\.unrecorded).map(\.action)
         #expect(unrecorded == [.cart(.remove(productID: "lost-1")), .cart(.remove(productID: "lost-2"))])
         #expect(failures.all.first?.description.contains("could not record 2 actions (cart.remove at RewindLogTests/RecorderTests.swift:") == true)
-        try? recorder.close()
+
+        // The next action brings the live state: recording goes on in a new file at the path.
+        store.dispatch(.cart(.applyDiscount(code: "AFTER")))
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+        try recorder.close()
+        #expect(failures.all.count == 1)
+        let log = try EventLog(path: path, mode: .readOnly)
+        #expect(try log.checkIntegrity().isSound)
+        // A stand-in for the vanished session (no events), ended by the loss; then the new one.
+        let sessions = try log.sessions()
+        #expect(sessions.map(\.eventCount) == [0, 2])
+        let gap = try #require(try log.gaps().first)
+        #expect(gap.session == sessions[0].id && gap.resumedSession == sessions[1].id)
+        #expect(gap.lost == 2 && gap.cases == ["cart.remove": 2])
+        #expect(gap.reason == "\(EventLogError.fileVanished(path: path))")
+        #expect(try log.restoredState(app: Self.shopApp, reducer: Shop.reducer) == store.state)
     }
 
     @Test("a full disk is reported with the unrecorded actions; recording resumes once there is room")

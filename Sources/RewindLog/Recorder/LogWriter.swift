@@ -8,21 +8,25 @@ import Synchronization
 /// commit; reports what could not be written.
 @usableFromInline
 final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
-    private let log: EventLog
     private let buffer: RecordingBuffer<State, Action>
     private let configuration: RecorderConfiguration<Action>
     private let currentSession = Mutex<LogSession?>(nil)
-    /// The file's identity when recording began, to notice it being deleted or replaced.
-    private let fileIdentity: FileIdentity?
+    /// The log being written, and its file's identity when it was opened, to notice the file
+    /// being deleted or replaced. The app's log until then; after that, the one the writer
+    /// opened at the same path to go on recording (which it closes when it exits).
+    private let target: Mutex<(log: EventLog, identity: FileIdentity?, reopened: Bool)>
+
+    private var log: EventLog {
+        target.withLock { $0.log }
+    }
     /// Where `onFailure` runs: never on the writer thread, so a handler may call `flush()` or
     /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
     private let reports = DispatchQueue(label: "RewindLog.failures")
 
     init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<Action>) {
-        self.log = log
+        target = Mutex((log, FileIdentity(path: log.path), false))
         self.buffer = buffer
         self.configuration = configuration
-        fileIdentity = FileIdentity(path: log.path)
     }
 
     var session: LogSession? {
@@ -114,6 +118,8 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         report(RecorderFailure(error: error, unrecorded: []))
                     }
                 }
+                let (reopened, ownLog) = target.withLock { ($0.reopened, $0.log) }
+                if reopened { try? ownLog.close() }
                 buffer.writerExited.signal()
                 return
             case let .sleep(deadline):
@@ -183,6 +189,29 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         return through
     }
 
+    /// After the log file vanished: opens (or creates) the log at the same path and begins a
+    /// session there that stands for the one the vanished file held, from the live state, so
+    /// that `gap` — now that session's — can be recorded with recording resuming after it.
+    /// The app's own `EventLog` still points at the vanished file; the writer uses, and at
+    /// the end closes, the new one.
+    private func reopen(_ gap: LogGap, app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogGap {
+        let path = log.path
+        let reopened = try EventLog(path: path)
+        let standIn = try reopened.beginSession(
+            app: app, codec: configuration.codec, initialState: state,
+            info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, at: date
+        )
+        let previous = target.withLock { target in
+            defer { target = (reopened, FileIdentity(path: path), true) }
+            return target
+        }
+        if previous.reopened { try? previous.log.close() }
+        var gap = gap
+        gap.session = standIn.id
+        gap.afterSeq = standIn.baseSeq
+        return gap
+    }
+
     /// A session's snapshot spacing, before any periodic snapshot.
     private func newSpacing() -> SnapshotSpacing {
         SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget)
@@ -239,14 +268,17 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         guard var session else {
             return unwritten(.closed(path: log.path))
         }
-        if let fileIdentity, FileIdentity(path: log.path) != fileIdentity {
+        if progress.gap == nil, let identity = target.withLock({ $0.identity }), FileIdentity(path: log.path) != identity {
+            // Deleted or replaced: a loss like any failed write, except that recording goes on
+            // in a new log at the same path (see `reopen`), from the live state.
             let error = EventLogError.fileVanished(path: log.path)
-            buffer.contents.withLock { $0.permanentFailure = error }
+            var gap = PendingGap(session: session.id, afterSeq: progress.lastSeq, error: error)
+            for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
+            progress.gap = gap
+            buffer.freshStateWanted.store(true, ordering: .releasing)
             return unwritten(error)
         }
 
-        // The log's own codec instance: a codec with symbols keeps them per log file.
-        let codec = log.codecs[configuration.codec.name] ?? configuration.codec
         var failures: [RecorderFailure<Action>] = []
         let part = items
         var items = items
@@ -259,8 +291,11 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 return ([RecorderFailure(error: gap.error, unrecorded: lostHere)], lostHere.count)
             }
             do {
+                if case .fileVanished = gap.error {
+                    gap.record = try reopen(gap.record, app: session.app, state: state, at: Date(timeIntervalSince1970: time))
+                }
                 session = try log.recordGap(
-                    gap.record, resumingWith: session.app, codec: codec, state: state,
+                    gap.record, resumingWith: session.app, codec: configuration.codec, state: state,
                     info: configuration.sessionInfo, at: Date(timeIntervalSince1970: time)
                 )
             } catch {
@@ -276,6 +311,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             items = items[(resume + 1)...]
         }
 
+        // The log's own codec instance (a codec with symbols keeps them per log file), taken
+        // after any reopening above.
+        let codec = log.codecs[configuration.codec.name] ?? configuration.codec
         let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
         let lostEarlier = failures
         var events = 0

@@ -24,7 +24,9 @@ public import Synchronization
 /// Nothing is dropped silently. A full buffer makes dispatch wait. A batch that cannot be
 /// written (disk full, file deleted, permissions) is reported to
 /// ``RecorderConfiguration/onFailure`` with the actions that are not in the log, the app keeps
-/// running, and the next ``flush()`` throws.
+/// running, and the next ``flush()`` throws. Once writing works again, the loss is recorded as
+/// a gap and recording resumes in a new session from the live state — in a new file at the
+/// same path if the old one was deleted or replaced.
 ///
 /// ## Topics
 ///
