@@ -237,6 +237,52 @@ struct RecorderTests {
         #expect(try log.restoredState(app: Self.shopApp, reducer: Shop.reducer) == store.state)
     }
 
+    #if os(Linux)
+    /// Sets or clears the immutable attribute, which stops writes even by root and even through
+    /// files already open: what a log made read-only under a running app meets.
+    static func setImmutable(_ immutable: Bool, _ paths: [String]) throws {
+        for path in paths where FileManager.default.fileExists(atPath: path) {
+            let result = try run("/usr/bin/chattr", [immutable ? "+i" : "-i", path])
+            #expect(result.status == 0, "chattr: \(result.standardError)")
+        }
+    }
+
+    @Test("a log made read-only mid-recording: the loss is reported, the gap recorded once it is writable again, and recording resumes")
+    func logMadeReadOnly() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        // The log and its write-ahead log. (Not the `-shm`: it is shared memory, mapped at
+        // open; an immutable mapping faults rather than fail a write.)
+        let files = [path, path + "-wal"]
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        configuration.snapshotInterval = 0
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+
+        try Self.setImmutable(true, files)
+        defer { try? Self.setImmutable(false, files) }
+        store.dispatch(.cart(.remove(productID: "lost-1")))
+        store.dispatch(.cart(.remove(productID: "lost-2")))
+        #expect(throws: EventLogError.self) { try recorder.flush() }
+        #expect(failures.all.flatMap(\.unrecorded).map(\.action) == [.cart(.remove(productID: "lost-1")), .cart(.remove(productID: "lost-2"))])
+
+        try Self.setImmutable(false, files)
+        store.dispatch(.cart(.applyDiscount(code: "AFTER")))
+        try recorder.flush()
+        try recorder.close()
+        let log = try EventLog(path: path, mode: .readOnly)
+        #expect(try log.checkIntegrity().isSound)
+        #expect(try log.seqRange() == 1...2)  // the first action, then the one after the loss
+        let gap = try #require(try log.gaps().first)
+        #expect(gap.session == 1 && gap.afterSeq == 1 && gap.lost == 2 && gap.resumedSession == 2)
+        #expect(try log.restoredState(app: Self.shopApp, reducer: Shop.reducer) == store.state)
+    }
+    #endif
+
     @Test("a full disk is reported with the unrecorded actions; recording resumes once there is room")
     func diskFull() throws {
         let folder = try TemporaryDirectory()
