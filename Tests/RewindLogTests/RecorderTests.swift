@@ -247,7 +247,22 @@ struct RecorderTests {
         }
     }
 
-    @Test("a log made read-only mid-recording: the loss is reported, the gap recorded once it is writable again, and recording resumes")
+    /// Whether this machine can make a file immutable where tests keep their files (it needs
+    /// root, `chattr` and a file system with the attribute, such as ext4 — not tmpfs).
+    static let canMakeFilesImmutable: Bool = {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr"),
+              let folder = try? TemporaryDirectory() else { return false }
+        let probe = folder.file("probe")
+        guard FileManager.default.createFile(atPath: probe, contents: Data()),
+              let set = try? run("/usr/bin/chattr", ["+i", probe]), set.status == 0 else { return false }
+        _ = try? run("/usr/bin/chattr", ["-i", probe])
+        return true
+    }()
+
+    @Test(
+        "a log made read-only mid-recording: the loss is reported, the gap recorded once it is writable again, and recording resumes",
+        .enabled(if: canMakeFilesImmutable, "needs root, chattr, and a file system with the immutable attribute")
+    )
     func logMadeReadOnly() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
