@@ -23,6 +23,7 @@ struct ArticleExamplesTests {
         var configuration = RecorderConfiguration<ShopAction>()
         configuration.durability = .buffered(maxDelay: .milliseconds(100))
         configuration.snapshotInterval = 1_000
+        configuration.snapshotBudget = 0.5
         configuration.redaction = Redaction { action in
             if case .checkout(.submit) = action { return .withhold }   // the article's `.login`
             return .keep

@@ -11,6 +11,8 @@ import RewindLog
 ///
 /// Each variant dispatches every action as fast as it can and then flushes; it reports the
 /// whole time, the log's bytes, and the longest single dispatch (back-pressure shows there).
+/// A last row is the middleware an app would write by hand (``HandWrittenRecorder``), which
+/// keeps only the actions.
 struct DefaultsWorkload {
     var session: [DispatchedAction<ShopAction>]
     var actions: Int
@@ -18,15 +20,17 @@ struct DefaultsWorkload {
 
     private struct Variant {
         var name: String
-        var interval: Int
-        var budget: Double
+        /// The recorder's snapshot settings, or `nil` for ``HandWrittenRecorder``.
+        var snapshots: (interval: Int, budget: Double)?
     }
 
     func measure() throws -> WorkloadResult {
+        let defaults = RecorderConfiguration<ShopAction>()
         let variants = [
-            Variant(name: "snapshots off (baseline)", interval: 0, budget: 0.5),
-            Variant(name: "default configuration", interval: RecorderConfiguration<ShopAction>().snapshotInterval, budget: RecorderConfiguration<ShopAction>().snapshotBudget),
-            Variant(name: "fixed interval of 1,000", interval: 1_000, budget: .infinity),
+            Variant(name: "snapshots off (baseline)", snapshots: (0, defaults.snapshotBudget)),
+            Variant(name: "default configuration", snapshots: (defaults.snapshotInterval, defaults.snapshotBudget)),
+            Variant(name: "fixed interval of 1,000", snapshots: (1_000, .infinity)),
+            Variant(name: "hand-written: JSONEncoder + GRDB", snapshots: nil),
         ]
         var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = []
         for variant in variants {
@@ -62,11 +66,23 @@ struct DefaultsWorkload {
     private func record(_ variant: Variant) throws -> (Double, Double, Double) {
         let path = TemporaryLog.path("defaults")
         defer { TemporaryLog.remove(path) }
-        var configuration = RecorderConfiguration<ShopAction>()
-        configuration.snapshotInterval = variant.interval
-        configuration.snapshotBudget = variant.budget
-        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
-        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let middleware: Middleware<ShopState, ShopAction>
+        let finish: () throws -> Void, close: () throws -> Void
+        if let snapshots = variant.snapshots {
+            var configuration = RecorderConfiguration<ShopAction>()
+            configuration.snapshotInterval = snapshots.interval
+            configuration.snapshotBudget = snapshots.budget
+            let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+            middleware = recorder.middleware
+            finish = { try recorder.flush() }
+            close = { try recorder.close() }
+        } else {
+            let recorder = try HandWrittenRecorder<ShopState, ShopAction>(path: path, batchSize: RecordWorkload.handWrittenBatch)
+            middleware = recorder.middleware
+            finish = { try recorder.flush() }
+            close = {}
+        }
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: middleware)
         let clock = ContinuousClock()
         var longest = Duration.zero
         let elapsed = try clock.measure {
@@ -76,9 +92,9 @@ struct DefaultsWorkload {
                 store.dispatch(dispatched.action, from: dispatched.source)
                 longest = max(longest, clock.now - start)
             }
-            try recorder.flush()
+            try finish()
         }
-        try recorder.close()
+        try close()
         return (elapsed.seconds, Double(TemporaryLog.size(path)) / 1_000_000, longest.seconds * 1_000)
     }
 }

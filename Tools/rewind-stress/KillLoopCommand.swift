@@ -32,7 +32,7 @@ struct KillLoopCommand: ParsableCommand {
 
     func validate() throws {
         guard rounds > 0 else { throw ValidationError("--rounds must be positive") }
-        guard ["buffered", "synchronous", "mixed"].contains(durability) else {
+        guard StressSchedule.durabilities.contains(durability) else {
             throw ValidationError("--durability is buffered, synchronous or mixed")
         }
     }
@@ -40,19 +40,15 @@ struct KillLoopCommand: ParsableCommand {
     func run() throws {
         let path = log ?? NSTemporaryDirectory() + "rewind-kill-loop-\(UUID().uuidString).rewind"
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var random = seed
-        func next(_ bound: Int) -> Int {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((random >> 33) % UInt64(bound))
-        }
+        var schedule = StressSchedule(durability: durability, seed: seed)
         let started = ContinuousClock.now
         var checker = LogChecker(path: path)
         var promised: Int64 = 0
         var losses = LossTally()
         for round in 1...rounds {
-            let flushEvery = 5 + next(200)
-            let linesBeforeKill = 1 + next(6)
-            let mode = durability == "mixed" ? (round % 3 == 0 ? "synchronous" : "buffered") : durability
+            let flushEvery = 5 + schedule.next(200)
+            let linesBeforeKill = 1 + schedule.next(6)
+            let mode = schedule.mode(round: round)
             let child = Process()
             child.executableURL = executable
             child.arguments = ["record", "--log", path, "--durability", mode, "--flush-every", "\(flushEvery)", "--seed", "\(round)"]
@@ -66,7 +62,7 @@ struct KillLoopCommand: ParsableCommand {
                 said.take(chunk)
             }
             // Let the child run on for up to 20 ms, so kills land anywhere: mid-commit, mid-batch.
-            usleep(UInt32(next(20_000)))
+            usleep(UInt32(schedule.next(20_000)))
             let killedAt = ChildReport.now
             kill(child.processIdentifier, SIGKILL)
             child.waitUntilExit()

@@ -28,7 +28,7 @@ struct PowerLossCommand: ParsableCommand {
 
     func validate() throws {
         guard rounds > 0, maxWrite > 0, actions > 0 else { throw ValidationError("--rounds, --max-write and --actions must be positive") }
-        guard ["buffered", "synchronous", "mixed"].contains(durability) else {
+        guard StressSchedule.durabilities.contains(durability) else {
             throw ValidationError("--durability is buffered, synchronous or mixed")
         }
     }
@@ -36,23 +36,19 @@ struct PowerLossCommand: ParsableCommand {
     func run() throws {
         let path = log ?? NSTemporaryDirectory() + "rewind-power-loss-\(UUID().uuidString).rewind"
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var random = seed
-        func next(_ bound: Int) -> Int {
-            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((random >> 33) % UInt64(bound))
-        }
+        var schedule = StressSchedule(durability: durability, seed: seed)
         let started = ContinuousClock.now
         var checker = LogChecker(path: path)
         var promised: Int64 = 0
         var cuts = 0
         var losses = LossTally()
         for round in 1...rounds {
-            let mode = durability == "mixed" ? (round % 3 == 0 ? "synchronous" : "buffered") : durability
-            let cutAt = 1 + next(maxWrite)
+            let mode = schedule.mode(round: round)
+            let cutAt = 1 + schedule.next(maxWrite)
             let child = Process()
             child.executableURL = executable
             child.arguments = [
-                "record", "--log", path, "--durability", mode, "--flush-every", "\(5 + next(60))", "--seed", "\(round)",
+                "record", "--log", path, "--durability", mode, "--flush-every", "\(5 + schedule.next(60))", "--seed", "\(round)",
                 "--limit", "\(actions)", "--power-cut-at", "\(cutAt)",
             ]
             let output = Pipe()

@@ -37,8 +37,10 @@ struct ChildReport {
         }
     }
 
-    /// The actions dispatched but not in the log (the log ends at `last`), and how long before
-    /// `end` the oldest of them was dispatched, in milliseconds (to the millisecond marks).
+    /// The actions dispatched but not in the log (the log ends at `last`), and at most how long
+    /// before `end` the oldest of them was dispatched, in milliseconds: a bound from the last
+    /// mark still in the log, as tight as the marks are close (a millisecond apart while the
+    /// child dispatches, further when it waits for room).
     func lost(logEndsAt last: Int64, end: UInt64) -> (count: Int64, oldestAgeMs: Double)? {
         guard let dispatched = dispatches.last?.seq, dispatched > last else { return nil }
         // The first lost action (seq last + 1) was dispatched no earlier than the last mark
@@ -74,7 +76,7 @@ struct LossTally {
             guard entry.lostRounds > 0 else { return "\(mode): nothing lost in \(entry.rounds) rounds" }
             return """
                 \(mode): unpromised actions lost in \(entry.lostRounds) of \(entry.rounds) rounds, \(entry.actions) in all, \
-                at most \(entry.most) at once, the oldest dispatched \(String(format: "%.1f", entry.oldestMs)) ms before the end
+                at most \(entry.most) at once, the oldest dispatched at most \(String(format: "%.1f", entry.oldestMs)) ms before the end
                 """
         }.joined(separator: "; ")
     }
@@ -115,5 +117,30 @@ struct LogChecker {
         }
         sessionsBefore = try eventLog.sessions().last?.id ?? sessionsBefore
         return (report, last, nil)
+    }
+}
+
+/// The rounds of a kill or power-cut run: a seeded generator for where each strikes, and the
+/// durability each round records with.
+struct StressSchedule {
+    let durability: String
+    private var state: UInt64
+
+    static let durabilities = ["buffered", "synchronous", "mixed"]
+
+    init(durability: String, seed: UInt64) {
+        self.durability = durability
+        state = seed
+    }
+
+    /// A number in `0..<bound` (a 64-bit linear congruential generator: reproducible from the seed).
+    mutating func next(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+
+    /// The durability of `round`: `mixed` makes every third round synchronous.
+    func mode(round: Int) -> String {
+        durability == "mixed" ? (round % 3 == 0 ? "synchronous" : "buffered") : durability
     }
 }
