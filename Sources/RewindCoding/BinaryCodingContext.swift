@@ -1,6 +1,7 @@
 /// What the generated coders need from the codec running them: the log's key symbols, and
 /// `Codable` for the fields whose types are not ``BinaryCodable``. RewindLog's binary codec
 /// provides both; nothing else implements these.
+@usableFromInline
 package protocol BinaryEncodingContext: AnyObject {
     /// The number of a coding key in this log, interning it if it is new.
     func symbol(for key: String) -> UInt32
@@ -10,6 +11,7 @@ package protocol BinaryEncodingContext: AnyObject {
 
 /// The decoding side of ``BinaryEncodingContext``: long-lived (the codec), so a decode makes
 /// no object unless a field needs `Codable`.
+@usableFromInline
 package protocol BinaryDecodingContext: AnyObject {
     /// Decodes the value in `range` of `bytes` through `type`'s `Codable` conformance.
     func decodeWithCodable<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer, in range: Range<Int>, names: [String]) throws -> T

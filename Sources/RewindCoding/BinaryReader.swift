@@ -6,18 +6,23 @@
 /// or making a decoder per level. Every read is bounds-checked, so damaged bytes make a
 /// `DecodingError`, never a crash. Keys may come in any order and unknown keys are skipped, as
 /// with `Codable`; in-order keys (the usual case) are found without searching.
+///
+/// The reading paths are `@inlinable`, so the generated code in the app's module specialises
+/// them for its field types instead of calling unspecialised generic code per field (in a
+/// profile of replay, that generic code and its metadata look-ups were most of decoding).
+/// Errors are built out of line.
 public struct BinaryReader {
-    let bytes: UnsafeRawBufferPointer
+    @usableFromInline let bytes: UnsafeRawBufferPointer
     /// The next byte to read.
-    var position: Int
+    @usableFromInline var position: Int
     /// The end of the value being read.
-    var end: Int
+    @usableFromInline var end: Int
     /// The log's key symbols: `names[symbol - 1]`.
-    let names: [String]
-    let context: any BinaryDecodingContext
+    @usableFromInline let names: [String]
+    @usableFromInline let context: any BinaryDecodingContext
     /// Guards against stack exhaustion on crafted input for recursive types.
-    private var depth = 0
-    static let maximumDepth = 512
+    @usableFromInline var depth = 0
+    @usableFromInline static let maximumDepth = 512
 
     package init(bytes: UnsafeRawBufferPointer, names: [String], context: any BinaryDecodingContext) {
         self.bytes = bytes
@@ -33,6 +38,7 @@ public struct BinaryReader {
     // MARK: Keyed containers
 
     /// Opens the current value as a keyed container.
+    @inlinable
     public mutating func keyedContainer() throws -> KeyedContainer {
         let count = try readVarInt()
         guard count <= UInt64(end - position) else { throw corrupt("a container claims \(count) entries in \(end - position) bytes") }
@@ -43,11 +49,10 @@ public struct BinaryReader {
 
     /// Opens the current value as an enum's: its one key names the case, and the case's
     /// associated values are a keyed container under it.
+    @inlinable
     public mutating func enumCase(of type: Any.Type) throws -> (name: String, values: KeyedContainer) {
         var outer = try keyedContainer()
-        guard outer.count == 1 else {
-            throw DecodingError.typeMismatch(type, .init(codingPath: [], debugDescription: "an enum value has one key, found \(outer.count)"))
-        }
+        guard outer.count == 1 else { throw notOneCase(type, found: outer.count) }
         let (name, range) = try nextEntry(in: &outer)
         let (savedPosition, savedEnd) = (position, end)
         (position, end) = (range.lowerBound, range.upperBound)
@@ -56,9 +61,20 @@ public struct BinaryReader {
             var values = try keyedContainer()
             values.caseKey = name
             return (name, values)
-        } catch let error as DecodingError {
-            throw error.prefixed(with: BinaryCodingKey(name))
+        } catch {
+            throw Self.prefixed(error, with: name)
         }
+    }
+
+    @usableFromInline
+    func notOneCase(_ type: Any.Type, found count: Int) -> DecodingError {
+        .typeMismatch(type, .init(codingPath: [], debugDescription: "an enum value has one key, found \(count)"))
+    }
+
+    /// A decoding error one level further down (under `key`); other errors as they are.
+    @usableFromInline
+    static func prefixed(_ error: any Error, with key: String) -> any Error {
+        (error as? DecodingError)?.prefixed(with: BinaryCodingKey(key)) ?? error
     }
 
     /// The error for a case name the enum does not have.
@@ -72,6 +88,7 @@ public struct BinaryReader {
     }
 
     /// Reads the value of `key`.
+    @inlinable
     public mutating func decode<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T {
         guard let range = try find(key, in: &container) else { throw keyNotFound(key, in: container) }
         return try decodeValue(in: range, at: container, key) { try T(binary: &$0) }
@@ -85,6 +102,7 @@ public struct BinaryReader {
 
     /// Reads the value of `key`, or `nil` when the key is absent or holds `nil` (as
     /// `decodeIfPresent` does).
+    @inlinable
     public mutating func decodeIfPresent<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T? {
         guard let range = try find(key, in: &container), !range.isEmpty else { return nil }
         return try decodeValue(in: range, at: container, key) { try T(binary: &$0) }
@@ -103,7 +121,8 @@ public struct BinaryReader {
     }
 
     /// Finds `key`'s entry, searching on from the last one found and wrapping around once.
-    private mutating func find(_ key: String, in container: inout KeyedContainer) throws -> Range<Int>? {
+    @inlinable
+    mutating func find(_ key: String, in container: inout KeyedContainer) throws -> Range<Int>? {
         for _ in 0..<container.count {
             if container.cursorIndex == container.count {
                 container.cursor = container.start
@@ -116,20 +135,15 @@ public struct BinaryReader {
     }
 
     /// Reads the entry at the container's cursor and moves the cursor past it.
-    private func nextEntry(in container: inout KeyedContainer) throws -> (name: String, range: Range<Int>) {
+    @inlinable
+    func nextEntry(in container: inout KeyedContainer) throws -> (name: String, range: Range<Int>) {
         var position = container.cursor
         let symbol = try readVarInt(at: &position, end: container.end)
         let name: String
         if symbol == 0 {
             // A key written inline (a dictionary's, which generated code reads through
             // `Codable`; accepted here too, so no payload is refused for where it sits).
-            let length = try readVarInt(at: &position, end: container.end)
-            guard length <= UInt64(container.end - position) else { throw corrupt("a key of \(length) bytes runs past its container") }
-            guard let key = String(validating: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))]), as: UTF8.self) else {
-                throw corrupt("a key that is not valid UTF-8")
-            }
-            name = key
-            position += Int(length)
+            name = try inlineKey(at: &position, end: container.end)
         } else {
             name = try self.name(of: symbol)
         }
@@ -141,31 +155,46 @@ public struct BinaryReader {
         return (name, range)
     }
 
-    private func name(of symbol: UInt64) throws -> String {
+    @usableFromInline
+    func inlineKey(at position: inout Int, end: Int) throws -> String {
+        let length = try readVarInt(at: &position, end: end)
+        guard length <= UInt64(end - position) else { throw corrupt("a key of \(length) bytes runs past its container") }
+        guard let key = ValidatedUTF8.string(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))])) else {
+            throw corrupt("a key that is not valid UTF-8")
+        }
+        position += Int(length)
+        return key
+    }
+
+    @inlinable
+    func name(of symbol: UInt64) throws -> String {
         guard symbol >= 1, symbol <= UInt64(names.count) else {
             throw corrupt("unknown key symbol \(symbol) (this log knows \(names.count))")
         }
         return names[Int(symbol) - 1]
     }
 
-    private func keyNotFound(_ key: String, in container: KeyedContainer) -> DecodingError {
+    @usableFromInline
+    func keyNotFound(_ key: String, in container: KeyedContainer) -> DecodingError {
         let path = container.caseKey.map { [BinaryCodingKey($0)] } ?? []
         return .keyNotFound(BinaryCodingKey(key), .init(codingPath: path, debugDescription: "no value for key '\(key)'"))
     }
 
     /// Reads the value in `range` with `read`, which must consume all of it; errors get the
     /// key (and the enum case holding it) in front of their coding path.
-    private mutating func decodeValue<T>(in range: Range<Int>, at container: KeyedContainer, _ key: String, _ read: (inout BinaryReader) throws -> T) throws -> T {
+    @inlinable
+    mutating func decodeValue<T>(in range: Range<Int>, at container: KeyedContainer, _ key: String, _ read: (inout BinaryReader) throws -> T) throws -> T {
         do {
             return try decodeNested(in: range, read)
-        } catch let error as DecodingError {
-            let inKey = error.prefixed(with: BinaryCodingKey(key))
+        } catch {
+            let inKey = Self.prefixed(error, with: key)
             guard let caseKey = container.caseKey else { throw inKey }
-            throw inKey.prefixed(with: BinaryCodingKey(caseKey))
+            throw Self.prefixed(inKey, with: caseKey)
         }
     }
 
     /// Narrows the reader to `range`, reads it whole with `read`, and widens it back.
+    @inlinable
     mutating func decodeNested<T>(in range: Range<Int>, _ read: (inout BinaryReader) throws -> T) throws -> T {
         let (savedPosition, savedEnd) = (position, end)
         (position, end) = (range.lowerBound, range.upperBound)
@@ -176,17 +205,22 @@ public struct BinaryReader {
         }
         guard depth <= Self.maximumDepth else { throw corrupt("nested more than \(Self.maximumDepth) levels") }
         let value = try read(&self)
-        guard position == end else { throw corrupt("\(end - position) bytes left over after a value") }
+        guard position == end else { throw leftOver() }
         return value
     }
 
     // MARK: Leaves (the standard conformances)
 
+    @usableFromInline
     func corrupt(_ message: String) -> DecodingError {
         .dataCorrupted(.init(codingPath: [], debugDescription: message))
     }
 
-    private func readVarInt(at position: inout Int, end: Int) throws -> UInt64 {
+    @usableFromInline
+    func leftOver() -> DecodingError { corrupt("\(end - position) bytes left over after a value") }
+
+    @inlinable
+    func readVarInt(at position: inout Int, end: Int) throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -200,6 +234,7 @@ public struct BinaryReader {
         }
     }
 
+    @inlinable
     mutating func readVarInt() throws -> UInt64 {
         // Through a local: passing `&position` to a method of `self` would copy the reader.
         var position = self.position
@@ -207,6 +242,7 @@ public struct BinaryReader {
         return try readVarInt(at: &position, end: end)
     }
 
+    @inlinable
     mutating func readByte() throws -> UInt8 {
         guard position < end else { throw corrupt("truncated value") }
         defer { position += 1 }
@@ -214,6 +250,7 @@ public struct BinaryReader {
     }
 
     /// The next `count` bytes.
+    @inlinable
     mutating func readRaw(_ count: Int) throws -> UnsafeRawBufferPointer {
         guard count <= end - position else { throw corrupt("expected \(count) bytes, found \(end - position)") }
         defer { position += count }
@@ -221,6 +258,7 @@ public struct BinaryReader {
     }
 
     /// A length, then that many bytes.
+    @inlinable
     mutating func readCounted() throws -> UnsafeRawBufferPointer {
         let length = try readVarInt()
         guard length <= UInt64(end - position) else { throw corrupt("length \(length) runs past the end") }
@@ -228,6 +266,7 @@ public struct BinaryReader {
     }
 
     /// A list: its count, then each element length-prefixed and read with `read`.
+    @inlinable
     mutating func readList<Element>(_ read: (inout BinaryReader) throws -> Element) throws -> [Element] {
         let count = try readVarInt()
         guard count <= UInt64(end - position) else { throw corrupt("a list claims \(count) elements in \(end - position) bytes") }
@@ -240,25 +279,32 @@ public struct BinaryReader {
                 let range = position..<(position + Int(length))
                 position = range.upperBound
                 elements.append(try decodeNested(in: range, read))
-            } catch let error as DecodingError {
-                throw error.prefixed(with: BinaryCodingKey(intValue: index))
+            } catch {
+                throw Self.prefixed(error, at: index)
             }
         }
         return elements
+    }
+
+    /// A decoding error under list index `index`; other errors as they are.
+    @usableFromInline
+    static func prefixed(_ error: any Error, at index: Int) -> any Error {
+        (error as? DecodingError)?.prefixed(with: BinaryCodingKey(intValue: index)) ?? error
     }
 }
 
 extension BinaryReader {
     /// A keyed container being read: where its entries are, and where the last search stopped.
     public struct KeyedContainer {
-        let start: Int
-        let end: Int
-        let count: Int
+        @usableFromInline let start: Int
+        @usableFromInline let end: Int
+        @usableFromInline let count: Int
         /// The enum case these are the associated values of, for error paths.
-        var caseKey: String?
-        var cursor: Int
-        var cursorIndex = 0
+        @usableFromInline var caseKey: String?
+        @usableFromInline var cursor: Int
+        @usableFromInline var cursorIndex = 0
 
+        @inlinable
         init(start: Int, end: Int, count: Int, caseKey: String?) {
             self.start = start
             self.end = end

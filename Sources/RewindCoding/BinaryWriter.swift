@@ -5,10 +5,13 @@
 /// written. The writer reserves one byte for each length and fills it in afterwards, moving the
 /// bytes along in the rare case a length needs more than one byte (128 bytes or more). That
 /// keeps encoding to one growing array, with no tree of containers to measure afterwards.
+///
+/// As with ``BinaryReader``, the writing paths are `@inlinable` so that generated code
+/// specialises them.
 public struct BinaryWriter {
     /// The payload so far.
-    package private(set) var bytes: [UInt8]
-    let context: any BinaryEncodingContext
+    @usableFromInline package internal(set) var bytes: [UInt8]
+    @usableFromInline let context: any BinaryEncodingContext
 
     package init(context: any BinaryEncodingContext, capacity: Int = 64) {
         self.context = context
@@ -19,11 +22,13 @@ public struct BinaryWriter {
     // MARK: Keyed containers
 
     /// Starts a keyed container at the current position. Close it with ``close(_:)``.
+    @inlinable
     public mutating func keyedContainer() -> KeyedContainer {
         KeyedContainer(countSlot: reserveSlot(), entrySlot: nil)
     }
 
     /// Starts a keyed container as the value of `key` in `parent`.
+    @inlinable
     public mutating func nestedKeyedContainer(forKey key: String, in parent: inout KeyedContainer) -> KeyedContainer {
         parent.count += 1
         writeSymbol(key)
@@ -32,12 +37,14 @@ public struct BinaryWriter {
     }
 
     /// Ends a container: writes its entry count, and its length if it is a nested one.
+    @inlinable
     public mutating func close(_ container: KeyedContainer) {
         patch(container.countSlot, with: container.count)
         if let entrySlot = container.entrySlot { patchLength(entrySlot) }
     }
 
     /// Writes `value` under `key`.
+    @inlinable
     public mutating func encode<T: BinaryCodable>(_ value: T, forKey key: String, in container: inout KeyedContainer) throws {
         container.count += 1
         writeSymbol(key)
@@ -52,6 +59,7 @@ public struct BinaryWriter {
     }
 
     /// Writes `value` under `key`, or nothing when it is `nil` (as `encodeIfPresent` does).
+    @inlinable
     public mutating func encodeIfPresent<T: BinaryCodable>(_ value: T?, forKey key: String, in container: inout KeyedContainer) throws {
         guard let value else { return }
         try encode(value, forKey: key, in: &container)
@@ -66,6 +74,7 @@ public struct BinaryWriter {
     // MARK: Lists and leaves (the standard conformances)
 
     /// Writes a list: its count, then each element length-prefixed.
+    @inlinable
     mutating func writeList<C: Collection>(_ elements: C) throws where C.Element: BinaryCodable {
         VarInt.append(UInt64(elements.count), to: &bytes)
         for element in elements {
@@ -73,13 +82,17 @@ public struct BinaryWriter {
         }
     }
 
+    @inlinable
     mutating func writeByte(_ byte: UInt8) { bytes.append(byte) }
 
+    @inlinable
     mutating func writeVarInt(_ value: UInt64) { VarInt.append(value, to: &bytes) }
 
+    @inlinable
     mutating func writeRaw(_ raw: UnsafeRawBufferPointer) { bytes.append(contentsOf: raw) }
 
     /// A length, then the bytes.
+    @inlinable
     mutating func writeCounted(_ raw: UnsafeRawBufferPointer) {
         VarInt.append(UInt64(raw.count), to: &bytes)
         bytes.append(contentsOf: raw)
@@ -87,29 +100,34 @@ public struct BinaryWriter {
 
     // MARK: Lengths
 
-    private mutating func writeSymbol(_ key: String) {
+    @inlinable
+    mutating func writeSymbol(_ key: String) {
         VarInt.append(UInt64(context.symbol(for: key)), to: &bytes)
     }
 
-    private mutating func writeLengthPrefixed(_ body: (inout BinaryWriter) throws -> Void) throws {
+    @inlinable
+    mutating func writeLengthPrefixed(_ body: (inout BinaryWriter) throws -> Void) throws {
         let slot = reserveSlot()
         try body(&self)
         patchLength(slot)
     }
 
-    private mutating func reserveSlot() -> Int {
+    @inlinable
+    mutating func reserveSlot() -> Int {
         bytes.append(0)
         return bytes.count - 1
     }
 
     /// Fills `slot` with the length of everything written after it.
-    private mutating func patchLength(_ slot: Int) {
+    @inlinable
+    mutating func patchLength(_ slot: Int) {
         patch(slot, with: bytes.count - slot - 1)
     }
 
     /// Writes `value` as a varint at `slot`, moving the bytes after the slot along if it needs
     /// more than the one byte reserved.
-    private mutating func patch(_ slot: Int, with value: Int) {
+    @inlinable
+    mutating func patch(_ slot: Int, with value: Int) {
         var value = UInt64(value)
         let size = VarInt.size(of: value)
         if size > 1 { bytes.insert(contentsOf: repeatElement(0, count: size - 1), at: slot + 1) }
@@ -126,9 +144,15 @@ public struct BinaryWriter {
 extension BinaryWriter {
     /// A keyed container being written: where its count goes and how many entries it has so far.
     public struct KeyedContainer {
-        let countSlot: Int
+        @usableFromInline let countSlot: Int
         /// Where the container's length goes when it is the value of a parent's entry.
-        let entrySlot: Int?
-        var count = 0
+        @usableFromInline let entrySlot: Int?
+        @usableFromInline var count = 0
+
+        @inlinable
+        init(countSlot: Int, entrySlot: Int?) {
+            self.countSlot = countSlot
+            self.entrySlot = entrySlot
+        }
     }
 }

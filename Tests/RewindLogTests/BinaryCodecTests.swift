@@ -283,4 +283,52 @@ struct BinaryCodecTests {
         let two = try #require(codec.symbols.index.id(for: "two"))
         #expect(codec.symbols.names[Int(two) - 1] == "two")
     }
+
+    @Test("an encoder made for a batch never writes a symbol forgotten after a rollback, even when another writer took its id")
+    func encoderAfterForgottenSymbols() throws {
+        let codec = BinaryPayloadCodec()
+        let encode = codec.encoder(for: ShopAction.self)
+        let action = ShopAction.cart(.add(productID: "mug", quantity: 2))
+        _ = try encode(action)
+        let interned = codec.unpersistedSymbols()
+        #expect(!interned.isEmpty)
+        // The transaction rolls back; another writer stores other keys under the same ids.
+        codec.forgetUnpersistedSymbols()
+        try codec.learn(interned.map { CodecSymbol(id: $0.id, name: "other\($0.id)") })
+        let again = try encode(action)
+        // Read with only what the log now holds: the other writer's symbols and this batch's new ones.
+        let reader = BinaryPayloadCodec()
+        try reader.learn(interned.map { CodecSymbol(id: $0.id, name: "other\($0.id)") } + codec.unpersistedSymbols())
+        #expect(try reader.decode(ShopAction.self, from: again) == action)
+    }
+
+    @Test("a decoder made before a symbol was learned decodes payloads that use it")
+    func decoderAfterNewSymbols() throws {
+        let writer = BinaryPayloadCodec()
+        let first = try writer.encode(ShopAction.cart(.clear))
+        let firstSymbols = writer.unpersistedSymbols()
+        writer.markPersisted(upTo: Int64(firstSymbols.count))
+        let second = try writer.encode(ShopAction.cart(.add(productID: "mug", quantity: 2)))
+        let reader = BinaryPayloadCodec()
+        try reader.learn(firstSymbols)
+        let decode = reader.decoder(for: ShopAction.self)
+        #expect(try first.withUnsafeBytes { try decode($0) } == .cart(.clear))
+        // Another writer's later batch: the reader learns its symbols (as each page of a replay does).
+        try reader.learn(writer.unpersistedSymbols())
+        #expect(try second.withUnsafeBytes { try decode($0) } == .cart(.add(productID: "mug", quantity: 2)))
+    }
+
+    @Test("strings and keys: ASCII, other UTF-8 and invalid UTF-8 at every length around a word")
+    func utf8Validation() throws {
+        for length in 0...17 {
+            for text in [String(repeating: "a", count: length), String(repeating: "a", count: length) + "é", "é" + String(repeating: "a", count: length)] {
+                #expect(Array(text.utf8).withUnsafeBytes { ValidatedUTF8.string($0) } == text)
+            }
+            for position in 0..<max(1, length) {
+                var bytes = Array(repeating: UInt8(ascii: "a"), count: max(1, length))
+                bytes[position] = 0xFF
+                #expect(bytes.withUnsafeBytes { ValidatedUTF8.string($0) } == nil, "0xFF at \(position) of \(bytes.count)")
+            }
+        }
+    }
 }

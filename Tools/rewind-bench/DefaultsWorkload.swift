@@ -32,19 +32,21 @@ struct DefaultsWorkload {
             Variant(name: "fixed interval of 1,000", snapshots: (1_000, .infinity)),
             Variant(name: "hand-written: JSONEncoder + GRDB", snapshots: nil),
         ]
-        var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = []
+        var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = [], snapshotBytes: [[Double]] = []
         for variant in variants {
-            var times: [Double] = [], sizes: [Double] = [], stalls: [Double] = []
+            var times: [Double] = [], sizes: [Double] = [], stalls: [Double] = [], snapshots: [Double] = []
             for run in 0...runs {
-                let (time, size, stall) = try record(variant)
+                let measured = try record(variant)
                 guard run > 0 else { continue }  // the first is a warm-up
-                times.append(time)
-                sizes.append(size)
-                stalls.append(stall)
+                times.append(measured.seconds)
+                sizes.append(measured.megabytes)
+                stalls.append(measured.longestDispatch)
+                snapshots.append(measured.snapshotMegabytes)
             }
             seconds.append(times)
             bytes.append(sizes)
             longest.append(stalls)
+            snapshotBytes.append(snapshots)
         }
         var rows: [WorkloadResult.Variant] = []
         for (metric, unit, values) in [("time", "s", seconds), ("size", "MB", bytes), ("longest dispatch", "ms", longest)] {
@@ -54,6 +56,11 @@ struct DefaultsWorkload {
                 rows.append(.init(name: "\(metric): \(variant.name)", value: value, unit: unit, ratioToBaseline: baseline > 0 ? value / baseline : nil, runs: runs))
             }
         }
+        // Of the size, what the snapshots take (the session's initial one included); the
+        // hand-written middleware keeps none.
+        for (variant, runs) in zip(variants, snapshotBytes) where variant.snapshots != nil {
+            rows.append(.init(name: "snapshots: \(variant.name)", value: median(runs), unit: "MB", ratioToBaseline: nil, runs: runs))
+        }
         return WorkloadResult(
             name: "defaults (\(actions) shop actions dispatched at full speed, then flushed; JSON, buffered, a growing state)",
             baseline: "the same recording with periodic snapshots off",
@@ -61,9 +68,9 @@ struct DefaultsWorkload {
         )
     }
 
-    /// Records `actions` actions; returns seconds, megabytes of log, and the longest dispatch
-    /// in milliseconds.
-    private func record(_ variant: Variant) throws -> (Double, Double, Double) {
+    /// Records `actions` actions; returns seconds, megabytes of log, the longest dispatch in
+    /// milliseconds, and the megabytes of snapshot payloads in the log.
+    private func record(_ variant: Variant) throws -> (seconds: Double, megabytes: Double, longestDispatch: Double, snapshotMegabytes: Double) {
         let path = TemporaryLog.path("defaults")
         defer { TemporaryLog.remove(path) }
         let middleware: Middleware<ShopState, ShopAction>
@@ -95,6 +102,7 @@ struct DefaultsWorkload {
             try finish()
         }
         try close()
-        return (elapsed.seconds, Double(TemporaryLog.size(path)) / 1_000_000, longest.seconds * 1_000)
+        let snapshotBytes = variant.snapshots == nil ? 0 : try EventLog(path: path, mode: .readOnly).statistics().snapshotBytes
+        return (elapsed.seconds, Double(TemporaryLog.size(path)) / 1_000_000, longest.seconds * 1_000, Double(snapshotBytes) / 1_000_000)
     }
 }

@@ -81,7 +81,7 @@ final class BinaryDecoding {
         let symbol = try varint(&position, end: end, path: path)
         guard symbol == 0 else { return try name(of: symbol, path: path) }
         let content = try span(&position, end: end, path: path)
-        guard let key = String(validating: UnsafeRawBufferPointer(rebasing: bytes[content]), as: UTF8.self) else {
+        guard let key = ValidatedUTF8.string(UnsafeRawBufferPointer(rebasing: bytes[content])) else {
             throw corrupt(path, "a key that is not valid UTF-8")
         }
         return key
@@ -137,7 +137,7 @@ final class BinaryDecoding {
         var position = range.lowerBound
         let content = try span(&position, end: range.upperBound, path: path)
         guard position == range.upperBound else { throw corrupt(path, "extra bytes after a string") }
-        guard let string = String(validating: UnsafeRawBufferPointer(rebasing: bytes[content]), as: UTF8.self) else {
+        guard let string = ValidatedUTF8.string(UnsafeRawBufferPointer(rebasing: bytes[content])) else {
             throw corrupt(path, "a string that is not valid UTF-8")
         }
         return string

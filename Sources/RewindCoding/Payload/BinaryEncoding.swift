@@ -413,6 +413,7 @@ final class SlotEncoder: Encoder {
 /// Generated code (`@BinaryCodable`) writes through the same pass: its keys come from the same
 /// symbols, and its fields whose types are only `Codable` are encoded here.
 extension BinaryEncoding: BinaryEncodingContext {
+    @usableFromInline
     func symbol(for key: String) -> UInt32 {
         if let id = known.id(for: key) ?? added[key] { return id }
         let id = table.id(for: key)
@@ -420,6 +421,7 @@ extension BinaryEncoding: BinaryEncodingContext {
         return id
     }
 
+    @usableFromInline
     func encodeWithCodable<T: Encodable>(_ value: T, into bytes: inout [UInt8]) throws {
         let start = arena.count
         bytes.append(contentsOf: serialize(try encode(value, codingPath: [])))

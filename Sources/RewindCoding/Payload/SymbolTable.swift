@@ -14,6 +14,9 @@ final class SymbolTable: Sendable {
     }
 
     let contents = Mutex(Contents())
+    /// Bumped whenever `names` changes, so a decoder holding a copy of it (see
+    /// ``BinaryPayloadCodec/decoder(for:)``) knows when to take a new one without the lock.
+    let changes = Atomic<UInt64>(0)
 
     /// The number of `name`, interning it if it is new.
     func id(for name: String) -> UInt32 {
@@ -23,6 +26,7 @@ final class SymbolTable: Sendable {
             let id = UInt32(contents.names.count)
             contents.ids[name] = id
             contents.index = nil
+            changes.add(1, ordering: .releasing)
             return id
         }
     }
@@ -30,6 +34,11 @@ final class SymbolTable: Sendable {
     /// A copy of the id→name table, for a decoding pass.
     var names: [String] {
         contents.withLock { $0.names }
+    }
+
+    /// A copy of the id→name table and the count of changes it reflects.
+    var namesAndChanges: (names: [String], changes: UInt64) {
+        contents.withLock { ($0.names, changes.load(ordering: .acquiring)) }
     }
 
     /// Every symbol known so far, for look-ups without the lock.
@@ -80,6 +89,7 @@ final class SymbolTable: Sendable {
                 contents.persisted = max(contents.persisted, id)
             }
             contents.index = nil
+            changes.add(1, ordering: .releasing)
         }
     }
 
@@ -99,6 +109,7 @@ final class SymbolTable: Sendable {
                 contents.ids[contents.names.removeLast()] = nil
             }
             contents.index = nil
+            changes.add(1, ordering: .releasing)
         }
     }
 

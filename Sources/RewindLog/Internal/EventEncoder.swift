@@ -3,13 +3,14 @@ import Rewind
 
 /// Encodes actions for one session: applies redaction, names the case, encodes the payload.
 struct EventEncoder<Action: Encodable & Sendable> {
-    var codec: any PayloadCodec
     var redaction: Redaction<Action>
     var path: String
     private let caseName = ActionCaseName.namer(for: Action.self)
+    /// Made once per batch: what the codec works out per type, it works out once.
+    private let encodePayload: PayloadEncoder<Action>
 
     init(codec: any PayloadCodec, redaction: Redaction<Action>, path: String) {
-        self.codec = codec
+        encodePayload = codec.encoder(for: Action.self)
         self.redaction = redaction
         self.path = path
     }
@@ -33,7 +34,7 @@ struct EventEncoder<Action: Encodable & Sendable> {
             return (event, nil)
         }
         do {
-            event.payload = try codec.encode(recorded)
+            event.payload = try encodePayload(recorded)
             return (event, nil)
         } catch {
             event.redaction = "unencodable: \(error)"

@@ -8,12 +8,19 @@ import GRDBSQLite
 struct RawEvent {
     /// The event's seq.
     var seq: Int64
-    /// Its case path, from the log's table of case paths.
-    var actionCase: String
+    /// Its case path's id in the log's table of case paths, `names[id - 1]`.
+    var actionID: Int
+    var names: [String?]
     /// The encoded action, or `nil` (withheld or unencodable).
     var payload: UnsafeRawBufferPointer?
     /// Why there is no payload, if there is none.
     var redaction: String?
+
+    /// The case path, looked up only when asked for (in replay, for errors): most events never
+    /// need it. An id outside the table only comes from a damaged file.
+    var actionCase: String {
+        (actionID >= 1 && actionID <= names.count ? names[actionID - 1] : nil) ?? "action #\(actionID)"
+    }
 }
 
 extension EventLog {
@@ -61,8 +68,6 @@ extension EventLog {
                         }
                         let seq = sqlite3_column_int64(handle, 0)
                         let id = Int(truncatingIfNeeded: sqlite3_column_int64(handle, 1))
-                        // An id outside the table only comes from a damaged file.
-                        let actionCase = (id >= 1 && id <= names.count ? names[id - 1] : nil) ?? "action #\(id)"
                         var payload: UnsafeRawBufferPointer?
                         if sqlite3_column_type(handle, 2) != SQLITE_NULL {
                             // Blob or text: either way the bytes, valid until the next step.
@@ -73,7 +78,7 @@ extension EventLog {
                         let redaction = sqlite3_column_text(handle, 3).map { String(cString: $0) }
                         lastRead = seq
                         count += 1
-                        if try body(RawEvent(seq: seq, actionCase: actionCase, payload: payload, redaction: redaction)) == .stop {
+                        if try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction)) == .stop {
                             stopped = true
                             return
                         }

@@ -75,8 +75,9 @@ package struct SessionReader: Sendable {
             throw LoggedEvent.missingPayload(path: log.path, seq: event.seq, actionCase: event.actionCase, redaction: event.redaction)
         }
         // `withUnsafeBytes` rethrows untyped errors: carry the typed one out in a result.
+        let decoder = codec.decoder(for: type)
         return try payload.withUnsafeBytes { bytes in
-            Result { () throws(EventLogError) in try action(type, seq: event.seq, actionCase: event.actionCase, payload: bytes) }
+            Result { () throws(EventLogError) in try action(decoder, seq: event.seq, actionCase: event.actionCase, payload: bytes) }
         }.get()
     }
 
@@ -99,6 +100,7 @@ package struct SessionReader: Sendable {
         _ body: (_ seq: Int64, _ action: Action) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
         guard first <= last else { return false }
+        let decoder = codec.decoder(for: type)
         return try log.forEachRawEvent(session: session.id, from: first, through: last) { event throws(EventLogError) -> FoldStep in
             if !skipped.isEmpty, skipped.contains(event.seq) { return .continue }
             let action: Action
@@ -106,7 +108,7 @@ package struct SessionReader: Sendable {
                 guard let payload = event.payload else {
                     throw LoggedEvent.missingPayload(path: log.path, seq: event.seq, actionCase: event.actionCase, redaction: event.redaction)
                 }
-                action = try self.action(type, seq: event.seq, actionCase: event.actionCase, payload: payload)
+                action = try self.action(decoder, seq: event.seq, actionCase: event.actionCase, payload: payload)
             } catch {
                 guard let undecodable else { throw error }
                 undecodable(event.seq, event.actionCase, error)
@@ -116,23 +118,23 @@ package struct SessionReader: Sendable {
         }
     }
 
-    /// Decodes one payload, upgrading it first when the session was recorded at an older action
-    /// schema version and an upgrade is given. `actionCase` is only made for errors.
+    /// Decodes one payload with `decode`, upgrading it first when the session was recorded at an
+    /// older action schema version and an upgrade is given. `actionCase` is only made for errors.
     private func action<Action: Decodable>(
-        _ type: Action.Type, seq: Int64, actionCase: @autoclosure () -> String, payload: UnsafeRawBufferPointer
+        _ decode: PayloadDecoder<Action>, seq: Int64, actionCase: @autoclosure () -> String, payload: UnsafeRawBufferPointer
     ) throws(EventLogError) -> Action {
         let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
         guard versions.current.map({ $0 != versions.recorded }) == true else {
             // The hot path: same version (or no upgrades asked for), decoded in place.
             return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
-                try codec.decode(Action.self, from: payload)
+                try decode(payload)
             }
         }
         let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
         return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
             try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
-                if let upgraded { return try codec.decode(Action.self, from: upgraded) }
-                return try codec.decode(Action.self, from: payload)
+                if let upgraded { return try upgraded.withUnsafeBytes { try decode($0) } }
+                return try decode(payload)
             }
         }
     }

@@ -24,6 +24,8 @@ struct SnapshotSpacing {
     private var last: (bytes: Int, ticket: UInt64)?
     /// Bytes a snapshot has grown per action, between the last two.
     private var growth = 0.0
+    /// Snapshots weighed so far: when it moves, the forecast has news for the dispatch path.
+    private(set) var snapshotsWeighed = 0
 
     /// About what a row costs besides its payload: seq, time, session, source and case ids.
     static let rowOverhead = 16
@@ -43,6 +45,7 @@ struct SnapshotSpacing {
             growth = max(0, Double(bytes - last.bytes) / Double(ticket - last.ticket))
         }
         last = (bytes, ticket)
+        snapshotsWeighed += 1
     }
 
     /// What the dispatch path spaces the next snapshots by.
