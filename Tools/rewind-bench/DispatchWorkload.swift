@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Rewind
 import RewindExamples
 import RewindLog
@@ -10,6 +11,11 @@ import RewindLog
 /// is timed: between bursts the recorder is flushed, untimed, so the figure is the dispatch
 /// path's own cost (the hand-written middleware encodes and commits on the dispatching thread,
 /// so its figure includes that). What the writer sustains is the record workload's.
+///
+/// A control row runs the baseline store while another thread does what the recorder's writer
+/// does most of — encoding the same actions as JSON — with no hand-off at all: how much a busy
+/// second core slows the dispatching one on this machine (shared caches, memory bandwidth, and
+/// on a VM possibly one physical core), which no hand-off can avoid.
 struct DispatchWorkload {
     var session: [DispatchedAction<ShopAction>]
     var actions: Int
@@ -37,9 +43,12 @@ struct DispatchWorkload {
             }
             return seconds
         }
-        var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = []
+        var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
+            let neighbour = BusyNeighbour(encoding: session.map(\.action))
+            let besideBusy = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
+            neighbour.stop()
             let path = TemporaryLog.path("dispatch")
             defer { TemporaryLog.remove(path) }
             let recorder = try Self.recorder(at: path)
@@ -56,6 +65,7 @@ struct DispatchWorkload {
                 baselineRates.append(Double(actions) / plain)
                 recorderRates.append(Double(actions) / recorded)
                 handWrittenRates.append(Double(actions) / byHand)
+                controlRates.append(Double(actions) / besideBusy)
             }
         }
         // For reference: the reducer folded by hand, what a store costs on top of.
@@ -69,6 +79,7 @@ struct DispatchWorkload {
         // Each run's ratio, baseline and recorder measured back to back: the target holds in
         // every run, not only in the median.
         let ratios = zip(recorderRates, baselineRates).map { $0 / $1 }
+        let controlRatios = zip(controlRates, baselineRates).map { $0 / $1 }
         return WorkloadResult(
             name: "dispatch (\(actions) shop actions in bursts of \(Self.burst))",
             baseline: "store with one no-op middleware",
@@ -79,13 +90,24 @@ struct DispatchWorkload {
                     name: "hand-written: JSONEncoder + GRDB", value: median(handWrittenRates), unit: "actions/s",
                     ratioToBaseline: median(handWrittenRates) / baseline, runs: handWrittenRates
                 ),
+                .init(
+                    name: "control: no-op, another thread encoding JSON", value: median(controlRates), unit: "actions/s",
+                    ratioToBaseline: median(controlRates) / baseline, runs: controlRates
+                ),
                 .init(name: "reference: the reducer folded by hand", value: fold.median, unit: "actions/s", ratioToBaseline: fold.median / baseline, runs: fold.all),
+                .init(name: "latency p50: one no-op middleware", value: baselineLatency.p50, unit: "ns", ratioToBaseline: 1, runs: []),
+                .init(name: "latency p50: recorder", value: recorderLatency.p50, unit: "ns",
+                      ratioToBaseline: recorderLatency.p50 / baselineLatency.p50, runs: []),
+                .init(name: "latency p99: one no-op middleware", value: baselineLatency.p99, unit: "ns", ratioToBaseline: 1, runs: []),
+                .init(name: "latency p99: recorder", value: recorderLatency.p99, unit: "ns",
+                      ratioToBaseline: recorderLatency.p99 / baselineLatency.p99, runs: []),
             ],
             notes: [
                 "ratio in each run: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
-                String(format: "latency per dispatch, p50 / p99: %.0f / %.0f ns without the recorder, %.0f / %.0f ns with it (added p50 %.0f ns, p99 %.0f ns)",
-                       baselineLatency.p50, baselineLatency.p99, recorderLatency.p50, recorderLatency.p99,
+                "control's ratio in each run: " + controlRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
+                    + String(format: " (lowest %.2f×)", controlRatios.min() ?? 0),
+                String(format: "latency added per dispatch: p50 %.0f ns, p99 %.0f ns",
                        recorderLatency.p50 - baselineLatency.p50, recorderLatency.p99 - baselineLatency.p99),
             ]
         )
@@ -122,5 +144,30 @@ struct DispatchWorkload {
     /// The recorder both measurements use: the default configuration.
     private static func recorder(at path: String) throws -> Recorder<ShopState, ShopAction> {
         Recorder(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: RecorderConfiguration())
+    }
+}
+
+/// A thread that JSON-encodes actions in a loop until stopped: the writer's kind of work, with
+/// no hand-off and no store, for the dispatch workload's control row.
+final class BusyNeighbour: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(encoding actions: [ShopAction]) {
+        Thread { [self] in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            var bytes = 0
+            while !stopped.load(ordering: .relaxed) {
+                for action in actions.prefix(1_024) { bytes &+= (try? encoder.encode(action).count) ?? 0 }
+            }
+            blackHole(bytes)
+            done.signal()
+        }.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        done.wait()
     }
 }
