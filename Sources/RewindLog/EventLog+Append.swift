@@ -16,14 +16,34 @@ extension EventLog {
     /// - Parameters:
     ///   - records: The actions, in the order they were reduced.
     ///   - session: The session they belong to (from ``beginSession(app:codec:initialState:info:at:)``).
-    ///   - redaction: What to keep off the disk.
     /// - Returns: The seqs given to the records, or `nil` when there were none.
     /// - Throws: ``EventLogError``; when an action cannot be encoded nothing is written.
     @discardableResult
     public func append<Action: Encodable & Sendable>(
         _ records: [EventRecord<Action>],
+        to session: LogSession
+    ) throws(EventLogError) -> ClosedRange<Int64>? {
+        try append(records, to: session, redaction: Redaction<Void, Action>.none)
+    }
+
+    /// Appends actions to a session in one transaction, keeping off the disk what `redaction`
+    /// says, and returns the seqs they were given.
+    ///
+    /// The policy's state scrub applies to states this log is given, so pass states through
+    /// ``Redaction/scrubbed(_:)`` before ``beginSession(app:codec:initialState:info:at:)`` and
+    /// ``appendSnapshot(_:to:after:at:)``, as the ``Recorder`` does.
+    ///
+    /// - Parameters:
+    ///   - records: The actions, in the order they were reduced.
+    ///   - session: The session they belong to.
+    ///   - redaction: What to keep off the disk.
+    /// - Returns: The seqs given to the records, or `nil` when there were none.
+    /// - Throws: ``EventLogError``; when an action cannot be encoded nothing is written.
+    @discardableResult
+    public func append<State, Action: Encodable & Sendable>(
+        _ records: [EventRecord<Action>],
         to session: LogSession,
-        redaction: Redaction<Action> = .none
+        redaction: Redaction<State, Action>
     ) throws(EventLogError) -> ClosedRange<Int64>? {
         guard let codec = codecs[session.codec] else {
             throw .unknownCodec(path: path, session: session.id, codec: session.codec)

@@ -38,6 +38,7 @@ import Darwin
 ///
 /// ### Recording
 /// - ``beginSession(app:codec:initialState:info:at:)``
+/// - ``append(_:to:)``
 /// - ``append(_:to:redaction:)``
 /// - ``appendSnapshot(_:to:after:at:)``
 ///

@@ -5,10 +5,15 @@ extension Replayer where State: Equatable {
     /// every recorded snapshot. A changed reducer, or a non-deterministic one, shows up as the
     /// first snapshot that differs, with the window of events it lies in.
     ///
+    /// Snapshots recorded under a `Redaction` hold scrubbed states, so the replayed and the
+    /// recorded state are both scrubbed by ``redaction`` before they are compared; the report
+    /// names the scrubbed fields.
+    ///
     /// - Parameter session: Only this session (default: all).
     /// - Returns: What was compared, and the first divergence if any.
     public func verify(session: Int64? = nil) throws(EventLogError) -> VerifyReport<State, Action> {
         var report = VerifyReport<State, Action>()
+        report.scrubbedFields = redaction.scrubbedFields
         let sessions = try sessionsToReplay(session)
         let replayed = Set(sessions.map(\.id))
         report.gaps = try log.gaps().filter { replayed.contains($0.session) }
@@ -26,14 +31,17 @@ extension Replayer where State: Equatable {
                 var stats = ReplayStats()
                 state = try fold(reader, from: (lastAgreeing, state), through: checkpoint, stats: &stats)
                 report.eventsFolded += stats.folded
-                let recorded = try reader.state(State.self, atOrBefore: checkpoint).state
+                // Both sides scrubbed: a scrub is idempotent, and a log recorded before the
+                // policy existed then compares as one recorded under it.
+                let recorded = redaction.scrubbed(try reader.state(State.self, atOrBefore: checkpoint).state)
                 report.snapshotsCompared += 1
-                if recorded != state {
+                let replayed = redaction.scrubbed(state)
+                if recorded != replayed {
                     let event = try log.event(at: checkpoint)
                     report.divergence = Divergence(
                         session: session.id, snapshotSeq: checkpoint, lastAgreeingSeq: lastAgreeing, event: event,
-                        action: try reader.action(of: event, as: Action.self), recorded: recorded, replayed: state,
-                        diff: Self.difference(recorded, state) ?? "(equal by ==, different when dumped)"
+                        action: try reader.action(of: event, as: Action.self), recorded: recorded, replayed: replayed,
+                        diff: Self.difference(recorded, replayed) ?? "(equal by ==, different when dumped)"
                     )
                     return report
                 }

@@ -22,10 +22,11 @@ public import RewindLog
 /// ## Topics
 ///
 /// ### Creating a replayer
-/// - ``init(log:reducer:options:)``
+/// - ``init(log:reducer:options:redaction:)``
 /// - ``log``
 /// - ``reducer``
 /// - ``options``
+/// - ``redaction``
 ///
 /// ### Time travel
 /// - ``state(at:)``
@@ -50,6 +51,9 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     public let reducer: Reducer<State, Action>
     /// How to treat what is read.
     public var options: ReplayOptions
+    /// The policy the log was recorded under: ``verify(session:)`` scrubs replayed states the
+    /// same way before comparing them with the (scrubbed) recorded snapshots.
+    public var redaction: Redaction<State, Action>
 
     /// Creates a replayer.
     ///
@@ -57,10 +61,15 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     ///   - log: The log (read-only is enough).
     ///   - reducer: The app's reducer.
     ///   - options: Skipping, upgrades, progress.
-    public init(log: EventLog, reducer: Reducer<State, Action>, options: ReplayOptions = ReplayOptions()) {
+    ///   - redaction: The policy the log was recorded under, for comparing states.
+    public init(
+        log: EventLog, reducer: Reducer<State, Action>, options: ReplayOptions = ReplayOptions(),
+        redaction: Redaction<State, Action> = .none
+    ) {
         self.log = log
         self.reducer = reducer
         self.options = options
+        self.redaction = redaction
     }
 
     // MARK: - Time travel

@@ -74,7 +74,7 @@ public func assertRecordingRoundTrip<State: Codable & Equatable & Sendable, Acti
         let log = try EventLog(path: path)
         let replayer = Replayer(log: log, reducer: reducer)
         let failures = Mutex<[String]>([])
-        var configuration = RecorderConfiguration<Action>()
+        var configuration = RecorderConfiguration<State, Action>()
         configuration.snapshotInterval = snapshotInterval
         configuration.snapshotBudget = .infinity  // every interval: the round trip exercises snapshots
         configuration.onFailure = { failure in failures.withLock { $0.append("\(failure)") } }

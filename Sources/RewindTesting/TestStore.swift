@@ -68,7 +68,7 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         logPath = folder.appendingPathComponent("test-store.rewind").path
         state = initialState
-        var configuration = RecorderConfiguration<Action>()
+        var configuration = RecorderConfiguration<State, Action>()
         configuration.durability = .synchronous
         // A log that cannot be created leaves the store working and unrecorded; failures say so.
         let log = try? EventLog(path: logPath)

@@ -158,7 +158,7 @@ struct BinaryCodecTests {
     func binaryLog() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = BinaryPayloadCodec()
         configuration.snapshotInterval = 40
         configuration.snapshotBudget = .infinity

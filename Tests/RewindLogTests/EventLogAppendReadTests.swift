@@ -192,7 +192,7 @@ struct EventLogAppendReadTests {
             case token(String)
             case logout
         }
-        let redaction = Redaction<Login> { action in
+        let redaction = Redaction<Int, Login> { action in
             switch action {
             case let .submit(user, _): .scrub(.submit(user: user, password: "•••"))
             case .token: .withhold

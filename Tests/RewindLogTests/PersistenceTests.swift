@@ -13,7 +13,7 @@ struct PersistenceTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
         let app = AppIdentity(id: "com.example.shop")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = 64
 
         var expected = ShopState()
@@ -102,7 +102,7 @@ struct PersistenceTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
         let app = AppIdentity(id: "com.example.shop")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = 100
         configuration.snapshotBudget = .infinity  // a snapshot every 100, so the cut lands within 100 of the limit
         let log = try EventLog(path: path)

@@ -26,7 +26,7 @@ struct RecorderBatchTests {
         let path = folder.file("two.rewind")
         let failures = Recorded<String>()
         func recorder(_ name: String) throws -> (Recorder<Counter, Tagged>, Store<Counter, Tagged>) {
-            var configuration = RecorderConfiguration<Tagged>()
+            var configuration = RecorderConfiguration<Counter, Tagged>()
             configuration.codec = BinaryPayloadCodec()
             configuration.batchSize = 16
             configuration.bufferCapacity = 64
@@ -64,7 +64,7 @@ struct RecorderBatchTests {
     func smallBatchesWithSnapshots() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = BinaryPayloadCodec()
         configuration.batchSize = 7
         configuration.bufferCapacity = 100
@@ -95,7 +95,7 @@ struct RecorderBatchTests {
     func flushWaitsForEveryBatch() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("flush.rewind")
-        var configuration = RecorderConfiguration<Tagged>()
+        var configuration = RecorderConfiguration<Counter, Tagged>()
         configuration.codec = BinaryPayloadCodec()
         configuration.batchSize = 7
         configuration.durability = .buffered(maxDelay: .seconds(60))
@@ -116,7 +116,7 @@ struct RecorderBatchTests {
     func fullDiskWriterAndAnotherProcess() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("keys.rewind")
-        var configuration = RecorderConfiguration<Tagged>()
+        var configuration = RecorderConfiguration<Counter, Tagged>()
         configuration.codec = BinaryPayloadCodec()
         configuration.snapshotInterval = 0
         configuration.onFailure = { _ in }

@@ -49,7 +49,7 @@ struct RecorderTests {
     func snapshotsMatchLiveState() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = 50
         configuration.snapshotBudget = .infinity  // exactly every 50, whatever they cost
         let states = try await recordSession(
@@ -71,7 +71,7 @@ struct RecorderTests {
     func synchronousDurability() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("counter.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = .synchronous
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
@@ -87,7 +87,7 @@ struct RecorderTests {
     func synchronousSendOnBusyStore() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("busy.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = .synchronous
         configuration.snapshotInterval = 0
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
@@ -120,7 +120,7 @@ struct RecorderTests {
     func bufferedCommitsWithinWindow() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = .buffered(maxDelay: .milliseconds(20))
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
@@ -138,7 +138,7 @@ struct RecorderTests {
     func concurrentDispatchWithReader() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("ledger.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = .buffered(maxDelay: .milliseconds(5))
         configuration.bufferCapacity = 256
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
@@ -188,7 +188,7 @@ struct RecorderTests {
     func backpressure() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.bufferCapacity = 3
         configuration.batchSize = 2
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
@@ -203,7 +203,7 @@ struct RecorderTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
         let failures = Recorded<RecorderFailure<ShopAction>>()
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.onFailure = { failures.append($0) }
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
@@ -270,7 +270,7 @@ struct RecorderTests {
         // open; an immutable mapping faults rather than fail a write.)
         let files = [path, path + "-wal"]
         let failures = Recorded<RecorderFailure<ShopAction>>()
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.onFailure = { failures.append($0) }
         configuration.snapshotInterval = 0
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
@@ -303,7 +303,7 @@ struct RecorderTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
         let failures = Recorded<RecorderFailure<ShopAction>>()
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.onFailure = { failures.append($0) }
         configuration.snapshotInterval = 0
         let log = try EventLog(path: path)
@@ -346,7 +346,7 @@ struct RecorderTests {
     func gapRecordedAtClose() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("closing.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.onFailure = { _ in }
         configuration.snapshotInterval = 0
         let log = try EventLog(path: path)
@@ -375,7 +375,7 @@ struct RecorderTests {
         let recorderBox = Mutex<Recorder<ShopState, ShopAction>?>(nil)
         let storeBox = Mutex<Store<ShopState, ShopAction>?>(nil)
         let handled = Recorded<String>()
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = 0
         configuration.bufferCapacity = 4
         configuration.onFailure = { failure in
@@ -424,7 +424,7 @@ struct RecorderTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("app.rewind")
         let failures = Recorded<RecorderFailure<Action>>()
-        var configuration = RecorderConfiguration<Action>()
+        var configuration = RecorderConfiguration<Int, Action>()
         configuration.onFailure = { failures.append($0) }
         let recorder = Recorder<Int, Action>(log: try EventLog(path: path), app: AppIdentity(id: "app"), configuration: configuration)
         let store = Store(initialState: 0, reducer: Reducer<Int, Action> { state, _ in state += 1 }, middleware: recorder.middleware)
@@ -461,7 +461,7 @@ struct RecorderTests {
     func closedRecorderReports() throws {
         let folder = try TemporaryDirectory()
         let failures = Recorded<RecorderFailure<ShopAction>>()
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.onFailure = { failures.append($0) }
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: folder.file("shop.rewind")), app: Self.shopApp, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)

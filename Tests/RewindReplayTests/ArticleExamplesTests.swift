@@ -20,7 +20,7 @@ struct ArticleExamplesTests {
         let log = try EventLog(path: url.path)
         let app = AppIdentity(id: "com.example.myapp", version: "2.3", actionSchemaVersion: 1, stateSchemaVersion: 1)
 
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = .buffered(maxDelay: .milliseconds(100))
         configuration.snapshotInterval = 1_000
         configuration.snapshotBudget = 0.5

@@ -15,7 +15,7 @@ struct ReplayerTests {
     {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = snapshotInterval
         configuration.snapshotBudget = .infinity  // exactly every interval: the tests count on where they are
         let session = try await recordSession(

@@ -25,7 +25,7 @@ struct SnapshotBudgetTests {
     static func recordChat(actions: Int, budget: Double, interval: Int = 100) throws -> (EventLog, Chat, snapshots: Int, events: Int, count: Int) {
         let folder = try TemporaryDirectory()
         let path = folder.file("chat.rewind")
-        var configuration = RecorderConfiguration<ChatAction>()
+        var configuration = RecorderConfiguration<Chat, ChatAction>()
         configuration.snapshotInterval = interval
         configuration.snapshotBudget = budget
         let recorder = Recorder<Chat, ChatAction>(log: try EventLog(path: path), app: AppIdentity(id: "chat"), configuration: configuration)
@@ -76,7 +76,7 @@ struct SnapshotBudgetTests {
     func smallStateEveryInterval() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("counter.rewind")
-        var configuration = RecorderConfiguration<ChatAction>()
+        var configuration = RecorderConfiguration<Counter, ChatAction>()
         configuration.snapshotInterval = 100
         #expect(configuration.snapshotBudget == 0.5)
         let recorder = Recorder<Counter, ChatAction>(log: try EventLog(path: path), app: AppIdentity(id: "counter"), configuration: configuration)
@@ -96,7 +96,7 @@ struct SnapshotBudgetTests {
     func smallStateInABurst() throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("burst.rewind")
-        var configuration = RecorderConfiguration<ChatAction>()
+        var configuration = RecorderConfiguration<Counter, ChatAction>()
         configuration.snapshotInterval = 100
         let recorder = Recorder<Counter, ChatAction>(log: try EventLog(path: path), app: AppIdentity(id: "counter"), configuration: configuration)
         let store = Store(initialState: Counter(), reducer: Self.count, middleware: recorder.middleware)

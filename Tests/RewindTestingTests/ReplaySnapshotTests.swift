@@ -26,7 +26,7 @@ struct ReplaySnapshotTests {
     @Test("the todo app's seeded session replays to the committed states at every snapshot")
     func todoSeededSession() async throws {
         let folder = try TemporaryDirectory()
-        var configuration = RecorderConfiguration<TodoAction>()
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
         configuration.snapshotInterval = 50
         _ = try await recordSession(
             into: try EventLog(path: folder.file("todo.rewind")), app: AppIdentity(id: "com.example.todo"),

@@ -22,6 +22,26 @@ struct DemoCommandTests {
         #expect(try log.snapshotIndex(session: session.id).map(\.seq) == [0, 25])
     }
 
+    @Test("the demo records under the shop's redaction: no payment receipt in the log, an export or a shrink fixture; verify names the scrubbed field")
+    func recordsUnderRedaction() throws {
+        let folder = try TemporaryDirectory()
+        let rewind = builtProduct("rewind")
+        #expect(try run(rewind, ["demo", "--quiet", "--actions", "200", "--output", "shop.rewind"], in: folder.path).status == 0)
+        let timeline = try run(rewind, ["log", "shop.rewind"], in: folder.path).standardOutput
+        #expect(timeline.contains("checkout.paymentSucceeded"), "the session paid for orders, so receipts were handled")
+        #expect(timeline.contains("(redacted: fields)"))
+        let verify = try run(rewind, ["verify", "shop.rewind"], in: folder.path)
+        #expect(verify.status == 0, "\(verify.standardOutput)")
+        #expect(verify.standardOutput.contains("scrubbed by redaction before comparing (not compared): checkout.orders[].receipt"))
+        #expect(try run(rewind, ["export", "shop.rewind", "--output", "shop.jsonl"], in: folder.path).status == 0)
+        let shrink = try run(rewind, ["shrink", "shop.rewind", "--where", "cart.total < 0", "--output", "fixture.rewind"], in: folder.path)
+        #expect(shrink.status == 0, "\(shrink.standardOutput)\(shrink.standardError)")
+        for file in ["shop.rewind", "shop.jsonl", "fixture.rewind"] {
+            let bytes = try #require(fileBytes(folder.file(file)), "\(file)")
+            #expect(bytes.range(of: Data("rcpt-".utf8)) == nil, "\(file) holds a receipt")
+        }
+    }
+
     @Test("the same seed records the same session")
     func reproducible() throws {
         let folder = try TemporaryDirectory()

@@ -14,7 +14,7 @@ struct RecordedGapTests {
     static func logWithGap() throws -> (folder: TemporaryDirectory, path: String) {
         let folder = try TemporaryDirectory()
         let path = folder.file("gap.rewind")
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = 10
         configuration.onFailure = { _ in }
         let log = try EventLog(path: path)

@@ -22,7 +22,7 @@ public func recordSession<User: SimulatedUser>(
     effects: Middleware<User.State, User.Action>,
     user: User,
     actions: Int,
-    configuration: RecorderConfiguration<User.Action> = RecorderConfiguration()
+    configuration: RecorderConfiguration<User.State, User.Action> = RecorderConfiguration()
 ) async throws -> RecordedSession<User.State, User.Action> where User.State: Codable, User.Action: Codable {
     let reduced = Recorded<DispatchedAction<User.Action>>()
     let states = Recorded<User.State>()

@@ -55,7 +55,7 @@ let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind
 defer {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
 }
-var configuration = RecorderConfiguration<ShopAction>()
+var configuration = RecorderConfiguration<ShopState, ShopAction>()
 configuration.codec = BinaryPayloadCodec()
 configuration.snapshotInterval = 0
 let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)

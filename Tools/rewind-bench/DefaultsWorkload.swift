@@ -25,7 +25,7 @@ struct DefaultsWorkload {
     }
 
     func measure() throws -> WorkloadResult {
-        let defaults = RecorderConfiguration<ShopAction>()
+        let defaults = RecorderConfiguration<ShopState, ShopAction>()
         let variants = [
             Variant(name: "snapshots off (baseline)", snapshots: (0, defaults.snapshotBudget)),
             Variant(name: "default configuration", snapshots: (defaults.snapshotInterval, defaults.snapshotBudget)),
@@ -76,7 +76,7 @@ struct DefaultsWorkload {
         let middleware: Middleware<ShopState, ShopAction>
         let finish: () throws -> Void, close: () throws -> Void
         if let snapshots = variant.snapshots {
-            var configuration = RecorderConfiguration<ShopAction>()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
             configuration.snapshotInterval = snapshots.interval
             configuration.snapshotBudget = snapshots.budget
             let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)

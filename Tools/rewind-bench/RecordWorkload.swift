@@ -80,7 +80,7 @@ struct RecordWorkload {
         let path = TemporaryLog.path("record")
         defer { TemporaryLog.remove(path) }
         let log = try EventLog(path: path)
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = codec
         configuration.snapshotInterval = 0
         configuration.batchSize = batchSize
@@ -102,7 +102,7 @@ struct RecordWorkload {
     }
 
     /// Rows per transaction of the hand-written middleware: the recorder's default batch.
-    static let handWrittenBatch = RecorderConfiguration<ShopAction>().batchSize
+    static let handWrittenBatch = RecorderConfiguration<ShopState, ShopAction>().batchSize
 
     /// Dispatches every action through a store with ``HandWrittenRecorder`` and commits the
     /// rest at the end.

@@ -30,7 +30,7 @@ struct ReplayLogs {
     private static func record(_ session: [DispatchedAction<TodoAction>], count: Int, codec: any PayloadCodec) throws -> String {
         let path = TemporaryLog.path("replay-\(codec.name)")
         let log = try EventLog(path: path)
-        var configuration = RecorderConfiguration<TodoAction>()
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
         configuration.codec = codec
         let recorder = Recorder<TodoState, TodoAction>(log: log, app: AppIdentity(id: "com.example.todo"), configuration: configuration)
         let store = Store(initialState: TodoState(), reducer: Todo.reducer, middleware: recorder.middleware)

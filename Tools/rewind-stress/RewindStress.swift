@@ -59,7 +59,7 @@ struct RecordCommand: ParsableCommand {
         let actions = SessionSource.shopActions(seed: seed)
         if let powerCutAt { PowerCutFileSystem.install(log: log, cutAt: powerCutAt) }
         let eventLog = try EventLog(path: log)
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = durability == "synchronous" ? .synchronous : .buffered(maxDelay: .milliseconds(maxDelayMs))
         configuration.snapshotInterval = 200
         let recorder = Recorder<ShopState, ShopAction>(log: eventLog, app: AppIdentity(id: "com.example.shop"), configuration: configuration)

@@ -51,12 +51,13 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         try prepareOutput()
         let log = try EventLog(path: output)
-        var configuration = RecorderConfiguration<ShopAction>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = snapshotInterval
         // A short demo: a snapshot at every interval, so seeks and verify have some to show
         // (a long recording keeps the default budget; see RecorderConfiguration.snapshotBudget).
         configuration.snapshotBudget = .infinity
         configuration.codec = codec == "binary" ? BinaryPayloadCodec() : JSONPayloadCodec()
+        configuration.redaction = ExampleApps.shopRedaction
         configuration.sessionInfo = #"{"demo":true,"seed":\#(seed)}"#
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)
 

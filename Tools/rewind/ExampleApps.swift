@@ -1,8 +1,25 @@
 import RewindCLI
 import RewindExamples
+import RewindLog
 
 /// The bundled example apps, as the rewind tool replays them.
 enum ExampleApps {
+    /// The shop's redaction policy: a payment receipt is the payment service's proof of
+    /// payment, so it stays out of the log — scrubbed from the action that delivers it and
+    /// from every order in the state's snapshots.
+    static let shopRedaction = Redaction<ShopState, ShopAction> { action in
+        guard case let .checkout(.paymentSucceeded(orderID, _)) = action else { return .keep }
+        return .scrub(.checkout(.paymentSucceeded(orderID: orderID, receipt: scrubbed)))
+    }
+    .scrubbingState(named: "checkout.orders[].receipt") { state in
+        for index in state.checkout.orders.indices where state.checkout.orders[index].receipt != nil {
+            state.checkout.orders[index].receipt = scrubbed
+        }
+    }
+
+    /// What a scrubbed receipt reads as.
+    static let scrubbed = "•••"
+
     static let shop = ReplayableApp(
         id: "com.example.shop",
         reducer: Shop.reducer,
@@ -11,7 +28,8 @@ enum ExampleApps {
             Invariant(name: "discount-within-subtotal", description: "a discount never exceeds the subtotal") {
                 $0.cart.discountAmount <= $0.cart.subtotal
             },
-        ]
+        ],
+        redaction: shopRedaction
     )
 
     static let todo = ReplayableApp(

@@ -43,13 +43,18 @@ extension VerifyCommand: ReplayingCommand {
         var diff: String?
         /// Losses recorded in the sessions replayed; replay never folds across them.
         var gaps: [LogGap]
+        /// State fields the app's redaction scrubs: compared only as scrubbed.
+        var scrubbedFields: [String]
 
         var text: String {
-            let lost = gaps.isEmpty ? "" : "\n" + gaps.map { "recorded gap (not folded across): " + $0.summary }.joined(separator: "\n")
-            guard let seq, let lastAgreeingSeq, let event, let diff else {
-                return lost.isEmpty ? okText : okText + lost
+            var footer = gaps.isEmpty ? "" : "\n" + gaps.map { "recorded gap (not folded across): " + $0.summary }.joined(separator: "\n")
+            if !scrubbedFields.isEmpty {
+                footer += "\nscrubbed by redaction before comparing (not compared): " + scrubbedFields.joined(separator: ", ")
             }
-            return divergenceText(seq: seq, lastAgreeingSeq: lastAgreeingSeq, event: event, diff: diff) + lost
+            guard let seq, let lastAgreeingSeq, let event, let diff else {
+                return footer.isEmpty ? okText : okText + footer
+            }
+            return divergenceText(seq: seq, lastAgreeingSeq: lastAgreeingSeq, event: event, diff: diff) + footer
         }
 
         private var okText: String {
@@ -72,7 +77,8 @@ extension VerifyCommand: ReplayingCommand {
         let result = try app.replayer.verify(session: session)
         var report = Report(
             agrees: result.divergence == nil, sessions: result.sessions,
-            eventsFolded: result.eventsFolded, snapshotsCompared: result.snapshotsCompared, gaps: result.gaps
+            eventsFolded: result.eventsFolded, snapshotsCompared: result.snapshotsCompared, gaps: result.gaps,
+            scrubbedFields: result.scrubbedFields
         )
         if let divergence = result.divergence {
             report.session = divergence.session

@@ -27,19 +27,22 @@ public struct ReplayableApp: Sendable {
     ///   - current: The app's current identity (schema versions), for upgrading older logs.
     ///   - upcaster: Upgrades payloads recorded at older schema versions.
     ///   - invariants: Rules the state must keep, for `bisect --invariant`.
+    ///   - redaction: The policy the app records under, so `verify` compares states after the
+    ///     same scrub as the recorded snapshots.
     public init<State: Codable & Sendable & Equatable, Action: Codable & Sendable>(
         id: String,
         reducer: Reducer<State, Action>,
         current: AppIdentity? = nil,
         upcaster: Upcaster = .none,
-        invariants: [Invariant<State>] = []
+        invariants: [Invariant<State>] = [],
+        redaction: Redaction<State, Action> = .none
     ) {
         self.id = id
         self.invariants = invariants.map { ($0.name, $0.description) }
         self.open = { log, options in
             var options = options
             if let current { options.upgrades = SchemaUpgrades(app: current, upcaster: upcaster) }
-            return TypedAppReplay(replayer: Replayer(log: log, reducer: reducer, options: options), invariants: invariants)
+            return TypedAppReplay(replayer: Replayer(log: log, reducer: reducer, options: options, redaction: redaction), invariants: invariants)
         }
     }
 }

@@ -51,8 +51,7 @@ public enum ActionCaseName {
                 break
             }
             guard let child = mirror.children.first, let label = child.label else {
-                // A case without payload describes itself by its name.
-                parts.append(String(describing: value))
+                parts.append(caseLabel(of: value))
                 break
             }
             parts.append(label)
@@ -63,5 +62,32 @@ public enum ActionCaseName {
             value = child.value
         }
         return parts.joined(separator: ".")
+    }
+
+    /// The name of `value`'s case, from its type's declaration — never from its payload or a
+    /// description the type wrote itself, which may quote the payload (`token("s3cr3t")`).
+    ///
+    /// A case without payload describes itself by its name unless its type customises its
+    /// description; a case with payload is named by its `Mirror` label. Anything else is
+    /// named by its type.
+    static func caseLabel(of value: Any) -> String {
+        let customised = value is any CustomStringConvertible || value is any CustomDebugStringConvertible
+            || value is any TextOutputStreamable || value is any CustomReflectable
+        if !customised {
+            let described = String(describing: value)
+            if isIdentifier(described) { return described }
+        }
+        let mirror = Mirror(reflecting: value)
+        if !customised, mirror.displayStyle == .enum, let label = mirror.children.first?.label, isIdentifier(label) {
+            return label
+        }
+        return String(describing: type(of: value))
+    }
+
+    /// Whether `name` could be a Swift case name: letters, digits and underscores, not
+    /// starting with a digit.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
     }
 }

@@ -81,8 +81,9 @@ struct CasePathEncoder {
             let traits = CasePathEncoder.traits(of: T.self, value)
             guard traits.isEnum else { throw Done() }
             if traits.isSingleValue {
-                // A raw-value enum names its case when described.
-                encoder.parts.append(String(describing: value))
+                // A raw-value enum, or one with its own single-value encoding: named from its
+                // declaration, never from what it encodes or describes (which may be a secret).
+                encoder.parts.append(ActionCaseName.caseLabel(of: value))
                 throw Done()
             }
             encoder.expectingCase = true

@@ -9,7 +9,7 @@ import Synchronization
 @usableFromInline
 final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     private let buffer: RecordingBuffer<State, Action>
-    private let configuration: RecorderConfiguration<Action>
+    private let configuration: RecorderConfiguration<State, Action>
     private let currentSession = Mutex<LogSession?>(nil)
     /// The log being written, and its file's identity when it was opened, to notice the file
     /// being deleted or replaced. The app's log until then; after that, the one the writer
@@ -23,7 +23,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
     private let reports = DispatchQueue(label: "RewindLog.failures")
 
-    init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<Action>) {
+    init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>) {
         target = Mutex((log, FileIdentity(path: log.path), false))
         self.buffer = buffer
         self.configuration = configuration
@@ -58,7 +58,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     func beginSession(app: AppIdentity, initialState: State) {
         do {
             let session = try log.beginSession(
-                app: app, codec: configuration.codec, initialState: initialState,
+                app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(initialState),
                 info: configuration.sessionInfo, at: configuration.clock()
             )
             currentSession.withLock { $0 = session }
@@ -201,7 +201,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         let path = log.path
         let reopened = try EventLog(path: path)
         let standIn = try reopened.beginSession(
-            app: app, codec: configuration.codec, initialState: state,
+            app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
             info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, at: date
         )
         let previous = target.withLock { target in
@@ -298,7 +298,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                     gap.record = try reopen(gap.record, app: session.app, state: state, at: Date(timeIntervalSince1970: time))
                 }
                 session = try log.recordGap(
-                    gap.record, resumingWith: session.app, codec: configuration.codec, state: state,
+                    gap.record, resumingWith: session.app, codec: configuration.codec, state: configuration.redaction.scrubbed(state),
                     info: configuration.sessionInfo, at: Date(timeIntervalSince1970: time)
                 )
             } catch {
@@ -344,7 +344,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         writes.append(.event(event))
                     case let .snapshot(state, time):
                         do {
-                            let encoded = try codec.encode(state)
+                            let encoded = try codec.encode(configuration.redaction.scrubbed(state))
                             spacing.wroteSnapshot(bytes: encoded.count, ticket: ticket)
                             writes.append(.snapshot(time: time, state: encoded))
                         } catch {

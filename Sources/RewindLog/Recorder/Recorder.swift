@@ -49,7 +49,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// Who is recording.
     public let app: AppIdentity
     /// How.
-    public let configuration: RecorderConfiguration<Action>
+    public let configuration: RecorderConfiguration<State, Action>
 
     @usableFromInline let buffer: RecordingBuffer<State, Action>
     @usableFromInline let writer: LogWriter<State, Action>
@@ -61,7 +61,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///   - log: The log, opened read-write.
     ///   - app: Who is recording.
     ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
-    public init(log: EventLog, app: AppIdentity, configuration: RecorderConfiguration<Action> = RecorderConfiguration()) {
+    public init(log: EventLog, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
         self.log = log
         self.app = app
         self.configuration = configuration
@@ -131,7 +131,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         _ dispatched: DispatchedAction<Action>,
         state: State,
         buffer: RecordingBuffer<State, Action>,
-        configuration: RecorderConfiguration<Action>,
+        configuration: RecorderConfiguration<State, Action>,
         synchronous: Bool,
         capacity: Int,
         path: String

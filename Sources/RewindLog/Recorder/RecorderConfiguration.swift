@@ -4,13 +4,13 @@ import Rewind
 /// How a ``Recorder`` records.
 ///
 /// ```swift
-/// var configuration = RecorderConfiguration<AppAction>()
+/// var configuration = RecorderConfiguration<AppState, AppAction>()
 /// configuration.durability = .buffered(maxDelay: .milliseconds(50))
 /// configuration.snapshotInterval = 500
-/// configuration.redaction = Redaction { action in … }
+/// configuration.redaction = Redaction { action in … }.scrubbing(\.session.token, with: nil)
 /// configuration.onFailure = { failure in logger.error("\(failure)") }
 /// ```
-public struct RecorderConfiguration<Action: Sendable>: Sendable {
+public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable {
     /// When dispatched actions are committed to the file.
     public enum Durability: Sendable, Equatable {
         /// Commit in the background at least every `maxDelay`. Every commit is synced to disk
@@ -67,8 +67,8 @@ public struct RecorderConfiguration<Action: Sendable>: Sendable {
     public var batchSize = 2_048
     /// How actions and states are encoded.
     public var codec: any PayloadCodec = JSONPayloadCodec()
-    /// What must never reach the disk.
-    public var redaction: Redaction<Action> = .none
+    /// What must never reach the disk: which actions, notes and parts of the state.
+    public var redaction: Redaction<State, Action> = .none
     /// How much history to keep, checked after commits; `nil` keeps everything.
     public var retention: Retention?
     /// Free-form JSON kept with the session (device, build, …).

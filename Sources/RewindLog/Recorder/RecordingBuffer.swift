@@ -77,7 +77,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh
     /// state one of them may bring.
-    static func itemCapacity(for configuration: RecorderConfiguration<Action>) -> Int {
+    static func itemCapacity(for configuration: RecorderConfiguration<State, Action>) -> Int {
         max(1, configuration.bufferCapacity) + 2
     }
 }
