@@ -54,8 +54,8 @@ extension EventLog {
         try read { db in
             let sqlite = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             let row = try Row.fetchOne(db, sql: "SELECT count(*), min(seq), max(seq) FROM events")
-            let count: Int64 = row?[0] ?? 0
-            let low: Int64? = row?[1], high: Int64? = row?[2]
+            let count = try row?.optional(0, "count(events)", as: Int64.self) ?? 0
+            let low = try row?.optional(1, "events.seq", as: Int64.self), high = try row?.optional(2, "events.seq", as: Int64.self)
             var gaps: [ClosedRange<Int64>] = []
             if let low, let high, high - low + 1 != count {
                 let rows = try Row.fetchAll(db, sql: """
@@ -63,7 +63,9 @@ extension EventLog {
                         SELECT seq, lead(seq) OVER (ORDER BY seq) AS next FROM events
                     ) WHERE next > seq + 1 LIMIT 100
                     """)
-                gaps = rows.map { ($0["first"] as Int64)...($0["last"] as Int64) }
+                gaps = try rows.map { row in
+                    try .checked(try row.required("first", in: "events"), try row.required("last", in: "events"), "a gap in events.seq")
+                }
             }
             let orphans = try Int64.fetchAll(db, sql: """
                 SELECT id FROM sessions AS s

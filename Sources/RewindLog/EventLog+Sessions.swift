@@ -105,19 +105,21 @@ extension EventLog {
 
     static func fetchGaps(_ db: Database, session: Int64?) throws -> [LogGap] {
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM gaps WHERE ?1 IS NULL OR session_id = ?1 ORDER BY id", arguments: [session])
-        return rows.map { row in
-            let cases = (try? JSONDecoder().decode([String: Int].self, from: Data((row["cases"] as String).utf8))) ?? [:]
+        return try rows.map { row in
+            let cases = try row.optional("cases", in: "gaps", as: String.self).flatMap { try? JSONDecoder().decode([String: Int].self, from: Data($0.utf8)) } ?? [:]
             return LogGap(
-                session: row["session_id"], afterSeq: row["after_seq"], lost: row["lost"], cases: cases,
-                reason: row["reason"], firstTime: row["first_time"], lastTime: row["last_time"],
-                resumedSession: row["resumed_session_id"]
+                session: try row.required("session_id", in: "gaps"), afterSeq: try row.required("after_seq", in: "gaps"),
+                lost: try row.required("lost", in: "gaps"), cases: cases,
+                reason: try row.required("reason", in: "gaps"), firstTime: try row.time("first_time", in: "gaps"),
+                lastTime: try row.time("last_time", in: "gaps"),
+                resumedSession: try row.optional("resumed_session_id", in: "gaps")
             )
         }
     }
 
     /// Every session, oldest first, with its event count and seq range.
     public func sessions() throws(EventLogError) -> [LogSession] {
-        try read { db in try Row.fetchAll(db, sql: Self.sessionQuery + " ORDER BY s.id").map(Self.session(from:)) }
+        try read { db in try Row.fetchAll(db, sql: Self.sessionQuery + " ORDER BY s.id").map { row throws in try Self.session(from: row) } }
     }
 
     /// The session numbered `id`.
@@ -125,7 +127,7 @@ extension EventLog {
     /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is none.
     public func session(_ id: Int64) throws(EventLogError) -> LogSession {
         let found = try read { db in
-            try Row.fetchOne(db, sql: Self.sessionQuery + " WHERE s.id = ?", arguments: [id]).map(Self.session(from:))
+            try Row.fetchOne(db, sql: Self.sessionQuery + " WHERE s.id = ?", arguments: [id]).map { row throws in try Self.session(from: row) }
         }
         guard let found else { throw .sessionNotFound(path: path, session: id) }
         return found
@@ -148,7 +150,7 @@ extension EventLog {
     public func seqRange() throws(EventLogError) -> ClosedRange<Int64>? {
         try read { db in
             let row = try Row.fetchOne(db, sql: "SELECT min(seq), max(seq) FROM events")
-            guard let low: Int64 = row?[0], let high: Int64 = row?[1] else { return nil }
+            guard let low = try row?.optional(0, "events.seq", as: Int64.self), let high = try row?.optional(1, "events.seq", as: Int64.self) else { return nil }
             return low...high
         }
     }
@@ -159,22 +161,23 @@ extension EventLog {
         FROM sessions AS s
         """
 
-    private static func session(from row: Row) -> LogSession {
-        let first: Int64? = row["first_seq"], last: Int64? = row["last_seq"]
+    private static func session(from row: Row) throws -> LogSession {
+        let id = try row.required("id", in: "sessions", as: Int64.self)
+        let first = try row.optional("first_seq", in: "sessions", as: Int64.self), last = try row.optional("last_seq", in: "sessions", as: Int64.self)
         return LogSession(
-            id: row["id"],
+            id: id,
             app: AppIdentity(
-                id: row["app_id"],
-                version: row["app_version"],
-                actionSchemaVersion: row["action_schema_version"],
-                stateSchemaVersion: row["state_schema_version"]
+                id: try row.required("app_id", in: "sessions"),
+                version: try row.required("app_version", in: "sessions"),
+                actionSchemaVersion: try row.required("action_schema_version", in: "sessions"),
+                stateSchemaVersion: try row.required("state_schema_version", in: "sessions")
             ),
-            codec: row["codec"],
-            startedAt: row["started_at"],
-            baseSeq: row["base_seq"],
-            info: row["info"],
-            eventCount: row["event_count"],
-            seqRange: first.flatMap { first in last.map { first...$0 } }
+            codec: try row.required("codec", in: "sessions"),
+            startedAt: try row.time("started_at", in: "sessions"),
+            baseSeq: try row.required("base_seq", in: "sessions"),
+            info: try row.optional("info", in: "sessions"),
+            eventCount: try row.required("event_count", in: "sessions"),
+            seqRange: try first.flatMap { first in try last.map { try .checked(first, $0, "session \(id)'s seqs") } }
         )
     }
 

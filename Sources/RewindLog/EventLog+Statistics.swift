@@ -36,12 +36,12 @@ extension EventLog {
             let cases = try Row.fetchAll(db, sql: """
                 SELECT a.name AS action, count(*) AS n FROM events AS e JOIN actions AS a ON a.id = e.action_id \(filter)
                 GROUP BY e.action_id ORDER BY n DESC, action
-                """).map { (name: $0["action"] as String, count: $0["n"] as Int) }
+                """).map { row throws in (name: try row.required("action", in: "actions", as: String.self), count: try row.required("n", in: "events", as: Int.self)) }
             let sources = try Row.fetchAll(db, sql: """
                 SELECT src.file || ':' || src.line || ' ' || src.function AS location, count(*) AS n
                 FROM events AS e JOIN sources AS src ON src.id = e.source_id \(filter)
                 GROUP BY e.source_id ORDER BY n DESC, location
-                """).map { (location: $0["location"] as String, count: $0["n"] as Int) }
+                """).map { row throws in (location: try row.required("location", in: "sources", as: String.self), count: try row.required("n", in: "events", as: Int.self)) }
             let totals = try Row.fetchOne(db, sql: """
                 SELECT count(*) AS n, min(time) AS first, max(time) AS last, coalesce(sum(length(payload)), 0) AS bytes
                 FROM events AS e \(filter)
@@ -49,14 +49,16 @@ extension EventLog {
             let snapshots = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(length(state)), 0) AS bytes FROM snapshots"
                 + (session.map { " WHERE session_id = \($0)" } ?? ""))!
             let sessionCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions" + (session.map { " WHERE id = \($0)" } ?? "")) ?? 0
-            let first: Double? = totals["first"], last: Double? = totals["last"]
+            let first = try totals.optional("first", in: "events", as: Double.self), last = try totals.optional("last", in: "events", as: Double.self)
             let size = ["", "-wal"].reduce(0) { sum, suffix in
                 sum + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
             }
             return LogStatistics(
-                actionCases: cases, sources: sources, events: totals["n"], sessions: sessionCount, snapshots: snapshots["n"],
-                timeSpan: first.flatMap { first in last.map { first...$0 } }, bytesOnDisk: size,
-                payloadBytes: totals["bytes"], snapshotBytes: snapshots["bytes"]
+                actionCases: cases, sources: sources, events: try totals.required("n", in: "events"), sessions: sessionCount,
+                snapshots: try snapshots.required("n", in: "snapshots"),
+                // min and max of times: ordered unless a time is NaN, which `...` would trap on.
+                timeSpan: first.flatMap { first in last.flatMap { first <= $0 ? first...$0 : nil } }, bytesOnDisk: size,
+                payloadBytes: try totals.required("bytes", in: "events"), snapshotBytes: try snapshots.required("bytes", in: "snapshots")
             )
         }
     }

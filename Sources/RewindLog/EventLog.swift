@@ -156,7 +156,10 @@ public final class EventLog: Sendable {
         }
         (database, fileSchemaVersion) = opened
         temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
-        try read { db in try refreshSymbols(db) }
+        try read { db in
+            try SchemaShape.check(db, path: path)
+            try refreshSymbols(db)
+        }
     }
 
     /// Creates an empty log file that only its owner can read and write — SQLite gives the
@@ -297,14 +300,15 @@ public final class EventLog: Sendable {
         let known = symbolWatermark.withLock { $0 }
         guard try db.tableExists("symbols") else { return }
         let rows = try Row.fetchAll(db, sql: "SELECT id, name FROM symbols WHERE id > ? ORDER BY id", arguments: [known])
-        guard let last = rows.last else { return }
-        let symbols = rows.map { CodecSymbol(id: $0["id"], name: $0["name"]) }
+        guard !rows.isEmpty else { return }
+        let symbols = try rows.map { row in CodecSymbol(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols")) }
         do {
             for codec in codecs.interning { try codec.learn(symbols) }
         } catch let damage as SymbolTableDamage {
             throw EventLogError.corrupt(path: path, detail: damage.description)
         }
-        symbolWatermark.withLock { $0 = max($0, last["id"]) }
+        let last = symbols.last?.id ?? known
+        symbolWatermark.withLock { $0 = max($0, last) }
     }
 
     private func persistSymbols(_ db: Database) throws {

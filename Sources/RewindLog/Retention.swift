@@ -116,7 +116,7 @@ extension EventLog {
             try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [start])
             let removed = db.changesCount
             for row in cut {
-                let session: Int64 = row["session_id"], taken: Int = row["n"]
+                let session = try row.required("session_id", in: "events", as: Int64.self), taken = try row.required("n", in: "events", as: Int.self)
                 // Its next event, when it has one left, is the first of its own after the cut.
                 let first = try Int64.fetchOne(db, sql: """
                     SELECT e.seq FROM events AS e JOIN sessions AS s ON s.id = e.session_id

@@ -185,7 +185,7 @@ struct RewindCommandTests {
         for device in ["/dev/zero", folder.path] {
             let result = try run(builtProduct("rewind"), ["import", device, "--output", "x.rewind"], in: folder.path, timeout: 30)
             #expect(result.status == 2 && !result.signaled)
-            #expect(result.standardError == "Error: \(device): not a Rewind log (not a SQLite database: not a Rewind export: not a regular file)\n")
+            #expect(result.standardError == "Error: \(device): not a Rewind export (not a regular file); export a log with `rewind export`\n")
             #expect(!FileManager.default.fileExists(atPath: folder.file("x.rewind")))
         }
 

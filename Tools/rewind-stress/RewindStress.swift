@@ -17,7 +17,7 @@ struct RewindStress: ParsableCommand {
         abstract: "Crash-safety checks for the Rewind recorder.",
         subcommands: [
             RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self,
-            TaggedWriterCommand.self, TaggedReaderCommand.self, KeyedWriterCommand.self,
+            TaggedWriterCommand.self, TaggedReaderCommand.self, KeyedWriterCommand.self, FuzzCommand.self,
         ]
     )
 }

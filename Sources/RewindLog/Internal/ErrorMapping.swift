@@ -6,6 +6,7 @@ extension EventLogError {
     /// message and statement (as GRDB's `DatabaseError` does; never its bound values).
     static func wrapping(_ error: any Error, path: String) -> EventLogError {
         if let error = error as? EventLogError { return error }
+        if let damage = error as? RowDamage { return .corrupt(path: path, detail: damage.description) }
         guard let error = error as? DatabaseError else {
             return .failed(path: path, reason: "\(error)")
         }

@@ -22,7 +22,7 @@ final class InternedRows<Value: Hashable & Sendable>: Sendable {
         /// The value's columns, in the order `insert` and `selectID` bind them.
         var arguments: @Sendable (Value) -> StatementArguments
         /// The value of a row read by `selectAfter`.
-        var value: @Sendable (Row) -> Value
+        var value: @Sendable (Row) throws -> Value
     }
 
     private struct Contents {
@@ -40,6 +40,9 @@ final class InternedRows<Value: Hashable & Sendable>: Sendable {
             values[index] = value
         }
     }
+
+    /// More distinct case paths or call sites than any app has; an id beyond it is damage.
+    static var largestID: Int64 { 1 << 24 }
 
     private let table: Table
     private let contents = Mutex(Contents())
@@ -64,10 +67,15 @@ final class InternedRows<Value: Hashable & Sendable>: Sendable {
     /// caller's transaction.
     func values(in db: Database) throws -> [Value?] {
         let known = contents.withLock { $0.loadedThrough }
-        let rows = try Row.fetchAll(db, sql: table.selectAfter, arguments: [known])
+        let rows = try Row.fetchAll(db, sql: table.selectAfter, arguments: [known]).map { row in
+            let id = try row.required("id", in: "interned rows", as: Int64.self)
+            // Ids index an array: a tampered id of 10^12 must not become a 10^12-slot allocation.
+            guard (1...Self.largestID).contains(id) else { throw RowDamage("an interned row has id \(id), outside 1…\(Self.largestID)") }
+            return (value: try table.value(row), id: id)
+        }
         return contents.withLock { contents in
-            for row in rows { contents.remember(table.value(row), id: row["id"]) }
-            if let last = rows.last { contents.loadedThrough = max(contents.loadedThrough, last["id"]) }
+            for row in rows { contents.remember(row.value, id: row.id) }
+            if let last = rows.last { contents.loadedThrough = max(contents.loadedThrough, last.id) }
             return contents.values
         }
     }
@@ -95,8 +103,12 @@ extension InternedRows<SourceKey>.Table {
         selectAfter: #"SELECT id, file, function, line, "column", origin FROM sources WHERE id > ? ORDER BY id"#,
         arguments: { [$0.file, $0.function, Int64($0.line), Int64($0.column), $0.origin] },
         value: { row in
-            SourceKey(file: row["file"], function: row["function"], line: UInt(clamping: row["line"] as Int64),
-                      column: UInt(clamping: row["column"] as Int64), origin: row["origin"])
+            SourceKey(
+                file: try row.required("file", in: "sources"), function: try row.required("function", in: "sources"),
+                line: UInt(clamping: try row.required("line", in: "sources", as: Int64.self)),
+                column: UInt(clamping: try row.required("column", in: "sources", as: Int64.self)),
+                origin: try row.required("origin", in: "sources")
+            )
         }
     )
 }
@@ -108,6 +120,6 @@ extension InternedRows<String>.Table {
         selectID: "SELECT id FROM actions WHERE name = ?",
         selectAfter: "SELECT id, name FROM actions WHERE id > ? ORDER BY id",
         arguments: { [$0] },
-        value: { $0["name"] }
+        value: { try $0.required("name", in: "actions") }
     )
 }

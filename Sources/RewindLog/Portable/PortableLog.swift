@@ -117,9 +117,11 @@ extension EventLog {
 
         try write(PortableLog.Header(version: PortableLog.version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion()))
         let symbols = try read { db in
-            try db.tableExists("symbols") ? try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") : []
+            try (db.tableExists("symbols") ? try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") : []).map { row in
+                PortableLog.SymbolLine(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols"))
+            }
         }
-        for symbol in symbols { try write(PortableLog.SymbolLine(id: symbol["id"], name: symbol["name"])) }
+        for symbol in symbols { try write(symbol) }
         var sessions = try self.sessions()
         if let session = filter.session { sessions = sessions.filter { $0.id == session } }
         var count = 0
@@ -184,7 +186,7 @@ extension EventLog {
         guard FileManager.default.fileExists(atPath: url.path) else { throw .fileNotFound(path: url.path) }
         let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type]) as? FileAttributeType
         guard type == .typeRegular else {
-            throw .notSQLite(path: url.path, reason: "not a Rewind export: not a regular file")
+            throw .notAnExport(path: url.path, reason: "not a regular file")
         }
         guard let reader = LineReader(url: url) else { throw .readOnly(path: url.path, detail: "the file cannot be read") }
         let log = try EventLog(path: path)
@@ -216,71 +218,84 @@ extension EventLog {
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number) is not a valid \(T.self): \(error)")
                 }
             }
-            switch try decode(PortableLog.LineType.self).type {
-            case "header":
-                let header = try decode(PortableLog.Header.self)
-                guard header.format == "rewind-export", header.version <= PortableLog.version else {
-                    throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
+            do {
+                switch try decode(PortableLog.LineType.self).type {
+                case "header":
+                    let header = try decode(PortableLog.Header.self)
+                    guard header.format == "rewind-export", header.version <= PortableLog.version else {
+                        throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
+                    }
+                    sawHeader = true
+                case "symbol":
+                    let symbol = try decode(PortableLog.SymbolLine.self)
+                    try requireSeq(symbol.id, "symbol id", min: 1)
+                    try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
+                    let learned = [CodecSymbol(id: symbol.id, name: symbol.name)]
+                    do {
+                        for codec in log.codecs.interning { try codec.learn(learned) }
+                    } catch let damage as SymbolTableDamage {
+                        throw EventLogError.corrupt(path: exportPath, detail: "line \(number): \(damage)")
+                    }
+                    log.symbolWatermark.withLock { $0 = max($0, symbol.id) }
+                case "session":
+                    guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
+                    let session = try decode(PortableLog.SessionLine.self).session
+                    try requireSeq(session.id, "session id", min: 1)
+                    try requireSeq(session.baseSeq, "base seq", min: 0)
+                    try db.execute(
+                        sql: """
+                            INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
+                                    session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info]
+                    )
+                    codecs[session.id] = log.codecs[session.codec]?.isText ?? false
+                case "snapshot":
+                    let snapshot = try decode(PortableLog.SnapshotLine.self)
+                    try requireSeq(snapshot.seq, "snapshot seq", min: 0)
+                    guard let isText = codecs[snapshot.session] else {
+                        throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
+                    }
+                    let state = try PortableLog.decode(snapshot.state, encoding: snapshot.encoding, line: number, path: exportPath)
+                    try insertSnapshot(db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, isText: isText)
+                case "event":
+                    let event = try decode(PortableLog.EventLine.self)
+                    try requireSeq(event.seq, "seq", min: 1)
+                    guard let isText = codecs[event.session] else {
+                        throw EventLogError.corrupt(path: exportPath, detail: "line \(number): event of session \(event.session), which was not declared before it")
+                    }
+                    let source = event.source
+                    let sourceID = try log.sources.id(
+                        for: .init(file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue),
+                        in: db
+                    )
+                    let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
+                    let value: DatabaseValue = payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
+                    try db.execute(
+                        sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction]
+                    )
+                case "gap":
+                    let gap = try decode(PortableLog.GapLine.self).gap
+                    for session in [gap.session] + (gap.resumedSession.map { [$0] } ?? []) where codecs[session] == nil {
+                        throw EventLogError.corrupt(path: exportPath, detail: "line \(number): gap naming session \(session), which was not declared before it")
+                    }
+                    try requireSeq(gap.afterSeq, "gap's seq", min: 0)
+                    guard gap.lost >= 0 else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): a gap of \(gap.lost) actions") }
+                    try insertGap(db, gap)
+                case let other:
+                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): unknown line type '\(other)'")
                 }
-                sawHeader = true
-            case "symbol":
-                let symbol = try decode(PortableLog.SymbolLine.self)
-                try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
-                let learned = [CodecSymbol(id: symbol.id, name: symbol.name)]
-                for codec in log.codecs.interning { try codec.learn(learned) }
-                log.symbolWatermark.withLock { $0 = max($0, symbol.id) }
-            case "session":
-                guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
-                let session = try decode(PortableLog.SessionLine.self).session
-                try requireSeq(session.id, "session id", min: 1)
-                try requireSeq(session.baseSeq, "base seq", min: 0)
-                try db.execute(
-                    sql: """
-                        INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
-                                session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info]
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                // A duplicated or reordered line: name it, not just the table's constraint.
+                throw EventLogError.corrupt(
+                    path: exportPath,
+                    detail: "line \(number) cannot be imported (\(error.message ?? "a constraint failed"): a seq, session, snapshot or symbol that appears twice, or a value out of range)"
                 )
-                codecs[session.id] = log.codecs[session.codec]?.isText ?? false
-            case "snapshot":
-                let snapshot = try decode(PortableLog.SnapshotLine.self)
-                try requireSeq(snapshot.seq, "snapshot seq", min: 0)
-                guard let isText = codecs[snapshot.session] else {
-                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
-                }
-                let state = try PortableLog.decode(snapshot.state, encoding: snapshot.encoding, line: number, path: exportPath)
-                try insertSnapshot(db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, isText: isText)
-            case "event":
-                let event = try decode(PortableLog.EventLine.self)
-                try requireSeq(event.seq, "seq", min: 1)
-                guard let isText = codecs[event.session] else {
-                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): event of session \(event.session), which was not declared before it")
-                }
-                let source = event.source
-                let sourceID = try log.sources.id(
-                    for: .init(file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue),
-                    in: db
-                )
-                let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
-                let value: DatabaseValue = payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
-                try db.execute(
-                    sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction]
-                )
-            case "gap":
-                let gap = try decode(PortableLog.GapLine.self).gap
-                for session in [gap.session] + (gap.resumedSession.map { [$0] } ?? []) where codecs[session] == nil {
-                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number): gap naming session \(session), which was not declared before it")
-                }
-                try requireSeq(gap.afterSeq, "gap's seq", min: 0)
-                guard gap.lost >= 0 else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): a gap of \(gap.lost) actions") }
-                try insertGap(db, gap)
-            case let other:
-                throw EventLogError.corrupt(path: exportPath, detail: "line \(number): unknown line type '\(other)'")
             }
         }
-        guard sawHeader else { throw EventLogError.notSQLite(path: exportPath, reason: "not a Rewind export (no rewind-export header)") }
+        guard sawHeader else { throw EventLogError.notAnExport(path: exportPath, reason: "no rewind-export header line") }
         try recomputeSessionBounds(db)
     }
 }

@@ -83,7 +83,8 @@ extension EventLog {
                 // Only between the session's own first and last seq: a later session's events
                 // are found without walking every earlier one.
                 guard let bounds = try Row.fetchOne(db, sql: "SELECT first_seq, last_seq FROM sessions WHERE id = ?", arguments: [session]),
-                      let first: Int64 = bounds[0], let last: Int64 = bounds[1]
+                      let first = try bounds.optional(0, "sessions.first_seq", as: Int64.self),
+                      let last = try bounds.optional(1, "sessions.last_seq", as: Int64.self)
                 else { return [] }
                 let low = max(first, filter.seqs?.lowerBound ?? first), high = min(last, filter.seqs?.upperBound ?? last)
                 guard low <= high else { return [] }
@@ -93,13 +94,13 @@ extension EventLog {
             let sql = """
                 SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.info, e.redaction,
                        src.file, src.function, src.line, src."column", src.origin
-                FROM events AS e JOIN sources AS src ON src.id = e.source_id JOIN actions AS a ON a.id = e.action_id
+                FROM events AS e LEFT JOIN sources AS src ON src.id = e.source_id LEFT JOIN actions AS a ON a.id = e.action_id
                 WHERE \(conditions)
                 ORDER BY e.seq LIMIT ?
                 """
             let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })
-            return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map(Self.event(from:))
+            return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map { row throws in try Self.event(from: row) }
         }
     }
 
@@ -114,22 +115,28 @@ extension EventLog {
     }
 
     /// Builds an event from a page row, reading columns by position (as the query lists
-    /// them): by name, GRDB compares column names case-insensitively on every access.
-    private static func event(from row: Row) -> LoggedEvent {
-        let payloadValue: DatabaseValue = row[4]
-        let payload: Data? = payloadValue.isNull ? nil : Data.fromDatabaseValue(payloadValue) ?? String.fromDatabaseValue(payloadValue).map { Data($0.utf8) }
-        let line: Int64 = row[9], column: Int64 = row[10]
+    /// them): by name, GRDB compares column names case-insensitively on every access. The
+    /// joins are outer so that an event whose case or source id points nowhere is reported,
+    /// not silently skipped.
+    private static func event(from row: Row) throws -> LoggedEvent {
+        let seq = try row.required(0, "events.seq", as: Int64.self)
+        guard try row.optional(3, "actions.name", as: String.self) != nil, try row.optional(7, "sources.file", as: String.self) != nil else {
+            throw RowDamage("event \(seq) names a case or source that the actions or sources table does not hold")
+        }
+        let line = try row.required(9, "sources.line", as: Int64.self), column = try row.required(10, "sources.column", as: Int64.self)
         return LoggedEvent(
-            seq: row[0],
-            session: row[1],
-            time: row[2],
-            actionCase: row[3],
-            payload: payload,
+            seq: seq,
+            session: try row.required(1, "events.session_id"),
+            time: try row.time(2, "events.time"),
+            actionCase: try row.required(3, "actions.name"),
+            payload: try row.bytes(4, "events.payload"),
             source: ActionSource(
-                file: row[7], function: row[8], line: UInt(line), column: UInt(column),
-                info: row[5], origin: ActionSource.Origin(rawValue: row[11]) ?? .call
+                // A negative line or column can only be tampering: read as 0, never trapped on.
+                file: try row.required(7, "sources.file"), function: try row.required(8, "sources.function"),
+                line: UInt(clamping: line), column: UInt(clamping: column),
+                info: try row.optional(5, "events.info"), origin: ActionSource.Origin(rawValue: try row.required(11, "sources.origin")) ?? .call
             ),
-            redaction: row[6]
+            redaction: try row.optional(6, "events.redaction")
         )
     }
 }

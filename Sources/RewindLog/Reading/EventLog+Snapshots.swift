@@ -15,7 +15,7 @@ extension EventLog {
                 db,
                 sql: "SELECT session_id, seq, time, kind, state FROM snapshots WHERE session_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
                 arguments: [session, seq]
-            ).map(Self.snapshot(from:))
+            ).map { row throws in try Self.snapshot(from: row) }
         }
     }
 
@@ -23,13 +23,23 @@ extension EventLog {
     public func snapshotIndex(session: Int64) throws(EventLogError) -> [(seq: Int64, kind: String, time: Double)] {
         try read { db in
             try Row.fetchAll(db, sql: "SELECT seq, kind, time FROM snapshots WHERE session_id = ? ORDER BY seq", arguments: [session])
-                .map { (seq: $0["seq"], kind: $0["kind"], time: $0["time"]) }
+                .map { row throws in
+                    (seq: try row.required("seq", in: "snapshots"), kind: try row.required("kind", in: "snapshots"), time: try row.time("time", in: "snapshots"))
+                }
         }
     }
 
-    private static func snapshot(from row: Row) -> LoggedSnapshot {
-        let value: DatabaseValue = row["state"]
-        let state = Data.fromDatabaseValue(value) ?? String.fromDatabaseValue(value).map { Data($0.utf8) } ?? Data()
-        return LoggedSnapshot(session: row["session_id"], seq: row["seq"], time: row["time"], kind: row["kind"], state: state)
+    private static func snapshot(from row: Row) throws -> LoggedSnapshot {
+        let value: DatabaseValue = row["state"] ?? .null
+        let state: Data
+        switch value.storage {
+        case let .blob(data): state = data
+        case let .string(text): state = Data(text.utf8)
+        default: throw RowDamage(column: "snapshots.state", expected: "a blob or text", found: value)
+        }
+        return LoggedSnapshot(
+            session: try row.required("session_id", in: "snapshots"), seq: try row.required("seq", in: "snapshots"),
+            time: try row.time("time", in: "snapshots"), kind: try row.required("kind", in: "snapshots"), state: state
+        )
     }
 }
