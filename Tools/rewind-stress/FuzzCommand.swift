@@ -97,8 +97,8 @@ struct FuzzCommand: ParsableCommand {
                 readPath = damaged.path
             }
             let before = try Data(contentsOf: URL(fileURLWithPath: readPath))
-            // Printed before the case runs: if it traps, this is the last line.
-            if only != nil || index % 1_000 == 0 { FileHandle.standardError.write(Data("case \(index): \(what)\n".utf8)) }
+            // Printed before the case runs: if it traps, this is the last line before the crash report.
+            FileHandle.standardError.write(Data("case \(index): \(what)\n".utf8))
             watchdog.begin(case: index, what: what)
             let outcomes: ReadPaths
             if target == "log" {

@@ -41,7 +41,7 @@ struct ReadPaths {
             paths.step("initial state") { () throws(EventLogError) in _ = try replayer.initialState(session: session.id) }
             if let range = session.seqRange {
                 paths.step("state") { () throws(EventLogError) in _ = try replayer.state(at: range.upperBound) }
-                paths.step("state") { () throws(EventLogError) in _ = try replayer.state(at: range.lowerBound + (range.upperBound - range.lowerBound) / 2) }
+                paths.step("state") { () throws(EventLogError) in _ = try replayer.state(at: range.lowerBound / 2 + range.upperBound / 2) }
             }
         }
         paths.step("state at Int64.max") { () throws(EventLogError) in _ = try replayer.state(at: .max) }

@@ -62,7 +62,9 @@ extension StatsCommand {
             var text = "\(events) events in \(sessions) session\(sessions == 1 ? "" : "s"), \(snapshots) snapshots, "
                 + "\(Rendering.bytes(bytesOnDisk)) on disk (payloads \(Rendering.bytes(payloadBytes)), snapshots \(Rendering.bytes(snapshotBytes)))"
             if let span = stats.timeSpan, let from, let to {
-                text += "\nfrom \(from) to \(to) (\(Int(span.upperBound - span.lowerBound)) s)"
+                // A tampered log's times can be far apart: Int(_:) of a span beyond Int's range traps.
+                let seconds = span.upperBound - span.lowerBound
+                text += "\nfrom \(from) to \(to) (\(seconds < 1e15 ? "\(Int(seconds))" : "\(seconds)") s)"
             }
             text += "\n\nby action case:\n" + Rendering.table(stats.actionCases.prefix(top).map { ["  \($0.count)", $0.name] })
             text += "\n\nby source:\n" + Rendering.table(stats.sources.prefix(top).map { ["  \($0.count)", $0.location] })

@@ -143,7 +143,8 @@ extension EventLog {
             try write(PortableLog.SessionLine(session: session))
             // The snapshots a replay of the chosen events needs: the one at or before the first,
             // and every later one up to the last chosen event.
-            let start = try snapshot(session: session.id, atOrBefore: first.seq - 1)
+            // (A tampered seq of Int64.min has nothing before it.)
+            let start = try snapshot(session: session.id, atOrBefore: first.seq == .min ? .min : first.seq - 1)
             for entry in try snapshotIndex(session: session.id) where entry.seq >= (start?.seq ?? 0) {
                 guard let snapshot = try snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
                 let (state, encoding) = PortableLog.encode(snapshot.state, isText: isText)
