@@ -33,8 +33,9 @@
 /// `Codable` keys, generated code, ``NamedAction``), never from payload values — a
 /// ``NamedAction`` that puts values in its name is the app's to fix. The session's
 /// ``RecorderConfiguration/sessionInfo`` is written as given. Secrets in memory, in
-/// ``RecorderConfiguration/onFailure`` reports, or in the app's own logging are out of scope;
-/// to keep the file unreadable without a key, see encryption in the Recording guide.
+/// ``RecorderConfiguration/onFailure`` reports, or in the app's own logging are out of scope.
+/// What is kept is readable by anyone who has the file: redaction decides what is written, not
+/// who can read it.
 public struct Redaction<State, Action>: Sendable {
     /// What to record of one action.
     public typealias Decision = RedactionDecision<Action>

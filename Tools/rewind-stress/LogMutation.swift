@@ -31,7 +31,7 @@ enum LogMutation: CustomStringConvertible {
         case let .dropTable(table): "drop table \(table)"
         case let .dropColumn(table, column): "drop column \(table).\(column)"
         case let .nullColumn(table, column, every): "NULL in \(table).\(column) (\(every ? "every row" : "one row"))"
-        case let .retypeColumn(table, column, value): "\(table).\(column) = \(value) in one row"
+        case let .retypeColumn(table, column, value): "\(table).\(column) = \("\(value)".prefix(40)) in one row"
         case let .sql(_, why): why
         }
     }

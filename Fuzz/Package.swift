@@ -1,0 +1,43 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+// Coverage-guided fuzz targets (libFuzzer) for the decoders that read untrusted bytes. A
+// package of its own, over the main package's sources (symlinked), so that only here are the
+// libraries compiled with the fuzzer's instrumentation. Build and run with Fuzz/run.sh.
+
+// Coverage for the decoders: the libraries under test are compiled with the fuzzer's
+// instrumentation; the macro (a host tool) is not, so its `main` never meets libFuzzer's.
+let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer"])]
+let fuzzTarget: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"])]
+// libFuzzer without its `main` (SwiftPM names an executable's `main` itself; FuzzDriver starts
+// libFuzzer's driver from it). Fuzz/run.sh finds the archive in the toolchain.
+let noMain = Context.environment["REWIND_FUZZER_NO_MAIN"] ?? "libclang_rt.fuzzer_no_main.a"
+let fuzzLink: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--whole-archive", "-Xlinker", noMain, "-Xlinker", "--no-whole-archive", "-Xlinker", "--export-dynamic", "-lstdc++"])]
+
+let package = Package(
+    name: "RewindFuzz",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
+    ],
+    targets: [
+        .target(name: "Rewind", swiftSettings: instrumented),
+        .target(name: "RewindCoding", dependencies: ["RewindMacros"], swiftSettings: instrumented),
+        .macro(name: "RewindMacros", dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ]),
+        .target(name: "RewindLog", dependencies: [
+            "Rewind", "RewindCoding",
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ], swiftSettings: instrumented),
+        .target(name: "FuzzSupport", dependencies: ["RewindCoding"], swiftSettings: instrumented),
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "fuzz-binary-payload", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/BinaryPayload", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+        .executableTarget(name: "fuzz-generated-code", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/GeneratedCode", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+        .executableTarget(name: "fuzz-seeds", dependencies: ["FuzzSupport"], path: "Targets/Seeds", linkerSettings: fuzzLink),
+        .executableTarget(name: "fuzz-jsonl-import", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/JSONLinesImport", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+    ]
+)

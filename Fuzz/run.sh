@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets and runs each for a set time over the committed seed corpus.
+#
+#   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
+#                                         binary-payload, generated-code, jsonl-import (default: all)
+#   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
+#
+# New inputs that add coverage go to .build/corpus/TARGET (kept between runs); a crash, hang or
+# runaway allocation is written to .build/crashes/TARGET/ and makes the script exit 1. Turn each
+# into a regression test (the input's bytes, decoded in a test) before fixing it.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+seconds=${1:-60}
+shift || true
+targets=${*:-binary-payload generated-code jsonl-import}
+configuration=${FUZZ_CONFIGURATION:-release}
+
+# libFuzzer without its main, from the toolchain's clang runtime (see Package.swift).
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swiftc)")")")
+REWIND_FUZZER_NO_MAIN=$(ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-*.a 2>/dev/null | head -1)
+if [ -z "$REWIND_FUZZER_NO_MAIN" ]; then
+    echo "this toolchain has no libFuzzer runtime (libclang_rt.fuzzer_no_main)" >&2
+    exit 2
+fi
+export REWIND_FUZZER_NO_MAIN
+
+swift build -c "$configuration" 2>&1 | grep -E "error|warning: |Compiling Rewind|Build" || true
+bin=.build/$configuration
+
+failed=0
+for target in $targets; do
+    case $target in
+        binary-payload|generated-code) seeds=Corpus/binary ;;
+        jsonl-import) seeds=Corpus/jsonl ;;
+        *) echo "unknown target $target" >&2; exit 2 ;;
+    esac
+    corpus=.build/corpus/$target
+    crashes=.build/crashes/$target
+    mkdir -p "$corpus" "$crashes"
+    log=.build/fuzz-$target.log
+    "$bin/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+        -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$seeds" >"$log" 2>&1 || true
+    runs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' | tail -1)
+    coverage=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:" "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+).*/\1/')
+    found=$(find "$crashes" -type f | wc -l | tr -d ' ')
+    echo "fuzz-$target: ${runs:-0} executions in $seconds s, coverage ${coverage:-?} edges, corpus $(ls "$corpus" | wc -l | tr -d ' ') inputs, $found crash/hang/oom artifacts"
+    if [ "$found" != 0 ] || [ -z "$runs" ]; then
+        failed=1
+        tail -n 40 "$log" >&2
+    fi
+done
+exit $failed
