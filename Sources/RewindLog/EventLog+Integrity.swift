@@ -57,7 +57,8 @@ extension EventLog {
             let count = try row?.optional(0, "count(events)", as: Int64.self) ?? 0
             let low = try row?.optional(1, "events.seq", as: Int64.self), high = try row?.optional(2, "events.seq", as: Int64.self)
             var gaps: [ClosedRange<Int64>] = []
-            if let low, let high, high - low + 1 != count {
+            // In 128 bits: a tampered seq of Int64.min makes `high - low` overflow 64.
+            if let low, let high, Int128(high) - Int128(low) + 1 != Int128(count) {
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT seq + 1 AS first, next - 1 AS last FROM (
                         SELECT seq, lead(seq) OVER (ORDER BY seq) AS next FROM events

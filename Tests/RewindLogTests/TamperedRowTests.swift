@@ -139,6 +139,11 @@ struct TamperedRowTests {
         let reversedError = #expect(throws: EventLogError.self) { try EventLog(path: reversed, mode: .readOnly).sessions() }
         #expect(reversedError?.description.contains("session 1's seqs runs from 11 back to 6") == true)
 
+        // Seqs at both ends of Int64: the integrity check's span must not overflow.
+        let extremes = try Self.tampered(base, in: folder, name: "extremes.rewind", "UPDATE events SET seq = -9223372036854775808 WHERE seq = 1; UPDATE events SET seq = 9223372036854775807 WHERE seq = 12")
+        let report = try EventLog(path: extremes, mode: .readOnly).checkIntegrity()
+        #expect(!report.isSound)
+
         let hugeID = try Self.tampered(base, in: folder, name: "huge.rewind", "UPDATE actions SET id = 1000000000000 WHERE id = 1")
         let hugeError = #expect(throws: EventLogError.self) {
             let log = try EventLog(path: hugeID, mode: .readOnly)

@@ -34,6 +34,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "Run only this case (to reproduce a failure).")
     var only: Int?
 
+    @Option(help: "Start at this case number (to go on from a run that stopped).")
+    var first = 0
+
     @Option(help: "A case still running after this many seconds is a hang.")
     var timeoutSeconds = 120
 
@@ -48,6 +51,7 @@ struct FuzzCommand: ParsableCommand {
         guard (1...100_000_000).contains(cases) else { throw ValidationError("--cases is 1 to 100,000,000") }
         guard timeoutSeconds > 0 else { throw ValidationError("--timeout-seconds must be positive") }
         if let only { guard only >= 0 else { throw ValidationError("--only is a case number, 0 or more") } }
+        guard (0...Int(Int32.max)).contains(first) else { throw ValidationError("--first is a case number, 0 or more") }
     }
 
     func run() throws {
@@ -70,7 +74,7 @@ struct FuzzCommand: ParsableCommand {
         watchdog.start()
         var tally = FuzzTally()
         let started = Date()
-        var index = only ?? 0
+        var index = only ?? first
         while tally.cases < (only == nil ? cases : 1) {
             defer { index += 1 }
             var random = SeededRandom(seed: seed &+ UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
