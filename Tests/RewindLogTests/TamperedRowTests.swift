@@ -153,3 +153,20 @@ struct TamperedRowTests {
         #expect(hugeError?.description.contains("an interned row has id 1000000000000") == true)
     }
 }
+
+@Suite("Hostile exports")
+struct HostileExportTests {
+    @Test("a line of 100 MB is read in one pass and refused with the line named, not hung on", .timeLimit(.minutes(1)))
+    func hugeLine() throws {
+        let folder = try TemporaryDirectory()
+        var export = Data((#"{"exportedAt":0,"format":"rewind-export","schemaVersion":6,"type":"header","version":2}"# + "\n").utf8)
+        export.append(Data(#"{"type":"event","seq":1,"session":1,"payload":""#.utf8))
+        export.append(Data(repeating: UInt8(ascii: "a"), count: 100_000_000))
+        export.append(Data("\"}\n".utf8))
+        let url = URL(fileURLWithPath: folder.file("huge.jsonl"))
+        try export.write(to: url)
+        let error = #expect(throws: EventLogError.self) { try EventLog.importLog(from: url, to: folder.file("out.rewind")) }
+        #expect(error?.description.contains("line 2") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out.rewind")))
+    }
+}
