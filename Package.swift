@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.19.7"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // AES-GCM for logs encrypted at rest (RewindLog; internal: no Crypto type is public).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // The `@BinaryCodable` macro's implementation (a compiler plugin: nothing links it).
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // Counts heap allocations for `rewind-allocations` (the tool only; no library uses it).
@@ -62,6 +64,7 @@ let package = Package(
                 "RewindCoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 

@@ -21,6 +21,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .target(name: "Rewind", swiftSettings: instrumented),
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "RewindLog", dependencies: [
             "Rewind", "RewindCoding",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: instrumented),
         .target(name: "FuzzSupport", dependencies: ["RewindCoding"], swiftSettings: instrumented),
         .target(name: "FuzzDriver"),

@@ -13,6 +13,27 @@ enum Rendering {
         return text
     }
 
+    /// `event` with its payload opened when its session is encrypted and the log has its key;
+    /// as it is (still sealed, ``LoggedEvent/keyID`` set) when the key was not given.
+    ///
+    /// - Throws: When the key given is the wrong one, or the payload fails authentication.
+    static func opened(_ event: LoggedEvent, in log: EventLog) throws -> LoggedEvent {
+        guard event.keyID != nil else { return event }
+        do {
+            var opened = event
+            opened.payload = try log.payload(of: event)
+            opened.keyID = nil
+            return opened
+        } catch .keyMissing {
+            return event
+        }
+    }
+
+    /// What stands for an encrypted payload whose key was not given.
+    static func sealed(_ payload: Data) -> String {
+        "<encrypted: \(payload.count) bytes>"
+    }
+
     /// ISO-8601 with milliseconds, UTC.
     static func timestamp(_ seconds: Double) -> String {
         let formatter = ISO8601DateFormatter()

@@ -45,10 +45,8 @@ extension EventLog {
         to session: LogSession,
         redaction: Redaction<State, Action>
     ) throws(EventLogError) -> ClosedRange<Int64>? {
-        guard let codec = codecs[session.codec] else {
-            throw .unknownCodec(path: path, session: session.id, codec: session.codec)
-        }
-        let encoder = EventEncoder(codec: codec, redaction: redaction, path: path)
+        let storage = try storage(for: session)
+        let encoder = EventEncoder(codec: storage.codec, redaction: redaction, path: path)
         return try writeEncoding { db in
             var writes: [LogWrite] = []
             writes.reserveCapacity(records.count)
@@ -57,7 +55,7 @@ extension EventLog {
                 if let failure { throw failure }
                 writes.append(.event(event))
             }
-            return try insert(writes, session: session.id, isText: codec.isText, in: db)
+            return try insert(writes, into: storage, in: db)
         }
     }
 
@@ -74,16 +72,17 @@ extension EventLog {
         after seq: Int64,
         at date: Date = Date()
     ) throws(EventLogError) {
-        guard let codec = codecs[session.codec] else {
-            throw .unknownCodec(path: path, session: session.id, codec: session.codec)
-        }
+        let storage = try storage(for: session)
         let path = self.path
         try writeEncoding { db in
             let data: Data
-            do { data = try codec.encode(state) } catch {
+            do { data = try storage.codec.encode(state) } catch {
                 throw EventLogError.encodingFailed(path: path, seq: seq, actionCase: "state", reason: "\(error)")
             }
-            try Self.insertSnapshot(db, session: session.id, seq: seq, time: date.timeIntervalSince1970, kind: "periodic", state: data, isText: codec.isText)
+            try Self.insertSnapshot(
+                db, session: session.id, seq: seq, time: date.timeIntervalSince1970, kind: "periodic",
+                state: try storage.databaseValue(data, seq: seq, kind: .snapshot)
+            )
         }
     }
 
@@ -91,39 +90,52 @@ extension EventLog {
     /// session's bounds and count along; returns the seqs the events got. Events bind through
     /// the raw statement handle: this is the recording hot path on the writer thread, and GRDB's
     /// argument arrays cost about a third of its time.
-    func insert(_ writes: [LogWrite], session: Int64, isText: Bool, in db: Database) throws -> ClosedRange<Int64>? {
+    ///
+    /// Each event is given its seq here, the next after the last ever assigned, rather than by
+    /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted.
+    func insert(_ writes: [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO events (session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         )
         let handle = statement.sqliteStatement
+        let isText = storage.isText
         var first: Int64?
         var last: Int64?
         var count = 0
         for write in writes {
             switch write {
             case let .event(event):
+                let previous = try last ?? Self.lastAssignedSeq(db)
+                guard previous < EventLog.largestSeq else {
+                    throw RowDamage("the log's last seq is \(previous), at or beyond the largest a log holds (\(EventLog.largestSeq))")
+                }
+                let seq = previous + 1
                 let sourceID = try sources.id(for: event.source, in: db)
                 let actionID = try actions.id(for: event.actionCase, in: db)
+                let payload = try event.payload.map { payload throws in try storage.stored(payload, seq: seq, kind: .event) }
                 sqlite3_reset(handle)
-                sqlite3_bind_int64(handle, 1, session)
-                sqlite3_bind_double(handle, 2, event.time)
-                sqlite3_bind_int64(handle, 3, actionID)
-                RawBinding.bind(payload: event.payload, isText: isText, to: handle, at: 4)
-                sqlite3_bind_int64(handle, 5, sourceID)
-                RawBinding.bind(text: event.info, to: handle, at: 6)
-                RawBinding.bind(text: event.redaction, to: handle, at: 7)
+                sqlite3_bind_int64(handle, 1, seq)
+                sqlite3_bind_int64(handle, 2, storage.session)
+                sqlite3_bind_double(handle, 3, event.time)
+                sqlite3_bind_int64(handle, 4, actionID)
+                RawBinding.bind(payload: payload, isText: isText, to: handle, at: 5)
+                sqlite3_bind_int64(handle, 6, sourceID)
+                RawBinding.bind(text: event.info, to: handle, at: 7)
+                RawBinding.bind(text: event.redaction, to: handle, at: 8)
                 let code = sqlite3_step(handle)
                 guard code == SQLITE_DONE else {
                     sqlite3_reset(handle)
                     throw RawBinding.error(code, stepping: statement, in: db)
                 }
-                let seq = sqlite3_last_insert_rowid(db.sqliteConnection)
                 if first == nil { first = seq }
                 last = seq
                 count += 1
             case let .snapshot(time, state):
                 let seq = try last ?? Self.lastAssignedSeq(db)
-                try Self.insertSnapshot(db, session: session, seq: seq, time: time, kind: "periodic", state: state, isText: isText)
+                try Self.insertSnapshot(
+                    db, session: storage.session, seq: seq, time: time, kind: "periodic",
+                    state: try storage.databaseValue(state, seq: seq, kind: .snapshot)
+                )
             }
         }
         sqlite3_reset(handle)
@@ -132,7 +144,7 @@ extension EventLog {
         // A cached statement: compiling this per transaction showed in the writer's profile.
         try db.cachedStatement(
             sql: "UPDATE sessions SET first_seq = coalesce(first_seq, ?), last_seq = ?, event_count = event_count + ? WHERE id = ?"
-        ).execute(arguments: [first, last, count, session])
+        ).execute(arguments: [first, last, count, storage.session])
         return first...last
     }
 }

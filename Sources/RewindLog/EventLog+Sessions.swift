@@ -4,7 +4,8 @@ import GRDB
 extension EventLog {
     /// Starts a recording session: records who is recording and the state before the first
     /// event (the session's initial snapshot), so the log can be replayed with nothing but the
-    /// app's reducer.
+    /// app's reducer. When the log was opened with a current key (``LogKeys/current``), the
+    /// session's payloads and snapshots are encrypted with it.
     ///
     /// - Parameters:
     ///   - app: Who is recording.
@@ -21,33 +22,45 @@ extension EventLog {
         info: String? = nil,
         at date: Date = Date()
     ) throws(EventLogError) -> LogSession {
-        // The log's own instance: a codec with symbols keeps them per log file.
-        let codec = codecs[codec.name] ?? codec
-        let path = self.path
-        return try writeEncoding { db in
-            let state: Data
-            do {
-                state = try codec.encode(initialState)
-            } catch {
-                throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: "initial state", reason: "\(error)")
-            }
-            return try Self.insertSession(db, app: app, codec: codec, state: state, info: info, at: date)
+        try writeEncoding { db in
+            try insertSession(db, app: app, codec: codec, state: initialState, what: "initial state", info: info, at: date)
         }
     }
 
-    /// Inserts a session and its initial snapshot, numbered after the last seq ever assigned.
-    static func insertSession(_ db: Database, app: AppIdentity, codec: any PayloadCodec, state: Data, info: String?, at date: Date) throws -> LogSession {
-        let baseSeq = try lastAssignedSeq(db)
+    /// Inserts a session, encrypted with the current key if there is one, and its initial
+    /// snapshot, numbered after the last seq ever assigned.
+    private func insertSession<State: Encodable>(
+        _ db: Database, app: AppIdentity, codec: any PayloadCodec, state: State, what: String, info: String?, at date: Date
+    ) throws -> LogSession {
+        // The log's own instance: a codec with symbols keeps them per log file.
+        let codec = codecs[codec.name] ?? codec
+        let encoded: Data
+        do {
+            encoded = try codec.encode(state)
+        } catch {
+            throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: what, reason: "\(error)")
+        }
+        let encryption = keys.current.map(SessionEncryption.new(with:))
+        let baseSeq = try Self.lastAssignedSeq(db)
         try db.execute(
             sql: """
-                INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
+                                      key_id, key_salt, key_check)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info]
+            arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info,
+                        encryption?.keyID, encryption?.salt, encryption?.check]
         )
-        let id = db.lastInsertedRowID
-        try insertSnapshot(db, session: id, seq: baseSeq, time: date.timeIntervalSince1970, kind: "initial", state: state, isText: codec.isText)
-        return LogSession(id: id, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info, eventCount: 0, seqRange: nil)
+        let session = LogSession(
+            id: db.lastInsertedRowID, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info,
+            eventCount: 0, seqRange: nil, encryption: encryption
+        )
+        let storage = try storage(for: session)
+        try Self.insertSnapshot(
+            db, session: session.id, seq: baseSeq, time: date.timeIntervalSince1970, kind: "initial",
+            state: try storage.databaseValue(encoded, seq: baseSeq, kind: .snapshot)
+        )
+        return session
     }
 
     /// Records `gap` and begins the session recording resumes in, from `state`, in one
@@ -60,16 +73,8 @@ extension EventLog {
         info: String?,
         at date: Date
     ) throws(EventLogError) -> LogSession {
-        let codec = codecs[codec.name] ?? codec
-        let path = self.path
-        return try writeEncoding { db in
-            let encoded: Data
-            do {
-                encoded = try codec.encode(state)
-            } catch {
-                throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)")
-            }
-            let session = try Self.insertSession(db, app: app, codec: codec, state: encoded, info: info, at: date)
+        try writeEncoding { db in
+            let session = try insertSession(db, app: app, codec: codec, state: state, what: "state snapshot", info: info, at: date)
             var gap = gap
             gap.resumedSession = session.id
             try Self.insertGap(db, gap)
@@ -157,13 +162,21 @@ extension EventLog {
 
     private static let sessionQuery = """
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
-               s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq
+               s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq, s.key_id, s.key_salt, s.key_check
         FROM sessions AS s
         """
 
     private static func session(from row: Row) throws -> LogSession {
         let id = try row.required("id", in: "sessions", as: Int64.self)
         let first = try row.optional("first_seq", in: "sessions", as: Int64.self), last = try row.optional("last_seq", in: "sessions", as: Int64.self)
+        var encryption: SessionEncryption?
+        if let keyID = try row.optional("key_id", in: "sessions", as: String.self) {
+            // Sizes are checked where the key is used (`storage(for:)`): listing sessions needs no key.
+            encryption = SessionEncryption(
+                keyID: keyID, salt: try row.optional("key_salt", in: "sessions", as: Data.self) ?? Data(),
+                check: try row.optional("key_check", in: "sessions", as: Data.self) ?? Data()
+            )
+        }
         return LogSession(
             id: id,
             app: AppIdentity(
@@ -177,7 +190,8 @@ extension EventLog {
             baseSeq: try row.required("base_seq", in: "sessions"),
             info: try row.optional("info", in: "sessions"),
             eventCount: try row.required("event_count", in: "sessions"),
-            seqRange: try first.flatMap { first in try last.map { try .checked(first, $0, "session \(id)'s seqs") } }
+            seqRange: try first.flatMap { first in try last.map { try .checked(first, $0, "session \(id)'s seqs") } },
+            encryption: encryption
         )
     }
 
@@ -196,15 +210,19 @@ extension EventLog {
     }
 
     /// The largest seq ever given to an event, even one retention has deleted since: seqs are
-    /// never reused (AUTOINCREMENT, schema 5), so a new session starts after it.
+    /// never reused (AUTOINCREMENT, schema 5), so a new session starts after it. (The larger of
+    /// SQLite's record and the events' own, should a damaged file hold a record below them.)
     static func lastAssignedSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'events'") ?? 0
+        try Int64.fetchOne(db, sql: """
+            SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), coalesce((SELECT max(seq) FROM events), 0))
+            """) ?? 0
     }
 
-    static func insertSnapshot(_ db: Database, session: Int64, seq: Int64, time: Double, kind: String, state: Data, isText: Bool) throws {
+    /// Stores a snapshot, already in the form its session stores (``SessionStorage``).
+    static func insertSnapshot(_ db: Database, session: Int64, seq: Int64, time: Double, kind: String, state: DatabaseValue) throws {
         try db.execute(
             sql: "INSERT OR REPLACE INTO snapshots (session_id, seq, time, kind, state) VALUES (?, ?, ?, ?, ?)",
-            arguments: [session, seq, time, kind, isText ? String(decoding: state, as: UTF8.self).databaseValue : state.databaseValue]
+            arguments: [session, seq, time, kind, state]
         )
     }
 }

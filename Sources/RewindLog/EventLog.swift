@@ -28,7 +28,7 @@ import Darwin
 /// ## Topics
 ///
 /// ### Opening and closing
-/// - ``init(path:mode:codecs:)``
+/// - ``init(path:mode:codecs:keys:)``
 /// - ``Mode``
 /// - ``path``
 /// - ``mode``
@@ -78,6 +78,8 @@ public final class EventLog: Sendable {
     public let mode: Mode
     /// The codecs this log can decode with, by name.
     public let codecs: PayloadCodecs
+    /// The key new sessions are encrypted with, and the keys encrypted sessions are read with.
+    let keys: LogKeys
 
     let database: DatabaseQueue
     let sources = InternedRows<SourceKey>(.sources)
@@ -97,10 +99,15 @@ public final class EventLog: Sendable {
     ///   - path: The file.
     ///   - mode: Read only, or read and write (the default).
     ///   - codecs: The codecs available for reading and writing payloads.
+    ///   - keys: The key sessions this log begins are encrypted with, and the keys to read
+    ///     encrypted sessions with (see ``LogKeys``). Without keys, sessions are recorded in
+    ///     the clear, and an encrypted session's payloads and snapshots cannot be read (its
+    ///     events, cases and sources can).
     /// - Throws: ``EventLogError`` saying why the file cannot be used; the file is unchanged.
-    public init(path: String, mode: Mode = .readWrite, codecs: PayloadCodecs = .standard) throws(EventLogError) {
+    public init(path: String, mode: Mode = .readWrite, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) throws(EventLogError) {
         self.path = path
         self.mode = mode
+        self.keys = keys
         // Each log has its own codec instances: the binary codec's symbols belong to one file.
         self.codecs = codecs.fresh()
         let fileManager = FileManager.default

@@ -49,6 +49,13 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case nothingToSkip(path: String)
     /// A seq given for one session's replay belongs to another session, or to none.
     case seqOutsideSession(path: String, seq: Int64, session: Int64, sessionSeqs: ClosedRange<Int64>?)
+    /// A session is encrypted with a key the log was not given (see ``LogKeys``).
+    case keyMissing(path: String, session: Int64, keyID: String)
+    /// The key given by the id a session names is not the key it was encrypted with.
+    case wrongKey(path: String, session: Int64, keyID: String)
+    /// An encrypted payload or snapshot does not open with its session's key, which is the
+    /// right one: it was changed or moved after it was written.
+    case authenticationFailed(path: String, session: Int64, seq: Int64, what: String)
 
     /// The file the error is about.
     public var path: String {
@@ -58,7 +65,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             let .fileVanished(path), let .diskFull(path), let .sqlite(path, _, _, _), let .failed(path, _),
             let .encodingFailed(path, _, _, _), let .decodingFailed(path, _, _, _, _),
             let .unknownCodec(path, _, _), let .sessionNotFound(path, _), let .seqNotFound(path, _, _),
-            let .noSnapshot(path, _, _), let .closed(path), let .nothingToSkip(path), let .seqOutsideSession(path, _, _, _):
+            let .noSnapshot(path, _, _), let .closed(path), let .nothingToSkip(path), let .seqOutsideSession(path, _, _, _),
+            let .keyMissing(path, _, _), let .wrongKey(path, _, _), let .authenticationFailed(path, _, _, _):
             return path
         }
     }
@@ -110,6 +118,12 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .seqOutsideSession(path, seq, session, seqs):
             let range = seqs.map { "its events are seq \($0.lowerBound)…\($0.upperBound)" } ?? "it has no events"
             return "\(path): seq \(seq) is not in session \(session) (\(range)); one replay stays within one session"
+        case let .keyMissing(path, session, keyID):
+            return "\(path): session \(session) is encrypted with key '\(keyID)', which was not given; open the log with that key (LogKeys, or rewind --key-file) to read its payloads and snapshots"
+        case let .wrongKey(path, session, keyID):
+            return "\(path): the key given as '\(keyID)' is not the key session \(session) was encrypted with (it does not match the session's key check)"
+        case let .authenticationFailed(path, session, seq, what):
+            return "\(path): seq \(seq): \(what) of session \(session) fails authentication with the session's key: the encrypted bytes were changed or moved after they were written"
         }
     }
 

@@ -16,6 +16,8 @@ public struct LogSession: Codable, Sendable, Hashable, Identifiable {
     public var eventCount: Int64
     /// Its first and last seq, if it has events.
     public var seqRange: ClosedRange<Int64>?
+    /// How its payloads and snapshots are encrypted; `nil` when they are stored in the clear.
+    public var encryption: SessionEncryption?
 
     /// The seq replay of the whole session goes to: its last event's, or its base seq when it
     /// has none (an app launched and closed without an action, or emptied by retention).

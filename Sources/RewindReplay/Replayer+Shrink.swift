@@ -89,20 +89,29 @@ extension ShrinkResult where State: Encodable, Action: Encodable {
     /// are the kept actions with their original sources and times — a fixture any replay
     /// (the `rewind` tool, `RewindTesting`) can open.
     ///
+    /// A fixture of an encrypted session is encrypted with the same key, so it is no easier to
+    /// read than the log it came from.
+    ///
     /// - Parameters:
     ///   - path: Where to create the fixture; it must not exist.
     ///   - codecs: Where to find the session's codec by name (the standard JSON and binary ones
     ///     unless the app registered its own).
+    ///   - keys: Where to find the session's key by id, when it is encrypted.
     /// - Returns: The new log, open for reading and writing.
     @discardableResult
-    public func write(to path: String, codecs: PayloadCodecs = .standard) throws(EventLogError) -> EventLog {
+    public func write(to path: String, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) throws(EventLogError) -> EventLog {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw .readOnly(path: path, detail: "the file exists already; a fixture is written to a new file")
         }
         guard let codec = codecs[session.codec] else {
             throw .unknownCodec(path: path, session: session.id, codec: session.codec)
         }
-        let fixture = try EventLog(path: path, codecs: codecs)
+        var fixtureKeys = LogKeys()
+        if let keyID = session.encryption?.keyID {
+            guard let key = keys[keyID] else { throw .keyMissing(path: path, session: session.id, keyID: keyID) }
+            fixtureKeys.current = key
+        }
+        let fixture = try EventLog(path: path, codecs: codecs, keys: fixtureKeys)
         let info = #"{"shrunkFrom":{"session":\#(session.id),"actions":\#(originalCount)}}"#
         let started = Date(timeIntervalSince1970: steps.first?.event.time ?? session.startedAt)
         let target = try fixture.beginSession(app: session.app, codec: codec, initialState: initialState, info: info, at: started)

@@ -235,7 +235,7 @@ struct EventLogAppendReadTests {
         }
         #expect(error?.description == """
             \(path): SQLite error 1811: events are refused - while executing \
-            `INSERT INTO events (session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?)`
+            `INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
             """)
         #expect(error?.description.contains("secret-value") == false)
     }

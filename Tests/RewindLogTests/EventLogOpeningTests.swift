@@ -235,11 +235,15 @@ struct EventLogOpeningTests {
         let database = try DatabaseQueue(path: path)
         try database.write { db in
             try db.execute(sql: """
+                DROP VIEW timeline;
                 DROP TABLE gaps;
                 DROP TABLE symbols;
                 ALTER TABLE sessions DROP COLUMN first_seq;
                 ALTER TABLE sessions DROP COLUMN last_seq;
                 ALTER TABLE sessions DROP COLUMN event_count;
+                ALTER TABLE sessions DROP COLUMN key_id;
+                ALTER TABLE sessions DROP COLUMN key_salt;
+                ALTER TABLE sessions DROP COLUMN key_check;
                 CREATE TABLE events_v1 (
                     seq INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions (id), time REAL NOT NULL,
                     action TEXT NOT NULL, payload ANY, source_id INTEGER NOT NULL REFERENCES sources (id), info TEXT, redaction TEXT
@@ -247,7 +251,6 @@ struct EventLogOpeningTests {
                 INSERT INTO events_v1
                 SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.source_id, e.info, e.redaction
                 FROM events AS e JOIN actions AS a ON a.id = e.action_id;
-                DROP VIEW timeline;
                 DROP TABLE events;
                 DROP TABLE actions;
                 ALTER TABLE events_v1 RENAME TO events;

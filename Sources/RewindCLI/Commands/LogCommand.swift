@@ -29,13 +29,14 @@ struct LogCommand: ParsableCommand {
         var cursor = log.events(filter)
         var count = 0
         // Streamed, one event a line: a long log prints as it is read.
-        while let event = try cursor.next() {
+        while let stored = try cursor.next() {
+            let event = payload || options.json ? try Rendering.opened(stored, in: log) : stored
             count += 1
             if options.json {
                 print(try JSONOutput.line(EventReport(event)))
             } else {
                 print("\(Rendering.timestamp(event.time))  " + Rendering.line(event))
-                if payload, let text = event.payloadText { print("    \(text)") }
+                if payload, let text = event.payloadText ?? event.payload.map(Rendering.sealed) { print("    \(text)") }
             }
         }
         if count == 0 && !options.json { print("no events match") }

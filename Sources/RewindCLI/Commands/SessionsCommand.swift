@@ -27,6 +27,8 @@ extension SessionsCommand {
         var actionSchemaVersion: Int
         var stateSchemaVersion: Int
         var codec: String
+        /// The id of the key its payloads and snapshots are encrypted with; absent in the clear.
+        var keyID: String?
         /// ISO-8601, UTC.
         var startedAt: String
         /// The last seq assigned before the session began.
@@ -45,6 +47,7 @@ extension SessionsCommand {
             (actionSchemaVersion, stateSchemaVersion) = (session.app.actionSchemaVersion, session.app.stateSchemaVersion)
             (codec, startedAt, baseSeq, events) = (session.codec, Rendering.timestamp(session.startedAt), session.baseSeq, session.eventCount)
             (firstSeq, lastSeq, info) = (session.seqRange?.lowerBound, session.seqRange?.upperBound, session.info)
+            keyID = session.encryption?.keyID
         }
     }
 
@@ -63,7 +66,8 @@ extension SessionsCommand {
             return Rendering.table([header] + sessions.map { session in
                 [
                     "\(session.id)", session.app, session.appVersion,
-                    "\(session.actionSchemaVersion)/\(session.stateSchemaVersion)", session.codec, session.startedAt,
+                    "\(session.actionSchemaVersion)/\(session.stateSchemaVersion)",
+                    session.codec + (session.keyID.map { ", encrypted (key \($0))" } ?? ""), session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
                 ]
             }) + (gaps.isEmpty ? "" : "\n" + gaps.joined(separator: "\n"))

@@ -19,11 +19,11 @@ struct ShowCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        let event = try log.event(at: seq)
+        let event = try Rendering.opened(try log.event(at: seq), in: log)
         let session = try log.session(event.session)
         // A payload that is not JSON text (a binary codec) is decoded through the app's types
-        // when this tool knows the app.
-        let isJSON = event.payload.map { JSONValue(json: $0) != nil } ?? true
+        // when this tool knows the app; an encrypted one whose key was not given is not.
+        let isJSON = event.keyID != nil || event.payload.map { JSONValue(json: $0) != nil } ?? true
         let decoded = isJSON ? nil : try? AppRegistry.app(id: session.app.id).map { app in
             try app.open(log, ReplayOptions()).run(self)
         }
@@ -51,7 +51,9 @@ extension ShowCommand: ReplayingCommand {
             ]
             if let info = event.info { lines.append("info      \(info)") }
             if let redaction = event.redaction { lines.append("redacted  \(redaction)") }
-            if let payload = logged.payload {
+            if let payload = logged.payload, let keyID = logged.keyID {
+                lines.append("payload   \(Rendering.sealed(payload)) (session \(logged.session) is encrypted with key '\(keyID)'; pass --key-file to read it)")
+            } else if let payload = logged.payload {
                 let pretty = decoded?.dump ?? JSONValue(json: payload).flatMap { try? JSONOutput.pretty($0) }
                 let text = pretty ?? "\(payload.count) bytes (\(session.codec); this tool does not know the app '\(session.app.id)' to decode it)"
                 lines.append("payload   " + text.replacingOccurrences(of: "\n", with: "\n          "))

@@ -76,7 +76,7 @@ extension ShrinkCommand: ReplayingCommand {
             try app.replayer.shrink(session: target.session, where: matches)
         }
         guard let result else { return Report(notFound: labels) }
-        try result.write(to: output).close()
+        try result.write(to: output, keys: options.keys()).close()
         let elapsed = (clock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         return Report(result, labels: labels, seconds: seconds, output: output)

@@ -20,7 +20,8 @@ struct EventReport: Encodable {
     /// Why the payload was withheld, when it was.
     var redaction: String?
     /// The payload: embedded as JSON when it is JSON text (or was decoded with the app's types),
-    /// otherwise its bytes in base64.
+    /// `"<encrypted: N bytes>"` when it is encrypted and its key was not given, otherwise its
+    /// bytes in base64.
     var payload: JSONValue?
     /// The event on one line, for text reports (not encoded).
     var summary: String
@@ -42,6 +43,8 @@ struct EventReport: Encodable {
         info = event.source.info
         redaction = event.redaction
         summary = Rendering.line(event)
-        payload = decoded ?? event.payload.map { JSONValue(json: $0) ?? .string($0.base64EncodedString()) }
+        payload = decoded ?? event.payload.map { payload in
+            event.keyID != nil ? .string(Rendering.sealed(payload)) : JSONValue(json: payload) ?? .string(payload.base64EncodedString())
+        }
     }
 }

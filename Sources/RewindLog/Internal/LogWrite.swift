@@ -2,7 +2,7 @@ import Foundation
 import Rewind
 
 /// One row to write, already encoded: the form every writer (``EventLog/append(_:to:redaction:)``
-/// and the recorder's writer thread) hands to ``EventLog/insert(_:session:isText:in:)``.
+/// and the recorder's writer thread) hands to ``EventLog/insert(_:into:in:)``.
 enum LogWrite {
     struct Event {
         var time: Double

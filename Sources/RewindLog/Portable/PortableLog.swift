@@ -15,11 +15,14 @@ import Rewind
 /// ```
 ///
 /// Payloads and states are kept byte for byte: as text for text codecs (JSON), as base64
-/// (`"encoding":"base64"`) otherwise.
+/// (`"encoding":"base64"`) otherwise. An encrypted session's stay encrypted: export needs no
+/// key, and the imported log needs the same keys as the exported one.
 public enum PortableLog {
-    /// The version of the export format: 2 added `gap` lines (older readers refuse them, so
-    /// they refuse the whole file by its version, with a clear error). Version 1 files import.
-    public static let version = 2
+    /// The version of the export format: 2 added `gap` lines, 3 encrypted sessions (a session
+    /// line's `encryption`). Older readers refuse a newer file whole, by its version, with a
+    /// clear error, so an export is written at the lowest version that holds what it holds: 3
+    /// only when a session in it is encrypted. Every earlier version imports.
+    public static let version = 3
 
     struct Header: Codable {
         var type = "header"
@@ -115,18 +118,19 @@ extension EventLog {
             }
         }
 
-        try write(PortableLog.Header(version: PortableLog.version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion()))
+        var sessions = try self.sessions()
+        if let session = filter.session { sessions = sessions.filter { $0.id == session } }
+        let version = sessions.contains { $0.encryption != nil } ? PortableLog.version : 2
+        try write(PortableLog.Header(version: version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion()))
         let symbols = try read { db in
             try (db.tableExists("symbols") ? try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") : []).map { row in
                 PortableLog.SymbolLine(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols"))
             }
         }
         for symbol in symbols { try write(symbol) }
-        var sessions = try self.sessions()
-        if let session = filter.session { sessions = sessions.filter { $0.id == session } }
         var count = 0
         for session in sessions {
-            let isText = codecs[session.codec]?.isText ?? false
+            let isText = storesText(session)
             var sessionFilter = filter
             sessionFilter.session = session.id
             var cursor = events(sessionFilter, pageSize: 2_000)
@@ -243,15 +247,21 @@ extension EventLog {
                     let session = try decode(PortableLog.SessionLine.self).session
                     try requireSeq(session.id, "session id", min: 1)
                     try requireSeq(session.baseSeq, "base seq", min: 0)
+                    let encryption = session.encryption
+                    if let encryption, encryption.keyID.isEmpty || encryption.salt.count != PayloadSeal.saltSize || encryption.check.count != PayloadSeal.checkSize {
+                        throw EventLogError.corrupt(path: exportPath, detail: "line \(number): session \(session.id)'s encryption has an empty key id, or a salt or check of the wrong size")
+                    }
                     try db.execute(
                         sql: """
-                            INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
+                                                  key_id, key_salt, key_check)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """,
                         arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
-                                    session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info]
+                                    session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info,
+                                    encryption?.keyID, encryption?.salt, encryption?.check]
                     )
-                    codecs[session.id] = log.codecs[session.codec]?.isText ?? false
+                    codecs[session.id] = log.storesText(session)
                 case "snapshot":
                     let snapshot = try decode(PortableLog.SnapshotLine.self)
                     try requireSeq(snapshot.seq, "snapshot seq", min: 0)
@@ -259,7 +269,10 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
                     }
                     let state = try PortableLog.decode(snapshot.state, encoding: snapshot.encoding, line: number, path: exportPath)
-                    try insertSnapshot(db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, isText: isText)
+                    try insertSnapshot(
+                        db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind,
+                        state: isText ? String(decoding: state, as: UTF8.self).databaseValue : state.databaseValue
+                    )
                 case "event":
                     let event = try decode(PortableLog.EventLine.self)
                     try requireSeq(event.seq, "seq", min: 1)

@@ -93,8 +93,9 @@ extension EventLog {
             let (conditions, arguments) = filter.sqlConditions(after: seq)
             let sql = """
                 SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.info, e.redaction,
-                       src.file, src.function, src.line, src."column", src.origin
+                       src.file, src.function, src.line, src."column", src.origin, s.key_id
                 FROM events AS e LEFT JOIN sources AS src ON src.id = e.source_id LEFT JOIN actions AS a ON a.id = e.action_id
+                     LEFT JOIN sessions AS s ON s.id = e.session_id
                 WHERE \(conditions)
                 ORDER BY e.seq LIMIT ?
                 """
@@ -136,7 +137,8 @@ extension EventLog {
                 line: UInt(clamping: line), column: UInt(clamping: column),
                 info: try row.optional(5, "events.info"), origin: ActionSource.Origin(rawValue: try row.required(11, "sources.origin")) ?? .call
             ),
-            redaction: try row.optional(6, "events.redaction")
+            redaction: try row.optional(6, "events.redaction"),
+            keyID: try row.optional(12, "sessions.key_id")
         )
     }
 }

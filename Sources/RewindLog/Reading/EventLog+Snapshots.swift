@@ -13,7 +13,10 @@ extension EventLog {
             try refreshSymbols(db)
             return try Row.fetchOne(
                 db,
-                sql: "SELECT session_id, seq, time, kind, state FROM snapshots WHERE session_id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+                sql: """
+                    SELECT p.session_id, p.seq, p.time, p.kind, p.state, s.key_id FROM snapshots AS p LEFT JOIN sessions AS s ON s.id = p.session_id
+                    WHERE p.session_id = ? AND p.seq <= ? ORDER BY p.seq DESC LIMIT 1
+                    """,
                 arguments: [session, seq]
             ).map { row throws in try Self.snapshot(from: row) }
         }
@@ -39,7 +42,8 @@ extension EventLog {
         }
         return LoggedSnapshot(
             session: try row.required("session_id", in: "snapshots"), seq: try row.required("seq", in: "snapshots"),
-            time: try row.time("time", in: "snapshots"), kind: try row.required("kind", in: "snapshots"), state: state
+            time: try row.time("time", in: "snapshots"), kind: try row.required("kind", in: "snapshots"), state: state,
+            keyID: try row.optional("key_id", in: "sessions")
         )
     }
 }

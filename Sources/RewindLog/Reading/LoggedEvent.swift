@@ -3,8 +3,9 @@ public import Rewind
 
 /// One event as the log holds it: position, time, case, source and the encoded payload.
 ///
-/// Reading events needs no app types; ``decodeAction(as:codec:path:)`` turns the payload back
-/// into the app's action.
+/// Reading events needs no app types and no key; ``EventLog/decodeAction(of:as:upgrades:)``
+/// turns the payload back into the app's action, and ``EventLog/payload(of:)`` gives the
+/// encoded action of an encrypted session's event.
 public struct LoggedEvent: Sendable, Hashable {
     /// The global position in the log.
     public var seq: Int64
@@ -14,16 +15,20 @@ public struct LoggedEvent: Sendable, Hashable {
     public var time: Double
     /// The case path, e.g. `cart.remove`.
     public var actionCase: String
-    /// The encoded action, or `nil` when it was withheld or could not be encoded.
+    /// The payload as stored: the encoded action, sealed when ``keyID`` is not `nil`; `nil` when
+    /// it was withheld or could not be encoded.
     public var payload: Data?
     /// Where it was dispatched from, with its note.
     public var source: ActionSource
     /// `fields`, `action`, `unencodable: …`, or `nil`.
     public var redaction: String?
+    /// The id of the key its session is encrypted with; `nil` when it is stored in the clear.
+    public var keyID: String? = nil
 
-    /// The payload as text, when the codec writes text (JSON).
+    /// The payload as text, when the codec writes text (JSON) and it is stored in the clear.
     public var payloadText: String? {
-        payload.map { String(decoding: $0, as: UTF8.self) }
+        guard keyID == nil else { return nil }
+        return payload.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Decodes the action.
@@ -34,11 +39,14 @@ public struct LoggedEvent: Sendable, Hashable {
     ///   - path: The log's path, for the error.
     /// - Returns: The action.
     /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
-    ///   this seq, its case and where in the payload decoding failed.
+    ///   this seq, its case and where in the payload decoding failed;
+    ///   ``EventLogError/keyMissing(path:session:keyID:)`` for an encrypted payload (decode it
+    ///   with ``EventLog/decodeAction(of:as:upgrades:)``, which has the log's keys).
     public func decodeAction<Action: Decodable>(as type: Action.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> Action {
         guard let payload else {
             throw Self.missingPayload(path: path, seq: seq, actionCase: actionCase, redaction: redaction)
         }
+        if let keyID { throw .keyMissing(path: path, session: session, keyID: keyID) }
         return try DecodingFailure.map(path: path, seq: seq, actionCase: actionCase) {
             try codec.decode(type, from: payload)
         }

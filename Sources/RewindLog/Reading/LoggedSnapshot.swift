@@ -11,8 +11,10 @@ public struct LoggedSnapshot: Sendable, Hashable {
     public var time: Double
     /// `initial`, `periodic` or `retention`.
     public var kind: String
-    /// The encoded state.
+    /// The state as stored: encoded, and sealed when ``keyID`` is not `nil`.
     public var state: Data
+    /// The id of the key its session is encrypted with; `nil` when it is stored in the clear.
+    public var keyID: String? = nil
 
     /// Decodes the state.
     ///
@@ -21,8 +23,11 @@ public struct LoggedSnapshot: Sendable, Hashable {
     ///   - codec: The session's codec.
     ///   - path: The log's path, for the error.
     /// - Returns: The state.
+    /// - Throws: A decoding error naming the snapshot; ``EventLogError/keyMissing(path:session:keyID:)``
+    ///   for an encrypted state (replay reads it with the log's keys).
     public func decodeState<State: Decodable>(as type: State.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> State {
-        try DecodingFailure.map(path: path, seq: seq, actionCase: "\(kind) snapshot") {
+        if let keyID { throw .keyMissing(path: path, session: session, keyID: keyID) }
+        return try DecodingFailure.map(path: path, seq: seq, actionCase: "\(kind) snapshot") {
             try codec.decode(type, from: state)
         }
     }

@@ -1,27 +1,29 @@
-import Foundation
+public import Foundation
 
 /// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
 /// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:)``, the `rewind`
 /// tool) decodes through here, so the session's codec, upcasting and the errors that name a
 /// seq are the same everywhere.
 ///
-/// It knows the session's codec and the versions it was recorded at, so callers pass neither.
+/// It knows the session's codec, its key and the versions it was recorded at, so callers pass
+/// none of them.
 package struct SessionReader: Sendable {
     /// The log read.
     package let log: EventLog
     /// The session read.
     package let session: LogSession
-    let codec: any PayloadCodec
+    let storage: SessionStorage
+    var codec: any PayloadCodec { storage.codec }
     let upgrades: SchemaUpgrades?
 
     /// A reader of `session`, upgrading payloads recorded at older versions than `upgrades.app`.
     ///
     /// - Throws: ``EventLogError/unknownCodec(path:session:codec:)`` when this build lacks the
-    ///   session's codec.
+    ///   session's codec; ``EventLogError/keyMissing(path:session:keyID:)`` or
+    ///   ``EventLogError/wrongKey(path:session:keyID:)`` when it is encrypted and the log lacks
+    ///   its key.
     package init(log: EventLog, session: LogSession, upgrades: SchemaUpgrades? = nil) throws(EventLogError) {
-        guard let codec = log.codecs[session.codec] else {
-            throw .unknownCodec(path: log.path, session: session.id, codec: session.codec)
-        }
+        let storage = try log.storage(for: session)
         // Seqs beyond the largest a log holds only come from a tampered file; refusing them
         // here keeps every `seq + 1` of a replay from overflowing.
         let seqs = [session.baseSeq, session.seqRange?.lowerBound ?? 0, session.seqRange?.upperBound ?? 0]
@@ -30,7 +32,7 @@ package struct SessionReader: Sendable {
         }
         self.log = log
         self.session = session
-        self.codec = codec
+        self.storage = storage
         self.upgrades = upgrades
     }
 
@@ -48,11 +50,12 @@ package struct SessionReader: Sendable {
             throw .corrupt(path: log.path, detail: "a snapshot of session \(session.id) is at seq \(snapshot.seq), outside 0…\(EventLog.largestSeq)")
         }
         let what = "\(snapshot.kind) snapshot"
+        let encoded = try storage.encoded(snapshot.state, seq: snapshot.seq, kind: .snapshot, what: "the \(what)")
         let versions = (recorded: session.app.stateSchemaVersion, current: upgrades?.app.stateSchemaVersion)
-        let upgraded = try upgrade(snapshot.state, seq: snapshot.seq, what: what, versions: versions, with: upgrades?.upcaster.state)
+        let upgraded = try upgrade(encoded, seq: snapshot.seq, what: what, versions: versions, with: upgrades?.upcaster.state)
         let state = try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.state != nil) { () throws(EventLogError) in
             try DecodingFailure.map(path: log.path, seq: snapshot.seq, actionCase: what) {
-                try codec.decode(State.self, from: upgraded ?? snapshot.state)
+                try codec.decode(State.self, from: upgraded ?? encoded)
             }
         }
         return (snapshot.seq, state)
@@ -118,10 +121,19 @@ package struct SessionReader: Sendable {
         }
     }
 
-    /// Decodes one payload with `decode`, upgrading it first when the session was recorded at an
-    /// older action schema version and an upgrade is given. `actionCase` is only made for errors.
+    /// Decodes one stored payload with `decode` (opening it first when the session is
+    /// encrypted), upgrading it first when the session was recorded at an older action schema
+    /// version and an upgrade is given. `actionCase` is only made for errors.
     private func action<Action: Decodable>(
         _ decode: PayloadDecoder<Action>, seq: Int64, actionCase: @autoclosure () -> String, payload: UnsafeRawBufferPointer
+    ) throws(EventLogError) -> Action {
+        try storage.withEncoded(payload, seq: seq, kind: .event, what: "the payload of \(actionCase())") { encoded throws(EventLogError) in
+            try action(decode, seq: seq, actionCase: actionCase(), encoded: encoded)
+        }
+    }
+
+    private func action<Action: Decodable>(
+        _ decode: PayloadDecoder<Action>, seq: Int64, actionCase: @autoclosure () -> String, encoded payload: UnsafeRawBufferPointer
     ) throws(EventLogError) -> Action {
         let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
         guard versions.current.map({ $0 != versions.recorded }) == true else {
@@ -196,5 +208,20 @@ extension EventLog {
     ///   the seq, the case and where decoding failed; ``EventLogError/unknownCodec(path:session:codec:)``.
     public func decodeAction<Action: Decodable>(of event: LoggedEvent, as type: Action.Type, upgrades: SchemaUpgrades? = nil) throws(EventLogError) -> Action {
         try SessionReader(log: self, session: session(event.session), upgrades: upgrades).action(of: event, as: type)
+    }
+}
+
+extension EventLog {
+    /// The encoded action of `event`: its payload, opened with its session's key when the
+    /// session is encrypted; `nil` when it has none (withheld or unencodable).
+    ///
+    /// - Throws: ``EventLogError/keyMissing(path:session:keyID:)``,
+    ///   ``EventLogError/wrongKey(path:session:keyID:)`` or
+    ///   ``EventLogError/authenticationFailed(path:session:seq:what:)`` for an encrypted payload
+    ///   that cannot be opened.
+    public func payload(of event: LoggedEvent) throws(EventLogError) -> Data? {
+        guard let payload = event.payload else { return nil }
+        guard event.keyID != nil else { return payload }
+        return try storage(for: session(event.session)).encoded(payload, seq: event.seq, kind: .event, what: "the payload of \(event.actionCase)")
     }
 }

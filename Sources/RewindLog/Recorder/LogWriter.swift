@@ -199,7 +199,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     /// the end closes, the new one.
     private func reopen(_ gap: LogGap, app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogGap {
         let path = log.path
-        let reopened = try EventLog(path: path)
+        let reopened = try EventLog(path: path, codecs: log.codecs, keys: log.keys)
         let standIn = try reopened.beginSession(
             app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
             info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, at: date
@@ -314,15 +314,16 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             items = items[(resume + 1)...]
         }
 
-        // The log's own codec instance (a codec with symbols keeps them per log file), taken
-        // after any reopening above.
-        let codec = log.codecs[configuration.codec.name] ?? configuration.codec
-        let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
         let lostEarlier = failures
         var events = 0
         var written: ClosedRange<Int64>?
         var spacing = progress.spacing
         do {
+            // The log's own codec instance (a codec with symbols keeps them per log file), and
+            // the session's key, taken after any reopening above.
+            let storage = try log.storage(for: session)
+            let codec = storage.codec
+            let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
             // Encoding happens inside the transaction, so new symbols get ids under the write lock.
             try log.writeEncoding { db in
                 failures = lostEarlier
@@ -355,7 +356,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         break
                     }
                 }
-                written = try log.insert(writes, session: session.id, isText: codec.isText, in: db)
+                written = try log.insert(writes, into: storage, in: db)
             }
         } catch {
             // The session ends here: its later snapshots would hold these actions' effects.

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The keys a log encrypts with and reads with.
+///
+/// Sessions the log begins are encrypted with ``current`` (in the clear without one). Reading
+/// finds each session's key by the id the session recorded, among ``current`` and ``others``:
+/// after rotating, keep the old keys here for as long as sessions recorded with them remain.
+///
+/// ```swift
+/// let keys = LogKeys(current: try LogKey(id: "2026-11", bytes: newKey),
+///                    others: [try LogKey(id: "2026-05", bytes: oldKey)])
+/// let log = try EventLog(path: path, keys: keys)
+/// ```
+public struct LogKeys: Sendable {
+    /// The key new sessions are encrypted with; `nil` records in the clear.
+    public var current: LogKey?
+    /// Keys for reading sessions recorded with them.
+    public var others: [LogKey]
+
+    /// Keys for a log.
+    ///
+    /// - Parameters:
+    ///   - current: The key new sessions are encrypted with; `nil` records in the clear.
+    ///   - others: Keys for reading older sessions. When two keys share an id, the first given
+    ///     (``current`` first) is used.
+    public init(current: LogKey? = nil, others: [LogKey] = []) {
+        self.current = current
+        self.others = others
+    }
+
+    /// The key with the given id.
+    public subscript(id: String) -> LogKey? {
+        if let current, current.id == id { return current }
+        return others.first { $0.id == id }
+    }
+
+    /// Whether there is any key.
+    public var isEmpty: Bool { current == nil && others.isEmpty }
+
+    /// Reads a key file: one key per line, `ID BASE64` (an id, a space, the key's bytes in
+    /// base64); blank lines and lines starting with `#` are skipped. The keys are for reading
+    /// (``others``); ``current`` is left `nil`.
+    ///
+    /// - Throws: ``LogKey/Invalid`` naming the line that is not a key.
+    public static func reading(keyFile text: String) throws(LogKey.Invalid) -> LogKeys {
+        var keys: [LogKey] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count == 2, let bytes = Data(base64Encoded: String(fields[1])) else {
+                throw LogKey.Invalid(reason: "line \(index + 1) is not `ID BASE64` (an id, a space, the key in base64)")
+            }
+            do {
+                keys.append(try LogKey(id: String(fields[0]), bytes: bytes))
+            } catch {
+                throw LogKey.Invalid(reason: "line \(index + 1): \(error.reason)")
+            }
+        }
+        guard !keys.isEmpty else { throw LogKey.Invalid(reason: "the key file holds no key") }
+        return LogKeys(others: keys)
+    }
+}
