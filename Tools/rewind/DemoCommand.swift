@@ -38,6 +38,15 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The payload codec: json (readable with sqlite3) or binary (compact and fast).")
     var codec = "json"
 
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "Encrypt the session with the first key in this key file (`ID BASE64` lines); when the file does not exist, it is created with a new random key.",
+            valueName: "path"
+        )
+    )
+    var keyFile: String?
+
     @Flag(help: "Print only the summary, not every action.")
     var quiet = false
 
@@ -50,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         try prepareOutput()
-        let log = try EventLog(path: output)
+        let log = try EventLog(path: output, keys: try keys())
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = snapshotInterval
         // A short demo: a snapshot at every interval, so seeks and verify have some to show
@@ -94,6 +103,8 @@ struct DemoCommand: AsyncParsableCommand {
         let final = store.state
         let bug = firstNegative.withLock { $0 }
         let seq = bug.map(String.init) ?? "SEQ"
+        // The log as every command names it: with the key file when it is encrypted.
+        let output = self.output + (keyFile.map { " --key-file \($0)" } ?? "")
         let seen = bug.map { "The cart total first went negative at seq \($0). " } ?? "The seeded bug did not show in this session; try more --actions or another --seed. "
         let suggestions = [
             ("rewind bisect \(output) --invariant non-negative-total", "the first action that breaks it"),
@@ -106,12 +117,35 @@ struct DemoCommand: AsyncParsableCommand {
         let width = suggestions.map(\.0.count).max() ?? 0
         print("""
 
-            Recorded \(session?.eventCount ?? 0) actions into \(output) (session \(session?.id ?? 0), \(size / 1024) KiB): \
+            Recorded \(session?.eventCount ?? 0) actions into \(self.output)\(keyFile == nil ? "" : ", encrypted") (session \(session?.id ?? 0), \(size / 1024) KiB): \
             \(final.checkout.orders.count) orders paid, cart total \(Money(final.cart.total)).
             \(seen)Try next:
             \(suggestions.map { "  " + $0.0.rightPadded(to: width) + "   # " + $0.1 }.joined(separator: "\n"))
-              sqlite3 \(output) 'select seq, action, file, line from timeline where action like "cart.%"'
+              sqlite3 \(self.output) 'select seq, action, file, line from timeline where action like "cart.%"'
             """)
+    }
+
+    /// The keys to record with: the first in `--key-file` is the current one. A key file that
+    /// does not exist yet is created, readable by its owner only, with a new random key.
+    private func keys() throws -> LogKeys {
+        guard let keyFile else { return LogKeys() }
+        if FileManager.default.fileExists(atPath: keyFile) {
+            guard let data = FileManager.default.contents(atPath: keyFile), let text = String(data: data, encoding: .utf8) else {
+                throw ValidationError("--key-file \(keyFile): the file cannot be read as text")
+            }
+            do {
+                let keys = try LogKeys.reading(keyFile: text)
+                return LogKeys(current: keys.others.first, others: keys.others)
+            } catch {
+                throw ValidationError("--key-file \(keyFile): \(error.reason)")
+            }
+        }
+        let key = try LogKey.random(id: "demo")
+        let text = "# Rewind log keys: one `ID BASE64` line per key. Keep this file secret: it reads the log.\n\(key.keyFileLine)\n"
+        guard FileManager.default.createFile(atPath: keyFile, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("--key-file \(keyFile): cannot create the file")
+        }
+        return LogKeys(current: key)
     }
 
     /// Makes room for a fresh log: removes a previous demo log at the output path, refuses

@@ -56,11 +56,11 @@ extension BisectCommand: ReplayingCommand {
             case found, condition, seq, event, diff, atStart, session, eventsFolded, snapshotsChecked, gaps
         }
 
-        init<State, Action>(_ outcome: BisectOutcome<State, Action>, labels: Condition.Labels) {
+        init<State, Action>(_ outcome: BisectOutcome<State, Action>, in log: EventLog, labels: Condition.Labels) throws {
             condition = labels.found
             switch outcome {
             case let .found(change, stats):
-                (found, seq, event, diff) = (true, change.event.seq, EventReport(change.event), change.diff)
+                (found, seq, event, diff) = (true, change.event.seq, try EventReport(change.event, in: log), change.diff)
                 (eventsFolded, snapshotsChecked) = (stats.eventsFolded, stats.snapshotsChecked)
                 summary = """
                     first action after which \(labels.found): seq \(change.event.seq)
@@ -82,7 +82,7 @@ extension BisectCommand: ReplayingCommand {
         let (outcome, labels) = try app.searching(for: try target.parsedCondition()) { matches in
             try app.replayer.bisect(session: target.session, skippingAhead: skipAhead, where: matches)
         }
-        var report = Report(outcome, labels: labels)
+        var report = try Report(outcome, in: app.replayer.log, labels: labels)
         report.gaps = try app.replayer.log.gaps(session: target.session)
         return report
     }

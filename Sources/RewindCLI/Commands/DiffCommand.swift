@@ -45,9 +45,9 @@ extension DiffCommand: ReplayingCommand {
         var diff: String?
         private var heading: String
 
-        init(change: ActionDiff<some Sendable, some Sendable>) {
+        init(change: ActionDiff<some Sendable, some Sendable>, in log: EventLog) throws {
             seq = change.event.seq
-            event = EventReport(change.event)
+            event = try EventReport(change.event, in: log)
             diff = change.diff
             heading = Rendering.line(change.event)
         }
@@ -67,7 +67,7 @@ extension DiffCommand: ReplayingCommand {
     }
 
     func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
-        if let at { return Report(change: try app.replayer.diff(at: at)) }
+        if let at { return try Report(change: try app.replayer.diff(at: at), in: app.replayer.log) }
         guard let from, let to else { throw ValidationError("give either --at SEQ, or both --from SEQ and --to SEQ") }
         return Report(from: from, to: to, diff: try app.replayer.diff(from: from, to: to))
     }

@@ -33,7 +33,7 @@ struct LogCommand: ParsableCommand {
             let event = payload || options.json ? try Rendering.opened(stored, in: log) : stored
             count += 1
             if options.json {
-                print(try JSONOutput.line(EventReport(event)))
+                print(try JSONOutput.line(EventReport(event, in: log)))
             } else {
                 print("\(Rendering.timestamp(event.time))  " + Rendering.line(event))
                 if payload, let text = event.payloadText ?? event.payload.map(Rendering.sealed) { print("    \(text)") }

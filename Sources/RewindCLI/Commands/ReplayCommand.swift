@@ -48,6 +48,6 @@ extension ReplayCommand: ReplayingCommand {
 
     func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
         let result = try app.replayer.whatIf(skipping: Set(skip), through: through)
-        return Report(through: result.through, skipped: result.skipped.map { EventReport($0) }, diff: result.diff, state: try JSONValue(encoding: result.alternative))
+        return Report(through: result.through, skipped: try result.skipped.map { try EventReport($0, in: app.replayer.log) }, diff: result.diff, state: try JSONValue(encoding: result.alternative))
     }
 }

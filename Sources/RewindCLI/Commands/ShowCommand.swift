@@ -27,7 +27,7 @@ struct ShowCommand: ParsableCommand {
         let decoded = isJSON ? nil : try? AppRegistry.app(id: session.app.id).map { app in
             try app.open(log, ReplayOptions()).run(self)
         }
-        try options.print(Report(event: event, session: session, decoded: decoded))
+        try options.print(Report(event: event, in: log, session: session, decoded: decoded))
     }
 }
 
@@ -41,8 +41,8 @@ extension ShowCommand: ReplayingCommand {
             try event.encode(to: encoder)
         }
 
-        init(event logged: LoggedEvent, session: LogSession, decoded: (dump: String, json: JSONValue)?) {
-            event = EventReport(logged, payload: decoded?.json)
+        init(event logged: LoggedEvent, in log: EventLog, session: LogSession, decoded: (dump: String, json: JSONValue)?) throws {
+            event = try EventReport(logged, in: log, payload: decoded?.json)
             lines = [
                 "seq       \(logged.seq) (session \(logged.session), \(session.app.id) \(session.app.version))",
                 "time      \(event.time)",

@@ -56,10 +56,10 @@ extension ShrinkCommand: ReplayingCommand {
             (found, condition, summary) = (false, labels.found, labels.never)
         }
 
-        init(_ result: ShrinkResult<some Sendable, some Sendable>, labels: Condition.Labels, seconds: Double, output: String) {
+        init(_ result: ShrinkResult<some Sendable, some Sendable>, in log: EventLog, labels: Condition.Labels, seconds: Double, output: String) throws {
             (found, condition, self.seconds, self.output) = (true, labels.found, seconds, output)
             (originalCount, keptCount, replays) = (result.originalCount, result.steps.count, result.replays)
-            kept = result.steps.map { EventReport($0.event) }
+            kept = try result.steps.map { try EventReport($0.event, in: log) }
             summary = """
                 shrunk \(result.originalCount) actions to \(result.steps.count) after which \(labels.found) \
                 (replayed \(result.replays) candidates in \(String(format: "%.2f", seconds)) s):
@@ -79,6 +79,6 @@ extension ShrinkCommand: ReplayingCommand {
         try result.write(to: output, keys: options.keys()).close()
         let elapsed = (clock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        return Report(result, labels: labels, seconds: seconds, output: output)
+        return try Report(result, in: app.replayer.log, labels: labels, seconds: seconds, output: output)
     }
 }

@@ -84,7 +84,7 @@ extension VerifyCommand: ReplayingCommand {
             report.session = divergence.session
             report.seq = divergence.snapshotSeq
             report.lastAgreeingSeq = divergence.lastAgreeingSeq
-            report.event = EventReport(divergence.event)
+            report.event = try EventReport(divergence.event, in: app.replayer.log)
             report.diff = divergence.diff
         }
         return report

@@ -30,7 +30,9 @@ struct EventReport: Encodable {
         case seq, session, time, action, file, function, line, column, origin, info, redaction, payload
     }
 
-    init(_ event: LoggedEvent, payload decoded: JSONValue? = nil) {
+    /// The report of `event` of `log`, its payload opened when the log has its key.
+    init(_ event: LoggedEvent, in log: EventLog, payload decoded: JSONValue? = nil) throws {
+        let event = try Rendering.opened(event, in: log)
         seq = event.seq
         session = event.session
         time = Rendering.timestamp(event.time)
