@@ -18,7 +18,8 @@ struct RewindBench: AsyncParsableCommand {
             shop recorded with the default configuration vs periodic snapshots off: time, bytes, \
             longest dispatch), replay (folding a \
             log from disk vs reading and decoding it), seek (state(at:) at random seqs), size \
-            (bytes per event on disk), memory (peak resident memory of a full replay). Each runs \
+            (bytes per event on disk), memory (peak resident memory of a full replay), encryption \
+            (recording and replaying with a key vs in the clear). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -26,21 +27,22 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Actions per dispatch run.") var actions = 1_000_000
     @Option(help: "Actions per record run.") var recordActions = 200_000
     @Option(help: "Actions per run of the defaults workload.") var defaultsActions = 100_000
+    @Option(help: "Actions per run of the encryption workload.") var encryptionActions = 100_000
     @Option(help: "Rows per transaction in the record workload (recorder and raw baseline).") var batchSize = 1_000
     @Option(help: "Actions in the replay, seek and memory workloads' log.") var replayActions = 1_000_000
     @Flag(help: "Also seek in and replay a 10,000,000-event log.") var large = false
     @Option(help: "Random seeks per log.") var seeks = 200
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
     @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
-    @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory"]
+    @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption"]
     @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
     @Flag(help: "Print one JSON object instead of tables.") var json = false
 
     func validate() throws {
-        guard actions > 0, recordActions > 0, defaultsActions > 0, replayActions > 0, runs > 0, seeks > 0, batchSize > 0 else {
+        guard actions > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption"]
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
     }
 
@@ -64,6 +66,9 @@ struct RewindBench: AsyncParsableCommand {
         }
         if workload.contains("defaults") {
             emit(try DefaultsWorkload(session: shop, actions: defaultsActions, runs: runs).measure())
+        }
+        if workload.contains("encryption") {
+            emit(try EncryptionWorkload(session: shop, actions: encryptionActions, runs: runs, codecs: codec).measure())
         }
         if !Set(workload).isDisjoint(with: ["replay", "seek", "memory"]) {
             let logs = try await ReplayLogs(actions: replayActions, large: large, seed: seed, codecs: codec)

@@ -126,12 +126,15 @@ struct FuzzCommand: ParsableCommand {
         if !tally.failures.isEmpty { throw ExitCode(1) }
     }
 
-    /// Two shop sessions, one per standard codec, with periodic snapshots: every table and
-    /// both payload encodings for the mutations to reach.
+    /// The key the base log's encrypted session is recorded with, and every read path reads with.
+    static let key = try! LogKey(id: "fuzz", bytes: Data(repeating: 0x5A, count: 32))
+
+    /// Three shop sessions with periodic snapshots, one per standard codec and one encrypted:
+    /// every table, both payload encodings and sealed values for the mutations to reach.
     static func recordBase(at path: String) throws {
-        let log = try EventLog(path: path)
         let actions = SessionSource.shopActions(seed: 3).prefix(300)
-        for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] {
+        for (codec, key) in [(JSONPayloadCodec() as any PayloadCodec, nil), (BinaryPayloadCodec(), nil), (BinaryPayloadCodec(), Self.key)] {
+            let log = try EventLog(path: path, keys: LogKeys(current: key))
             var configuration = RecorderConfiguration<ShopState, ShopAction>()
             configuration.snapshotInterval = 60
             configuration.snapshotBudget = .infinity
@@ -140,8 +143,8 @@ struct FuzzCommand: ParsableCommand {
             let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
             for dispatched in actions { store.dispatch(dispatched.action, from: dispatched.source) }
             try recorder.close()
+            try log.close()
         }
-        try log.close()
     }
 }
 

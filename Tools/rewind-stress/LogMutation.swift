@@ -107,6 +107,13 @@ enum LogMutation: CustomStringConvertible {
                 ("PRAGMA user_version = -1", "a negative schema version"),
                 ("UPDATE sessions SET app_id = NULL", "NULL app ids"),
                 ("CREATE TABLE IF NOT EXISTS extra (x); DROP VIEW IF EXISTS timeline", "no timeline view"),
+                ("UPDATE sessions SET key_id = 'nobody' WHERE key_id IS NOT NULL", "an encrypted session naming a key no one has"),
+                ("UPDATE sessions SET key_id = NULL WHERE key_id IS NOT NULL", "an encrypted session marked as clear"),
+                ("UPDATE sessions SET key_id = 'fuzz', key_salt = randomblob(16), key_check = randomblob(16) WHERE key_id IS NULL", "clear sessions marked as encrypted"),
+                ("UPDATE sessions SET key_salt = X'00' WHERE key_id IS NOT NULL", "a key salt of the wrong size"),
+                ("UPDATE sessions SET key_check = randomblob(16) WHERE key_id IS NOT NULL", "a key check that does not match"),
+                ("UPDATE events SET payload = (SELECT payload FROM events WHERE seq = 1 + abs(random()) % 900) WHERE seq = 1 + abs(random()) % 900", "a payload moved to another event"),
+                ("UPDATE snapshots SET state = (SELECT state FROM snapshots ORDER BY random() LIMIT 1) WHERE seq = (SELECT seq FROM snapshots ORDER BY random() LIMIT 1)", "a snapshot moved to another seq"),
             ]
             let (sql, why) = targeted[random.int(below: targeted.count)]
             return .sql(sql, why: why)

@@ -19,7 +19,7 @@ struct ReadPaths {
         var paths = ReadPaths()
         let log: EventLog
         do {
-            log = try EventLog(path: path, mode: .readOnly)
+            log = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: [FuzzCommand.key]))
         } catch {
             paths.record("open", error)
             return paths
