@@ -50,6 +50,7 @@ import Darwin
 /// - ``events(_:pageSize:)``
 /// - ``event(at:)``
 /// - ``decodeAction(of:as:upgrades:)``
+/// - ``payload(of:)``
 /// - ``snapshot(session:atOrBefore:)``
 /// - ``snapshotIndex(session:)``
 ///
