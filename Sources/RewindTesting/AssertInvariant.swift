@@ -20,7 +20,7 @@ import RewindReplay
 ///
 /// - Parameters:
 ///   - name: What the invariant says, for the failure message.
-///   - log: The log (see ``fixtureLog(_:relativeTo:)`` for files beside the test).
+///   - log: The log (see ``fixtureLog(_:keys:relativeTo:)`` for files beside the test).
 ///   - reducer: The app's reducer.
 ///   - holds: The invariant.
 ///   - fileID: Where a failure is reported (the caller's by default).
@@ -85,18 +85,19 @@ public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendabl
 ///
 /// - Parameters:
 ///   - path: The fixture's path.
+///   - keys: Keys for a fixture whose sessions are encrypted (a shrunk encrypted log's is).
 ///   - filePath: The calling file (defaults to it).
 /// - Returns: The log.
-public func fixtureLog(_ path: String, relativeTo filePath: StaticString = #filePath) throws -> EventLog {
+public func fixtureLog(_ path: String, keys: LogKeys = LogKeys(), relativeTo filePath: StaticString = #filePath) throws -> EventLog {
     let url = path.hasPrefix("/")
         ? URL(fileURLWithPath: path)
         : URL(fileURLWithPath: String(describing: filePath)).deletingLastPathComponent().appendingPathComponent(path)
     guard url.pathExtension == "jsonl" else {
-        return try EventLog(path: url.path, mode: .readOnly)
+        return try EventLog(path: url.path, mode: .readOnly, keys: keys)
     }
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fixtures-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let imported = folder.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".rewind").path
     try EventLog.importLog(from: url, to: imported).close()
-    return try EventLog(path: imported, mode: .readOnly)
+    return try EventLog(path: imported, mode: .readOnly, keys: keys)
 }
