@@ -1,7 +1,18 @@
+import Foundation
 import GRDB
 
 /// What ``EventLog/checkIntegrity()`` found.
 public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
+    /// An encrypted payload or snapshot that does not open with its session's key.
+    public struct SealedValue: Sendable, Hashable, Codable {
+        /// Its session.
+        public var session: Int64
+        /// Its seq (an event's, or the one a snapshot follows).
+        public var seq: Int64
+        /// `the payload of cart.add`, `the periodic snapshot`.
+        public var what: String
+    }
+
     /// SQLite's `PRAGMA integrity_check` findings; `["ok"]` when the file is sound.
     public var sqlite: [String]
     /// How many events the log holds.
@@ -20,17 +31,24 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
     /// Sessions holding events after a recorded gap that ended them: replay would fold across
     /// the loss. Damage.
     public var sessionsContinuingAfterGap: [Int64] = []
+    /// Encrypted payloads and snapshots that fail authentication with their session's key
+    /// (the first 100): changed or moved after they were written. Damage.
+    public var unauthenticated: [SealedValue] = []
+    /// Encrypted sessions whose values were not checked, with why: the log was not given their
+    /// key, or the key given by their key id is another. Not counted as damage.
+    public var encryptedSessionsUnchecked: [Int64: String] = [:]
 
     /// Whether everything checks out.
     public var isSound: Bool {
         sqlite == ["ok"] && gaps.isEmpty && sessionsWithoutSnapshot.isEmpty && sessionsWithWrongBounds.isEmpty
-            && sessionsContinuingAfterGap.isEmpty
+            && sessionsContinuingAfterGap.isEmpty && unauthenticated.isEmpty
     }
 
     /// `ok: 1204 events, seq 1…1204` (with any recorded gaps) or the problems found.
     public var description: String {
         let range = seqs.map { ", seq \($0.lowerBound)…\($0.upperBound)" } ?? ""
-        let lost = recordedGaps.isEmpty ? "" : "\n" + recordedGaps.map { "recorded gap: " + $0.summary }.joined(separator: "\n")
+        var lost = recordedGaps.isEmpty ? "" : "\n" + recordedGaps.map { "recorded gap: " + $0.summary }.joined(separator: "\n")
+        lost += encryptedSessionsUnchecked.keys.sorted().map { "\nencrypted session \($0) not checked: \(encryptedSessionsUnchecked[$0]!)" }.joined()
         guard !isSound else { return "ok: \(eventCount) events\(range)" + lost }
         var problems: [String] = []
         if sqlite != ["ok"] { problems.append("SQLite: " + sqlite.prefix(5).joined(separator: "; ")) }
@@ -38,6 +56,9 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
         if !sessionsWithoutSnapshot.isEmpty { problems.append("sessions without initial snapshot: \(sessionsWithoutSnapshot)") }
         if !sessionsWithWrongBounds.isEmpty { problems.append("sessions whose bounds or count disagree with their events: \(sessionsWithWrongBounds)") }
         if !sessionsContinuingAfterGap.isEmpty { problems.append("sessions with events after the gap that ended them: \(sessionsContinuingAfterGap)") }
+        if !unauthenticated.isEmpty {
+            problems.append("encrypted values that fail authentication: " + unauthenticated.prefix(5).map { "seq \($0.seq) (\($0.what), session \($0.session))" }.joined(separator: ", "))
+        }
         return "damaged (\(eventCount) events\(range)): " + problems.joined(separator: "; ") + lost
     }
 }
@@ -46,11 +67,60 @@ extension EventLog {
     /// Checks the file with SQLite's `integrity_check`, and the log's own invariants: seqs
     /// without gaps, an initial snapshot for every session, each session's stored bounds and
     /// count matching its events, and no session going on after a recorded gap that ended it.
-    /// Recorded gaps are listed, not counted as damage.
+    /// Recorded gaps are listed, not counted as damage. Every payload and snapshot of an
+    /// encrypted session whose key the log was given must authenticate; sessions whose key it
+    /// was not given are listed as unchecked.
     ///
     /// Retention removes the oldest events, so the first seq may be above 1; gaps are only
     /// looked for between the first and the last.
     public func checkIntegrity() throws(EventLogError) -> IntegrityReport {
+        var report = try checkTables()
+        (report.unauthenticated, report.encryptedSessionsUnchecked) = try checkSealedValues()
+        return report
+    }
+
+    /// Opens every encrypted payload and snapshot of each session whose key the log has.
+    private func checkSealedValues() throws(EventLogError) -> (failing: [IntegrityReport.SealedValue], unchecked: [Int64: String]) {
+        var failing: [IntegrityReport.SealedValue] = []
+        var unchecked: [Int64: String] = [:]
+        for session in try sessions() where session.encryption != nil && failing.count < 100 {
+            let storage: SessionStorage
+            do {
+                storage = try self.storage(for: session)
+            } catch .keyMissing {
+                unchecked[session.id] = "its key '\(session.encryption?.keyID ?? "")' was not given"
+                continue
+            } catch .wrongKey {
+                unchecked[session.id] = "the key given as '\(session.encryption?.keyID ?? "")' is not its key"
+                continue
+            }
+            func check(_ body: () throws(EventLogError) -> Void) throws(EventLogError) {
+                do {
+                    try body()
+                } catch let .authenticationFailed(_, session, seq, what) {
+                    failing.append(.init(session: session, seq: seq, what: what))
+                }
+            }
+            for entry in try snapshotIndex(session: session.id) {
+                guard let snapshot = try snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
+                try check { () throws(EventLogError) in
+                    _ = try storage.encoded(snapshot.state, seq: snapshot.seq, kind: .snapshot, what: "the \(snapshot.kind) snapshot")
+                }
+            }
+            guard let range = session.seqRange else { continue }
+            _ = try forEachRawEvent(session: session.id, from: range.lowerBound, through: range.upperBound) { event throws(EventLogError) -> FoldStep in
+                guard let payload = event.payload else { return .continue }
+                try check { () throws(EventLogError) in
+                    try storage.withEncoded(payload, seq: event.seq, kind: .event, what: "the payload of \(event.actionCase)") { _ in }
+                }
+                return failing.count < 100 ? .continue : .stop
+            }
+        }
+        return (Array(failing.prefix(100)), unchecked)
+    }
+
+    /// SQLite's check and the log's own invariants over its tables.
+    private func checkTables() throws(EventLogError) -> IntegrityReport {
         try read { db in
             let sqlite = try String.fetchAll(db, sql: "PRAGMA integrity_check")
             let row = try Row.fetchOne(db, sql: "SELECT count(*), min(seq), max(seq) FROM events")

@@ -224,6 +224,42 @@ struct EncryptionTests {
         }
     }
 
+    @Test("the integrity check opens every encrypted value it has the key for, and lists the sessions it has none for")
+    func integrityCheck() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("notes.rewind")
+        let first = try Self.record(at: path, key: Self.keyA)
+        let second = try Self.record(at: path, key: Self.keyB)
+        let sound = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: [Self.keyA, Self.keyB])).checkIntegrity()
+        #expect(sound.isSound && sound.unauthenticated.isEmpty && sound.encryptedSessionsUnchecked.isEmpty)
+        try DatabaseQueue(path: path).write { db in
+            for seq in [first.baseSeq + 2, second.baseSeq + 7] {
+                var payload = try #require(try Data.fetchOne(db, sql: "SELECT payload FROM events WHERE seq = ?", arguments: [seq]))
+                payload[payload.count - 1] ^= 0xFF
+                try db.execute(sql: "UPDATE events SET payload = ? WHERE seq = ?", arguments: [payload, seq])
+            }
+            var state = try #require(try Data.fetchOne(db, sql: "SELECT state FROM snapshots WHERE session_id = ? AND seq = ?", arguments: [second.id, second.baseSeq + 4]))
+            state[0] ^= 0x01
+            try db.execute(sql: "UPDATE snapshots SET state = ? WHERE session_id = ? AND seq = ?", arguments: [state, second.id, second.baseSeq + 4])
+        }
+        let damaged = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: [Self.keyA, Self.keyB])).checkIntegrity()
+        #expect(!damaged.isSound)
+        #expect(damaged.unauthenticated == [
+            .init(session: first.id, seq: first.baseSeq + 2, what: "the payload of write"),
+            .init(session: second.id, seq: second.baseSeq + 4, what: "the periodic snapshot"),
+            .init(session: second.id, seq: second.baseSeq + 7, what: "the payload of write"),
+        ])
+        #expect(damaged.description.contains("encrypted values that fail authentication: seq \(first.baseSeq + 2) (the payload of write, session \(first.id))"))
+        // Only key A: session 2 is not checked, and not called damaged for that.
+        let partial = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: [Self.keyA])).checkIntegrity()
+        #expect(partial.unauthenticated.map(\.seq) == [first.baseSeq + 2])
+        #expect(partial.encryptedSessionsUnchecked == [second.id: "its key 'key-b' was not given"])
+        let none = try EventLog(path: path, mode: .readOnly).checkIntegrity()
+        #expect(none.isSound)
+        #expect(none.encryptedSessionsUnchecked.count == 2)
+        #expect(none.description.contains("encrypted session \(first.id) not checked: its key 'key-a' was not given"))
+    }
+
     @Test("keys rotate: each session is read with the key it names, and a log lacking one still reads the others")
     func rotation() throws {
         let folder = try TemporaryDirectory()

@@ -122,6 +122,12 @@ struct EncryptedLogCommandTests {
             #expect(result.standardError.contains("seq 5: the payload of"), "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains("fails authentication"), "\(arguments): \(result.standardError)")
         }
+        let check = try rewind("check", "shop.rewind", "--key-file", "keys")
+        #expect(check.status == 1)
+        #expect(check.standardOutput.contains("encrypted values that fail authentication: seq 5 ("), "\(check.standardOutput)")
+        let unchecked = try rewind("check", "shop.rewind")
+        #expect(unchecked.status == 0)
+        #expect(unchecked.standardOutput.contains("encrypted session 1 not checked: its key 'demo' was not given"), "\(unchecked.standardOutput)")
         // Events before it still read.
         #expect(try rewind("state", "shop.rewind", "--at", "4", "--key-file", "keys").status == 0)
     }

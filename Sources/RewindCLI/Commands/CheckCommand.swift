@@ -6,7 +6,7 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check a log: SQLite's integrity check, gapless seqs, a snapshot per session.",
-        discussion: "Exits 1 when the log is damaged."
+        discussion: "With --key-file, every payload and snapshot of the encrypted sessions it has keys for must authenticate. Exits 1 when the log is damaged."
     )
 
     @OptionGroup var options: LogOptions
@@ -35,11 +35,15 @@ extension CheckCommand {
         var recordedGaps: [LogGap]
         /// Sessions with events after the gap that ended them (damage).
         var sessionsContinuingAfterGap: [Int64]
+        /// Encrypted payloads and snapshots that fail authentication (damage; the first 100).
+        var unauthenticated: [IntegrityReport.SealedValue]
+        /// Encrypted sessions not checked, by id (as a string), with why (their key was not given).
+        var encryptedSessionsUnchecked: [String: String]
         private var integrity: IntegrityReport
 
         private enum CodingKeys: String, CodingKey {
             case sound, sqlite, events, firstSeq, lastSeq, gaps, sessionsWithoutSnapshot, sessionsWithWrongBounds
-            case recordedGaps, sessionsContinuingAfterGap
+            case recordedGaps, sessionsContinuingAfterGap, unauthenticated, encryptedSessionsUnchecked
         }
 
         init(_ integrity: IntegrityReport) {
@@ -49,6 +53,8 @@ extension CheckCommand {
             gaps = integrity.gaps.map { [$0.lowerBound, $0.upperBound] }
             (sessionsWithoutSnapshot, sessionsWithWrongBounds) = (integrity.sessionsWithoutSnapshot, integrity.sessionsWithWrongBounds)
             (recordedGaps, sessionsContinuingAfterGap) = (integrity.recordedGaps, integrity.sessionsContinuingAfterGap)
+            unauthenticated = integrity.unauthenticated
+            encryptedSessionsUnchecked = Dictionary(uniqueKeysWithValues: integrity.encryptedSessionsUnchecked.map { ("\($0.key)", $0.value) })
         }
 
         var text: String { integrity.description }
