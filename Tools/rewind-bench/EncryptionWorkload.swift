@@ -52,27 +52,13 @@ struct EncryptionWorkload {
         )
     }
 
-    /// Records every action through a store with the recorder, committed; returns actions per
-    /// second, the writer's CPU milliseconds per 1,000 actions and bytes per event on disk.
+    /// Records every action with the default configuration but the codec, committed.
     private func record(codec: any PayloadCodec, encrypted: Bool, at path: String) throws -> (rate: Double, writerCPUPerThousand: Double, bytesPerEvent: Double) {
-        let log = try EventLog(path: path, keys: LogKeys(current: encrypted ? Self.key : nil))
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = codec
-        let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
-        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
-        let session = self.session
-        let (processStart, threadStart) = (CPUTime.process, CPUTime.thread)
-        let elapsed = try ContinuousClock().measure {
-            for index in 0..<actions {
-                let dispatched = session[index % session.count]
-                store.dispatch(dispatched.action, from: dispatched.source)
-            }
-            try recorder.flush()
-        }
-        let writerCPU = (CPUTime.process - processStart) - (CPUTime.thread - threadStart)
-        try recorder.close()
-        try log.close()
-        return (Double(actions) / elapsed.seconds, writerCPU * 1e6 / Double(actions), Double(TemporaryLog.size(path)) / Double(actions))
+        return try RecordWorkload.recordCommitted(
+            session, actions: actions, into: path, configuration: configuration, keys: LogKeys(current: encrypted ? Self.key : nil)
+        )
     }
 
     /// Replays the log's session from its start to the final state; returns actions per second.

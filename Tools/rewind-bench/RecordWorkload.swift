@@ -79,14 +79,24 @@ struct RecordWorkload {
     private func record(codec: any PayloadCodec) throws -> (rate: Double, writerCPUPerThousand: Double, bytesPerEvent: Double) {
         let path = TemporaryLog.path("record")
         defer { TemporaryLog.remove(path) }
-        let log = try EventLog(path: path)
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = codec
         configuration.snapshotInterval = 0
         configuration.batchSize = batchSize
+        return try Self.recordCommitted(session, actions: actions, into: path, configuration: configuration)
+    }
+
+    /// Dispatches `actions` of `session` (cycled) through a store with a recorder configured by
+    /// `configuration`, recording into a new log at `path` with `keys`, and waits until all are
+    /// committed; returns actions per second, the writer thread's CPU milliseconds per 1,000
+    /// actions and bytes per event on disk.
+    static func recordCommitted(
+        _ session: [DispatchedAction<ShopAction>], actions: Int, into path: String,
+        configuration: RecorderConfiguration<ShopState, ShopAction>, keys: LogKeys = LogKeys()
+    ) throws -> (rate: Double, writerCPUPerThousand: Double, bytesPerEvent: Double) {
+        let log = try EventLog(path: path, keys: keys)
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
-        let session = self.session
         let (processStart, threadStart) = (CPUTime.process, CPUTime.thread)
         let elapsed = try ContinuousClock().measure {
             for index in 0..<actions {
