@@ -369,7 +369,9 @@ struct EncryptionTests {
         #expect(keys.others.map(\.id) == ["key-a", "key-b"])
         #expect(keys["key-b"]?.bytes == Self.keyB.bytes)
         #expect(keys.current == nil)
-        for (text, line) in [("key-a\n", 1), ("# c\nkey-a not-base64!\n", 2), ("a b c\n", 1), ("k \(Data(count: 8).base64EncodedString())", 1)] {
+        #expect(try LogKeys.reading(keyFile: "\u{FEFF}\(Self.keyA.keyFileLine)\r\n").others.map(\.id) == ["key-a"], "a byte order mark and CRLF")
+        let twice = "\(Self.keyA.keyFileLine)\n\(Self.keyA.keyFileLine)\n"
+        for (text, line) in [("key-a\n", 1), ("# c\nkey-a not-base64!\n", 2), ("a b c\n", 1), ("k \(Data(count: 8).base64EncodedString())", 1), (twice, 2)] {
             let error = #expect(throws: LogKey.Invalid.self) { try LogKeys.reading(keyFile: text) }
             #expect(error?.reason.hasPrefix("line \(line)") == true, "\(text.debugDescription): \(String(describing: error))")
         }

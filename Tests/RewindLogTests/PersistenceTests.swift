@@ -54,18 +54,19 @@ struct PersistenceTests {
         if case let .add(amount) = action { state.total += amount }
     }
 
-    static func recordV1(at path: String) throws {
-        let log = try EventLog(path: path)
+    static func recordV1(at path: String, keys: LogKeys = LogKeys()) throws {
+        let log = try EventLog(path: path, keys: keys)
         let session = try log.beginSession(app: AppIdentity(id: "counter", actionSchemaVersion: 1, stateSchemaVersion: 1), initialState: CounterV1(count: 5))
         try log.append([EventRecord(ActionV1.add(2), source: ActionSource()), EventRecord(ActionV1.add(3), source: ActionSource())], to: session)
         try log.close()
     }
 
-    @Test("older payloads go through the upcaster before decoding")
-    func upcasting() throws {
+    @Test("older payloads go through the upcaster before decoding, encrypted ones once opened", arguments: [false, true])
+    func upcasting(encrypted: Bool) throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("counter.rewind")
-        try Self.recordV1(at: path)
+        let key = try LogKey(id: "counter", bytes: Data(repeating: 7, count: 32))
+        try Self.recordV1(at: path, keys: LogKeys(current: encrypted ? key : nil))
         let upcaster = Upcaster(
             action: { data, version in
                 #expect(version == 1)
@@ -80,8 +81,9 @@ struct PersistenceTests {
             }
         )
         let app = AppIdentity(id: "counter", actionSchemaVersion: 2, stateSchemaVersion: 2)
-        let state = try EventLog(path: path).restoredState(app: app, reducer: Self.reducerV2, upcaster: upcaster)
+        let state = try EventLog(path: path, keys: LogKeys(others: [key])).restoredState(app: app, reducer: Self.reducerV2, upcaster: upcaster)
         #expect(state == CounterV2(total: 10, unit: "items"))
+        #expect(try EventLog(path: path, mode: .readOnly).sessions().first?.encryption?.keyID == (encrypted ? "counter" : nil))
     }
 
     @Test("without an upcaster, the error names the seq, the case and the versions")

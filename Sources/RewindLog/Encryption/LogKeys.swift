@@ -41,9 +41,12 @@ public struct LogKeys: Sendable {
     /// base64); blank lines and lines starting with `#` are skipped. The keys are for reading
     /// (``others``); ``current`` is left `nil`.
     ///
-    /// - Throws: ``LogKey/Invalid`` naming the line that is not a key.
+    /// - Throws: ``LogKey/Invalid`` naming the line that is not a key, or that repeats an id.
     public static func reading(keyFile text: String) throws(LogKey.Invalid) -> LogKeys {
         var keys: [LogKey] = []
+        var lines: [String: Int] = [:]
+        // A byte order mark some editors write would otherwise become part of the first id.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
@@ -51,8 +54,13 @@ public struct LogKeys: Sendable {
             guard fields.count == 2, let bytes = Data(base64Encoded: String(fields[1])) else {
                 throw LogKey.Invalid(reason: "line \(index + 1) is not `ID BASE64` (an id, a space, the key in base64)")
             }
+            let id = String(fields[0])
+            if let first = lines[id] {
+                throw LogKey.Invalid(reason: "line \(index + 1): key id '\(id)' is on line \(first) already (one line per id)")
+            }
+            lines[id] = index + 1
             do {
-                keys.append(try LogKey(id: String(fields[0]), bytes: bytes))
+                keys.append(try LogKey(id: id, bytes: bytes))
             } catch {
                 throw LogKey.Invalid(reason: "line \(index + 1): \(error.reason)")
             }
