@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindTesting", targets: ["RewindTesting"]),
         .library(name: "RewindCLI", targets: ["RewindCLI"]),
+        .library(name: "RewindInspector", targets: ["RewindInspector"]),
         .library(name: "RewindFeedback", targets: ["RewindFeedback"]),
         .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
         .executable(name: "rewind", targets: ["rewind"]),
@@ -34,6 +35,9 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         // AES-GCM for logs encrypted at rest (RewindLog; internal: no Crypto type is public).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The inspector's HTTP server (RewindInspector): dependency-free, so every app's replay
+        // tool builds in seconds more, not minutes (see the RewindInspector article).
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         // The `@BinaryCodable` macro's implementation (a compiler plugin: nothing links it).
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // Counts heap allocations for `rewind-allocations` (the tool only; no library uses it).
@@ -91,6 +95,13 @@ let package = Package(
             ]
         ),
 
+        // The inspector's web side: a loopback HTTP server (token, Host check), the page it
+        // serves (embedded), and the calls it forwards to an API the CLI implements.
+        .target(
+            name: "RewindInspector",
+            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]
+        ),
+
         // The rewind command tree, as a library any app's replay tool can run.
         .target(
             name: "RewindCLI",
@@ -98,6 +109,7 @@ let package = Package(
                 "Rewind",
                 "RewindLog",
                 "RewindReplay",
+                "RewindInspector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
@@ -228,6 +240,19 @@ let package = Package(
                 "rewind",
                 "rewind-todo",
                 "rewind-allocations",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "RewindInspectorTests",
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindCLI",
+                "RewindInspector",
+                "RewindExamples",
+                "RewindTestSupport",
+                "rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -9,6 +9,10 @@ struct ReplayFlags: ParsableArguments {
     var skipUndecodable = false
 
     /// The app registered for `sessions`, ready to replay `log`.
+    /// Whether long replays show their progress on a terminal's standard error: off while the
+    /// inspector answers a call (`rewind serve` keeps its terminal for its own messages).
+    @TaskLocal static var reportsProgress = true
+
     func replay(_ log: EventLog, sessions: [LogSession]) throws -> any AppReplay {
         let ids = Set(sessions.map(\.app.id))
         guard let id = ids.first else {
@@ -29,7 +33,7 @@ struct ReplayFlags: ParsableArguments {
         }
         var options = ReplayOptions()
         options.skipUndecodable = skipUndecodable
-        if isatty(STDERR_FILENO) != 0 {
+        if Self.reportsProgress && isatty(STDERR_FILENO) != 0 {
             options.progress = { progress in
                 FileHandle.standardError.write(Data("\rreplaying: seq \(progress.seq) of \(progress.target)".utf8))
             }

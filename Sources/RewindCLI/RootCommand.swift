@@ -16,7 +16,7 @@ struct RootCommand: AsyncParsableCommand {
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
-                ExportCommand.self, ImportCommand.self, AppsCommand.self,
+                ServeCommand.self, ExportCommand.self, ImportCommand.self, AppsCommand.self,
             ]
         )
     }

@@ -154,7 +154,9 @@ extension EventLog {
     /// The first and last seq in the log, or `nil` when it has no events.
     public func seqRange() throws(EventLogError) -> ClosedRange<Int64>? {
         try read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT min(seq), max(seq) FROM events")
+            // Two subqueries, because SQLite answers a lone min() or max() of the rowid from the
+            // b-tree's ends but scans every row for both in one select.
+            let row = try Row.fetchOne(db, sql: "SELECT (SELECT min(seq) FROM events), (SELECT max(seq) FROM events)")
             guard let low = try row?.optional(0, "events.seq", as: Int64.self), let high = try row?.optional(1, "events.seq", as: Int64.self) else { return nil }
             return low...high
         }

@@ -11,7 +11,7 @@ struct AppsCommand: ParsableCommand {
 
     func run() throws {
         try format.print(Report(apps: AppRegistry.apps.map { app in
-            App(id: app.id, invariants: app.invariants.map { Invariant(name: $0.name, description: $0.description) })
+            App(id: app.id, invariants: Invariant.all(of: app))
         }))
     }
 }
@@ -25,6 +25,11 @@ extension AppsCommand {
     struct Invariant: Encodable {
         var name: String
         var description: String
+
+        /// The invariants `app` registers, in order.
+        static func all(of app: ReplayableApp) -> [Invariant] {
+            app.invariants.map { Invariant(name: $0.name, description: $0.description) }
+        }
     }
 
     /// The registered apps; encoded as a bare array.

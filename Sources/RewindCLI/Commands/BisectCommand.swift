@@ -3,7 +3,7 @@ import RewindLog
 import RewindReplay
 
 /// `rewind bisect PATH --invariant NAME` or `--where EXPR`.
-struct BisectCommand: ParsableCommand {
+struct BisectCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "bisect",
         abstract: "Find the first action that breaks an invariant, or after which a condition holds.",
@@ -19,12 +19,9 @@ struct BisectCommand: ParsableCommand {
     @OptionGroup var target: ConditionOptions
     @Flag(help: "Skip ahead by snapshots: faster, for conditions that stay true once true.") var skipAhead = false
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
-        let app = try target.app(in: log, with: replay)
-        let report = try app.run(self)
-        try options.print(report)
-        if !report.found { throw ExitCode(1) }
+        return try target.app(in: log, with: replay).run(self)
     }
 }
 
@@ -33,6 +30,7 @@ extension BisectCommand: ReplayingCommand {
     /// session's initial state (`atStart`), or nowhere (`found` is false).
     struct Report: CommandReport {
         var found: Bool
+        var answersNo: Bool { !found }
         /// The condition, as the text report names it.
         var condition: String
         var seq: Int64?

@@ -2,7 +2,7 @@ import ArgumentParser
 import RewindLog
 
 /// `rewind check PATH`: is the log sound?
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check a log: SQLite's integrity check, gapless seqs, a snapshot per session.",
@@ -11,10 +11,8 @@ struct CheckCommand: ParsableCommand {
 
     @OptionGroup var options: LogOptions
 
-    func run() throws {
-        let report = Report(try options.open().checkIntegrity())
-        try options.print(report)
-        if !report.sound { throw ExitCode(1) }
+    func report() throws -> Report {
+        Report(try options.open().checkIntegrity())
     }
 }
 
@@ -23,6 +21,7 @@ extension CheckCommand {
     /// `[first, last]` pairs.
     struct Report: CommandReport {
         var sound: Bool
+        var answersNo: Bool { !sound }
         /// SQLite's `PRAGMA integrity_check` lines (`["ok"]` when sound).
         var sqlite: [String]
         var events: Int64

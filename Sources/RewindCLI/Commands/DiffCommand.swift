@@ -3,7 +3,7 @@ import RewindLog
 import RewindReplay
 
 /// `rewind diff PATH --at SEQ` or `--from A --to B`.
-struct DiffCommand: ParsableCommand {
+struct DiffCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Show what an action changed (--at), or how two points differ (--from, --to).",
@@ -26,11 +26,10 @@ struct DiffCommand: ParsableCommand {
         try InputError.requirePositive(to, "--to")
     }
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
         let seqs = [at, from, to].compactMap { $0 }
-        let app = try replay.replay(log, sessions: try seqs.map { try log.session(containing: $0) })
-        try options.print(try app.run(self))
+        return try replay.replay(log, sessions: try seqs.map { try log.session(containing: $0) }).run(self)
     }
 }
 

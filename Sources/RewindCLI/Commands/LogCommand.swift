@@ -24,9 +24,7 @@ struct LogCommand: ParsableCommand {
 
     func run() throws {
         let log = try options.open()
-        var filter = try selection.filter(in: log, limit: limit)
-        (filter.actionCase, filter.file, filter.line) = (actionCase, file, line)
-        var cursor = log.events(filter)
+        var cursor = log.events(try filter(in: log))
         var count = 0
         // Streamed, one event a line: a long log prints as it is read.
         while let stored = try cursor.next() {
@@ -40,5 +38,12 @@ struct LogCommand: ParsableCommand {
             }
         }
         if count == 0 && !options.json { print("no events match") }
+    }
+
+    /// Which events the options select (the inspector's timeline reads with the same filter).
+    func filter(in log: EventLog) throws -> EventFilter {
+        var filter = try selection.filter(in: log, limit: limit)
+        (filter.actionCase, filter.file, filter.line) = (actionCase, file, line)
+        return filter
     }
 }

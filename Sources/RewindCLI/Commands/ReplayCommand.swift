@@ -2,7 +2,7 @@ import ArgumentParser
 import RewindLog
 
 /// `rewind replay PATH --skip SEQ…`: what if some actions had not happened?
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay with chosen actions left out, and show how the state would differ."
@@ -19,10 +19,9 @@ struct ReplayCommand: ParsableCommand {
         try InputError.requirePositive(through, "--through")
     }
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
-        let app = try replay.replay(log, sessions: [try log.session(containing: skip.min() ?? 1)])
-        try options.print(try app.run(self))
+        return try replay.replay(log, sessions: [try log.session(containing: skip.min() ?? 1)]).run(self)
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import RewindLog
 
 /// `rewind sessions PATH`: the recording sessions in a log.
-struct SessionsCommand: ParsableCommand {
+struct SessionsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
         abstract: "List the recording sessions in a log.",
@@ -11,10 +11,10 @@ struct SessionsCommand: ParsableCommand {
 
     @OptionGroup var options: LogOptions
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
         let gaps = Dictionary(try log.gaps().map { ($0.session, $0) }, uniquingKeysWith: { first, _ in first })
-        try options.print(Report(sessions: try log.sessions().map { Session($0, endedBy: gaps[$0.id]) }))
+        return Report(sessions: try log.sessions().map { Session($0, endedBy: gaps[$0.id]) })
     }
 }
 

@@ -4,7 +4,7 @@ import RewindLog
 import RewindReplay
 
 /// `rewind show PATH SEQ`: one event in full.
-struct ShowCommand: ParsableCommand {
+struct ShowCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one event in full: source, time, session and payload."
@@ -17,7 +17,7 @@ struct ShowCommand: ParsableCommand {
         try InputError.requirePositive(seq, "seq")
     }
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
         let event = try Rendering.opened(try log.event(at: seq), in: log)
         let session = try log.session(event.session)
@@ -27,7 +27,7 @@ struct ShowCommand: ParsableCommand {
         let decoded = isJSON ? nil : try? AppRegistry.app(id: session.app.id).map { app in
             try app.open(log, ReplayOptions()).run(self)
         }
-        try options.print(Report(event: event, in: log, session: session, decoded: decoded))
+        return try Report(event: event, in: log, session: session, decoded: decoded)
     }
 }
 

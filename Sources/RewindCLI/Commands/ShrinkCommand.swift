@@ -3,7 +3,7 @@ import RewindLog
 import RewindReplay
 
 /// `rewind shrink PATH --invariant NAME --output FIXTURE`.
-struct ShrinkCommand: ParsableCommand {
+struct ShrinkCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "shrink",
         abstract: "Cut a failing log down to the fewest actions that still break an invariant.",
@@ -20,12 +20,9 @@ struct ShrinkCommand: ParsableCommand {
     @OptionGroup var target: ConditionOptions
     @Option(name: .shortAndLong, help: "The fixture log to write (must not exist).") var output: String
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
-        let app = try target.app(in: log, with: replay)
-        let report = try app.run(self)
-        try options.print(report)
-        if !report.found { throw ExitCode(1) }
+        return try target.app(in: log, with: replay).run(self)
     }
 }
 
@@ -34,6 +31,7 @@ extension ShrinkCommand: ReplayingCommand {
     /// `found` false when it never holds.
     struct Report: CommandReport {
         var found: Bool
+        var answersNo: Bool { !found }
         var condition: String
         /// The actions from the session's start to the first failure.
         var originalCount: Int?

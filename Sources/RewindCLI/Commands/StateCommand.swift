@@ -2,7 +2,7 @@ import ArgumentParser
 import RewindLog
 
 /// `rewind state PATH --at SEQ`: the state after an event.
-struct StateCommand: ParsableCommand {
+struct StateCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "state",
         abstract: "Show the state after an event (replayed from the nearest snapshot)."
@@ -16,10 +16,9 @@ struct StateCommand: ParsableCommand {
         try InputError.requirePositive(at, "--at")
     }
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
-        let app = try replay.replay(log, sessions: [try log.session(containing: at)])
-        try options.print(try app.run(self))
+        return try replay.replay(log, sessions: [try log.session(containing: at)]).run(self)
     }
 }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import RewindLog
 
 /// `rewind stats PATH`: what a log holds, in numbers.
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
         abstract: "Count events per action case and per source location; time span and size."
@@ -17,8 +17,8 @@ struct StatsCommand: ParsableCommand {
         try InputError.requirePositive(top, "--top", what: "a count")
     }
 
-    func run() throws {
-        try options.print(Report(try options.open().statistics(session: session), top: top))
+    func report() throws -> Report {
+        Report(try options.open().statistics(session: session), top: top)
     }
 }
 

@@ -3,7 +3,7 @@ import RewindLog
 import RewindReplay
 
 /// `rewind verify PATH`: does today's reducer reproduce the recording?
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Replay the log and compare with every recorded snapshot.",
@@ -18,12 +18,10 @@ struct VerifyCommand: ParsableCommand {
         try InputError.requirePositive(session, "--session", what: "a session number")
     }
 
-    func run() throws {
+    func report() throws -> Report {
         let log = try options.open()
         let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        let report = try replay.replay(log, sessions: sessions).run(self)
-        try options.print(report)
-        if !report.agrees { throw ExitCode(1) }
+        return try replay.replay(log, sessions: sessions).run(self)
     }
 }
 
@@ -32,6 +30,7 @@ extension VerifyCommand: ReplayingCommand {
     /// (`seq`, `lastAgreeingSeq`), the last action (`event`) and the difference (`diff`).
     struct Report: CommandReport {
         var agrees: Bool
+        var answersNo: Bool { !agrees }
         var sessions: Int
         var eventsFolded: Int
         var snapshotsCompared: Int

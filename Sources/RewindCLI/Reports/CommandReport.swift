@@ -8,6 +8,14 @@ import Foundation
 protocol CommandReport: Encodable {
     /// The report for a terminal.
     var text: String { get }
+
+    /// Whether the answer is "no" (`verify` found a divergence, `bisect` found nothing, `check`
+    /// found damage): the command then exits 1. False unless a report says otherwise.
+    var answersNo: Bool { get }
+}
+
+extension CommandReport {
+    var answersNo: Bool { false }
 }
 
 /// The encoders behind every `--json` output.

@@ -75,7 +75,23 @@ extension EventLog {
         return event
     }
 
-    func page(filter: EventFilter, after seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
+    /// The last `count` events that match `filter` below `seq`, in seq order: a page read
+    /// backwards, for a view scrolling up through a long log (the inspector's timeline).
+    ///
+    /// - Parameters:
+    ///   - filter: Which events (its `limit` is ignored: `count` bounds the page).
+    ///   - seq: The page ends just before this seq.
+    ///   - count: At most this many events.
+    public func events(_ filter: EventFilter, before seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
+        guard seq > .min, count > 0 else { return [] }
+        var filter = filter
+        let low = filter.seqs?.lowerBound ?? .min, high = min(seq - 1, filter.seqs?.upperBound ?? .max)
+        guard low <= high else { return [] }
+        filter.seqs = low...high
+        return try page(filter: filter, after: .min, count: count, newestFirst: true).reversed()
+    }
+
+    func page(filter: EventFilter, after seq: Int64, count: Int, newestFirst: Bool = false) throws(EventLogError) -> [LoggedEvent] {
         try read { db in
             try refreshSymbols(db)
             var filter = filter
@@ -97,7 +113,7 @@ extension EventLog {
                 FROM events AS e LEFT JOIN sources AS src ON src.id = e.source_id LEFT JOIN actions AS a ON a.id = e.action_id
                      LEFT JOIN sessions AS s ON s.id = e.session_id
                 WHERE \(conditions)
-                ORDER BY e.seq LIMIT ?
+                ORDER BY e.seq \(newestFirst ? "DESC" : "ASC") LIMIT ?
                 """
             let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import RewindInspector
+import RewindLog
+
+/// `rewind serve PATH`: the time-travel inspector in a browser.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Open a log in the time-travel inspector: a local web page with its timeline, states, diffs, invariants, what-if and verify.",
+        discussion: """
+            Prints a URL with a token made for this launch; open it in a browser. The server \
+            listens on 127.0.0.1 only unless --host says otherwise, answers only to the address \
+            it printed, and only reads: the log can be recording meanwhile (the page follows it). \
+            With --json, prints {"url": …} on one line once it listens. Stop it with Ctrl-C.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+    @OptionGroup var replay: ReplayFlags
+    @Option(help: "The address to listen on. Anything but loopback lets the network reach the log (the token still guards it).")
+    var host = "127.0.0.1"
+    @Option(help: "The port (0: any free port).") var port = 0
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw InputError("--port \(port): give a port from 0 to 65535") }
+    }
+
+    func run() async throws {
+        // The log is opened once first, so one that cannot be read fails here with the same
+        // message as every other subcommand, not later in the browser.
+        let log = try options.open()
+        _ = try log.sessions()
+        _ = try options.keys()
+        if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
+            FileHandle.standardError.write(Data("""
+                warning: listening on \(host), not on loopback: anyone who can reach this machine and \
+                learns the URL's token can read \(options.path)
+
+                """.utf8))
+        }
+        let inspection = LogInspection(path: options.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
+        let inspector = Inspector(api: inspection, title: (options.path as NSString).lastPathComponent)
+        let json = options.json
+        do {
+            try await inspector.serve(host: host, port: UInt16(port)) { url in
+                // Written straight to the file descriptor, not buffered: a script waiting for
+                // the URL reads it at once.
+                let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.path) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            }
+        } catch {
+            throw InputError("cannot listen on \(host):\(port): \(error)")
+        }
+    }
+}

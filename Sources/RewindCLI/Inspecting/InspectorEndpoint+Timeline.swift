@@ -1,0 +1,98 @@
+import Foundation
+import RewindInspector
+import RewindLog
+
+extension InspectorEndpoint {
+    /// `GET /api/overview`: what the page shows first: the log's seq range, its sessions (as
+    /// `rewind sessions --json`), and for each app that recorded them whether this tool can
+    /// replay it and its invariants.
+    static let overview = InspectorEndpoint { call, inspection in
+        let sessions: SessionsCommand = try inspection.parse(call)
+        let log = try sessions.options.open()
+        let range = try log.seqRange()
+        let report = try sessions.report()
+        let ids = Array(Set(report.sessions.map(\.app))).sorted()
+        return try .json(encoding: Overview(
+            path: inspection.path,
+            seqs: range.map { [$0.lowerBound, $0.upperBound] },
+            sessions: report,
+            apps: ids.map { id in
+                let app = AppRegistry.app(id: id)
+                return .init(id: id, replayable: app != nil, invariants: app.map(AppsCommand.Invariant.all(of:)) ?? [])
+            }
+        ))
+    }
+
+    /// `GET /api/head`: the last seq and the number of sessions, cheap enough to ask every
+    /// second while a recorder appends (the page's live mode).
+    static let head = InspectorEndpoint { call, inspection in
+        let sessions: SessionsCommand = try inspection.parse(call)
+        let log = try sessions.options.open()
+        return try .json(encoding: Head(seqs: try log.seqRange().map { [$0.lowerBound, $0.upperBound] }, sessions: try log.sessions().count))
+    }
+
+    /// `GET /api/events`: a page of the timeline, filtered as `rewind log` filters (session,
+    /// from, to, since, until, case, file, line), each event as `rewind log --json` prints it.
+    /// `after=SEQ` reads forward from just after a seq (0: the start), `before=SEQ` backward
+    /// from just before it (scrolling up); `limit` is 1–1000 (100 unless given). `more` says
+    /// whether the page stopped short of the end in its direction.
+    static let events = InspectorEndpoint(
+        options: ["session", "from", "to", "since", "until", "case", "file", "line"],
+        own: ["after", "before", "limit"]
+    ) { call, inspection in
+        let command: LogCommand = try inspection.parse(call)
+        let limit = Int(try call.integer("limit", in: 1...1_000) ?? 100)
+        let after = try call.integer("after", in: 0...Int64.max), before = try call.integer("before", in: 1...Int64.max)
+        guard after == nil || before == nil else { throw BadCall(description: "give after=SEQ or before=SEQ, not both") }
+        let log = try command.options.open()
+        var filter = try command.filter(in: log)
+        filter.limit = nil
+        var events: [LoggedEvent]
+        let more: Bool
+        if let before {
+            events = try log.events(filter, before: before, count: limit + 1)
+            more = events.count > limit
+            if more { events.removeFirst() }
+        } else {
+            let low = after.map { $0 == .max ? $0 : $0 + 1 } ?? 1
+            let range = (max(low, filter.seqs?.lowerBound ?? 1), filter.seqs?.upperBound ?? .max)
+            if after == .max || range.0 > range.1 {
+                events = []
+            } else {
+                filter.seqs = range.0...range.1
+                filter.limit = limit + 1
+                var cursor = log.events(filter, pageSize: limit + 1)
+                events = try cursor.collect()
+            }
+            more = events.count > limit
+            if more { events.removeLast() }
+        }
+        return try .json(encoding: Page(events: try events.map { try EventReport($0, in: log) }, more: more))
+    }
+
+    struct Overview: Encodable {
+        var path: String
+        /// The first and last seq, absent when the log has no events.
+        var seqs: [Int64]?
+        var sessions: SessionsCommand.Report
+        var apps: [App]
+
+        struct App: Encodable {
+            var id: String
+            /// Whether this tool has the app's types and reducer (state, diffs, bisect, …).
+            var replayable: Bool
+            /// As `rewind apps --json` lists them.
+            var invariants: [AppsCommand.Invariant]
+        }
+    }
+
+    struct Head: Encodable {
+        var seqs: [Int64]?
+        var sessions: Int
+    }
+
+    struct Page: Encodable {
+        var events: [EventReport]
+        var more: Bool
+    }
+}

@@ -1,0 +1,67 @@
+import FlyingFox
+public import Foundation
+
+extension Inspector {
+    /// Serves the inspector until the task is cancelled.
+    ///
+    /// - Parameters:
+    ///   - host: The address to listen on: an IPv4 or IPv6 literal, or `localhost`.
+    ///     Loopback (`127.0.0.1`, the default) keeps the log on this machine; any other
+    ///     address lets the network in (the token still guards the API).
+    ///   - port: The port; 0 picks a free one.
+    ///   - listening: Called once, with the page's URL (token included), when the server
+    ///     accepts connections.
+    /// - Throws: When the address cannot be used (taken, not this machine's, not an address).
+    public func serve(host: String = "127.0.0.1", port: UInt16 = 0, listening: @Sendable (URL) -> Void) async throws {
+        let literal = host == "localhost" ? "127.0.0.1" : host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let server: HTTPServer
+        if literal.contains(":") {
+            server = HTTPServer(address: try .inet6(ip6: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
+        } else {
+            server = HTTPServer(address: try .inet(ip4: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            try await server.waitUntilListening()
+            switch await server.listeningAddress {
+            case let .ip4(_, bound)?, let .ip6(_, bound)?: announce(host: host, literal: literal, port: bound, listening: listening)
+            default: announce(host: host, literal: literal, port: port, listening: listening)
+            }
+            try await group.next()
+        }
+    }
+
+    private func announce(host: String, literal: String, port: UInt16, listening: (URL) -> Void) {
+        allow(host: host, port: Int(port))
+        allow(host: literal, port: Int(port))
+        let name = literal.contains(":") ? "[\(literal)]" : literal
+        listening(URL(string: "http://\(name):\(port)/?token=\(token)")!)
+    }
+}
+
+/// Hands FlyingFox's requests to ``Inspector/respond(to:)`` and its answers back.
+private struct FlyingFoxHandler: HTTPHandler {
+    let inspector: Inspector
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
+        let response = await inspector.respond(to: InspectorRequest(method: request.method.rawValue, target: request.target.rawValue, headers: headers))
+        var out = HTTPHeaders()
+        for (name, value) in response.headers { out[HTTPHeader(name)] = value }
+        return HTTPResponse(statusCode: HTTPStatusCode(response.status, phrase: Self.phrase(response.status)), headers: out, body: request.method == .HEAD ? Data() : response.body)
+    }
+
+    private static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 421: "Misdirected Request"
+        case 422: "Unprocessable Content"
+        default: "Internal Server Error"
+        }
+    }
+}

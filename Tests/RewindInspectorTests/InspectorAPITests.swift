@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import Rewind
+import RewindExamples
+import RewindLog
+import RewindTestSupport
+import Testing
+
+@Suite("Inspector API")
+struct InspectorAPITests {
+    @Test("overview: the seq range, the sessions as `sessions --json`, the app's invariants")
+    func overview() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let overview = try await inspector.json("/api/overview")
+        #expect(overview["seqs"] as? [Int] == [1, 60])
+        let sessions = try #require(overview["sessions"] as? [[String: Any]])
+        #expect(sessions.count == 1)
+        #expect(sessions.first?["app"] as? String == "com.example.shop")
+        let app = try #require((overview["apps"] as? [[String: Any]])?.first)
+        #expect(app["replayable"] as? Bool == true)
+        #expect((app["invariants"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["non-negative-total", "discount-within-subtotal"])
+        let head = try await inspector.json("/api/head")
+        #expect(head["seqs"] as? [Int] == [1, 60])
+        #expect(head["sessions"] as? Int == 1)
+    }
+
+    @Test("paging forward and backward through the timeline yields every event once, in order, whatever the page size")
+    func paging() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(actions: 500, in: folder))
+        let all = try #require(try EventLog(path: folder.file("demo.rewind"), mode: .readOnly).seqRange())
+        for limit in [1, 7, 100, 1_000] {
+            var forward: [Int64] = [], after: Int64 = 0
+            while true {
+                let page = try await inspector.page("after=\(after)&limit=\(limit)")
+                #expect(page.seqs.count <= limit)
+                forward += page.seqs
+                guard page.more, let last = page.seqs.last else { break }
+                after = last
+            }
+            #expect(forward == Array(all), "limit \(limit)")
+            var backward: [Int64] = [], before = all.upperBound + 1
+            while true {
+                let page = try await inspector.page("before=\(before)&limit=\(limit)")
+                backward = page.seqs + backward
+                guard page.more, let first = page.seqs.first else { break }
+                before = first
+            }
+            #expect(backward == Array(all), "limit \(limit)")
+        }
+        // The default page, and the ends.
+        #expect(try await inspector.page("").seqs == Array(1...100))
+        #expect(try await inspector.page("after=\(all.upperBound)").seqs.isEmpty)
+        #expect(try await inspector.page("after=\(Int64.max)") == ([], false))
+        #expect(try await inspector.page("before=1") == ([], false))
+        #expect(try await inspector.page("before=\(Int64.max)&limit=2").seqs == [all.upperBound - 1, all.upperBound])
+    }
+
+    @Test("the timeline's filters are `rewind log`'s: session, case pattern, source file, seq range, time")
+    func filters() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(actions: 300, in: folder)
+        let inspector = InspectorHarness(path: path)
+        let log = try EventLog(path: path, mode: .readOnly)
+        for (query, filter) in [
+            ("case=cart.*", EventFilter(actionCase: "cart.*")),
+            ("case=cart.setQuantity", EventFilter(actionCase: "cart.setQuantity")),
+            ("file=ShopEffects", EventFilter(file: "ShopEffects")),
+            ("session=1&from=20&to=90", EventFilter(seqs: 20...90, session: 1)),
+            ("case=catalogue.*&file=ShopScreens&from=2", EventFilter(seqs: 2...Int64.max, actionCase: "catalogue.*", file: "ShopScreens")),
+            ("case=nothing.like.this", EventFilter(actionCase: "nothing.like.this")),
+        ] {
+            var cursor = log.events(filter)
+            let expected = try cursor.collect().map(\.seq)
+            #expect(try await inspector.page(query + "&limit=1000").seqs == expected, "\(query)")
+            // Paging a filtered view backward finds the same events.
+            let tail = try await inspector.page(query + "&before=\(Int64.max)&limit=5")
+            #expect(tail.seqs == Array(expected.suffix(5)), "\(query)")
+            #expect(tail.more == (expected.count > 5))
+        }
+        // A time window relative to the last event, and one before the log began.
+        var everything = log.events()
+        #expect(try await inspector.page("since=1d&limit=1000").seqs == (try everything.collect().map(\.seq)))
+        #expect(try await inspector.page("since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z").seqs.isEmpty)
+    }
+
+    @Test("odd paging and filter values are refused with the CLI's messages, never a trap")
+    func oddArguments() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let cases: [(String, Int, String)] = [
+            ("/api/events?limit=0", 400, "limit=0: give a whole number from 1 to 1000"),
+            ("/api/events?limit=-1", 400, "limit=-1"),
+            ("/api/events?limit=1001", 400, "limit=1001"),
+            ("/api/events?limit=abc", 400, "limit=abc"),
+            ("/api/events?after=-1", 400, "after=-1"),
+            ("/api/events?before=0", 400, "before=0"),
+            ("/api/events?after=1&before=5", 400, "not both"),
+            ("/api/events?after=\(Int64.max)0", 400, "after="),
+            ("/api/events?from=9&to=3", 400, "--from 9 is after --to 3"),
+            ("/api/events?session=0", 400, "--session 0: a session number is 1 or more"),
+            ("/api/events?since=yesterday", 400, "--since 'yesterday'"),
+            ("/api/events?line=-4", 400, "--line -4"),
+            ("/api/events?nonsense=1", 400, "'events' has no parameter 'nonsense'"),
+            ("/api/state", 400, "--at"),
+            ("/api/state?at=0", 400, "--at 0: a seq is 1 or more"),
+            ("/api/state?at=-1", 400, "--at -1: a seq is 1 or more"),
+            ("/api/state?at=\(Int64.max)", 404, "there is no event with seq \(Int64.max) (the log holds seq 1…60)"),
+            ("/api/state?at=1.5", 400, "'1.5' is invalid"),
+            ("/api/state?at=--json", 400, "'--json' is invalid"),
+            ("/api/state?at=12&key-file=/etc/passwd", 400, "'state' has no parameter 'key-file'"),
+            ("/api/diff?at=3&from=1", 400, "give either --at SEQ, or both --from SEQ and --to SEQ"),
+            ("/api/bisect", 400, "give either --invariant NAME or --where 'CONDITION'"),
+            ("/api/bisect?invariant=nope", 400, "no invariant named 'nope' (known: non-negative-total, discount-within-subtotal)"),
+            ("/api/bisect?where=cart.total%20%3C", 400, "--where"),
+            ("/api/bisect?invariant=non-negative-total&skip-ahead=maybe", 400, "skip-ahead=maybe: give true or false"),
+            ("/api/replay", 400, "give the seqs to leave out with --skip SEQ"),
+            ("/api/replay?skip=0", 400, "--skip 0"),
+            ("/api/event", 400, "'event' needs the parameter 'seq'"),
+            ("/api/event?seq=-3", 400, "seq -3: a seq is 1 or more"),
+            ("/api/event?seq=61", 404, "there is no event with seq 61"),
+            ("/api/shrink?invariant=non-negative-total&output=/tmp/x", 400, "'shrink' has no parameter 'output'"),
+            ("/api/verify?session=2", 404, "session 2"),
+            ("/api/nothing", 404, "no API call 'nothing'"),
+        ]
+        for (target, status, message) in cases {
+            let error = try await inspector.error(target, status: status)
+            #expect(error.contains(message), "\(target): \(error)")
+        }
+    }
+
+    @Test("state at a step is the replayed state; the diff at seq 12 shows the total going to −10.00")
+    func stateAndDiff() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let state = try await inspector.json("/api/state?at=12")
+        #expect(state["seq"] as? Int == 12)
+        let cart = try #require((state["state"] as? [String: Any])?["cart"] as? [String: Any])
+        #expect(cart["total"] as? Int == -1000)
+        let before = try await inspector.json("/api/state?at=11")
+        #expect(((before["state"] as? [String: Any])?["cart"] as? [String: Any])?["total"] as? Int != -1000)
+
+        let diff = try await inspector.json("/api/diff?at=12")
+        let text = try #require(diff["diff"] as? String)
+        #expect(text.contains("+     total: -1000"))
+        #expect((diff["event"] as? [String: Any])?["action"] as? String == "cart.setQuantity")
+        let between = try await inspector.json("/api/diff?from=10&to=12")
+        #expect((between["diff"] as? String)?.contains("+     total: -1000") == true)
+        #expect(try await inspector.json("/api/diff?from=12&to=12")["diff"] == nil)
+    }
+
+    @Test("bisect by invariant and by condition lands on seq 12; an invariant that holds is not found")
+    func bisect() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        for query in ["invariant=non-negative-total", "where=cart.total%20%3C%200", "where=cart.total+%3C+0", "invariant=non-negative-total&skip-ahead=false"] {
+            let report = try await inspector.json("/api/bisect?" + query)
+            #expect(report["found"] as? Bool == true, "\(query)")
+            #expect(report["seq"] as? Int == 12, "\(query)")
+        }
+        // Skipping ahead by snapshots misses a total that is negative only between two of them
+        // (the flag's documented trade), and a condition that never holds is not found.
+        #expect(try await inspector.json("/api/bisect?invariant=non-negative-total&skip-ahead=true")["found"] as? Bool == false)
+        #expect(try await inspector.json("/api/bisect?where=cart.total+%3E+100000000")["found"] as? Bool == false)
+    }
+
+    @Test("what-if: leaving out seq 11 (the discount) keeps the total from going negative")
+    func whatIf() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let report = try await inspector.json("/api/replay?skip=11&through=12")
+        #expect(report["through"] as? Int == 12)
+        #expect((report["skipped"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [11])
+        let cart = try #require((report["state"] as? [String: Any])?["cart"] as? [String: Any])
+        #expect(try #require(cart["total"] as? Int) >= 0)
+        #expect((report["diff"] as? String)?.contains("-     total: -1000") == true)
+        let two = try await inspector.json("/api/replay?skip=11&skip=12")
+        #expect((two["skipped"] as? [[String: Any]])?.count == 2)
+    }
+
+    @Test("verify: the demo's snapshots are reproduced; a log whose snapshot was altered diverges there")
+    func verify() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(in: folder)
+        let inspector = InspectorHarness(path: path)
+        let report = try await inspector.json("/api/verify")
+        #expect(report["agrees"] as? Bool == true)
+        #expect(report["snapshotsCompared"] as? Int == 2)
+
+        // Alter the last recorded snapshot: its cart's total is recorded as 1 more.
+        let snapshot = try #require(try EventLog(path: path, mode: .readOnly).snapshot(session: 1))
+        var state = try JSONDecoder().decode(ShopState.self, from: snapshot.state)
+        state.cart.total += 1
+        let altered = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
+        let database = try DatabaseQueue(path: path)
+        try await database.write { db in
+            try db.execute(sql: "UPDATE snapshots SET state = ? WHERE session_id = 1 AND seq = ?", arguments: [altered, snapshot.seq])
+        }
+        try database.close()
+        let diverged = try await inspector.json("/api/verify")
+        #expect(diverged["agrees"] as? Bool == false)
+        #expect(diverged["seq"] as? Int == Int(snapshot.seq))
+    }
+
+    @Test("shrink: a minimal fixture that still breaks the invariant, and a Swift test that replays it; nothing written beside the log")
+    func shrink() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        // SQLite's readers may add the log's -wal and -shm files; nothing else appears.
+        let files = { try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted() }
+        let before = try files()
+        let result = try await inspector.json("/api/shrink?invariant=non-negative-total")
+        let report = try #require(result["report"] as? [String: Any])
+        #expect(report["found"] as? Bool == true)
+        let kept = try #require(report["keptCount"] as? Int)
+        #expect(kept >= 1 && kept < 12)
+        #expect(result["fixtureName"] as? String == "demo-non-negative-total.rewind")
+        let encoded = try #require(result["fixture"] as? String)
+        let fixture = try #require(Data(base64Encoded: encoded))
+        let file = folder.file("fixture.rewind")
+        try fixture.write(to: URL(fileURLWithPath: file))
+        let log = try EventLog(path: file, mode: .readOnly)
+        #expect(try log.checkIntegrity().isSound)
+        #expect(try log.seqRange().map { $0.count } == kept)
+        // The fixture still breaks the invariant: the last kept action drives the total negative.
+        let replayed = try await InspectorHarness(path: file).json("/api/bisect?invariant=non-negative-total")
+        #expect(replayed["found"] as? Bool == true)
+        let test = try #require(result["test"] as? String)
+        #expect(result["testName"] as? String == "NonNegativeTotalTests.swift")
+        #expect(test.contains(#"let log = try fixtureLog("Fixtures/demo-non-negative-total.rewind")"#))
+        #expect(test.contains(#"assertInvariant("non-negative-total", throughout: log, reducer: <#AppReducer#>)"#))
+        #expect(try files() == (before + ["fixture.rewind"]).sorted())
+        let never = try await inspector.json("/api/shrink?where=cart.total+%3E+100000000")
+        #expect((never["report"] as? [String: Any])?["found"] as? Bool == false)
+        #expect(never["fixture"] == nil)
+    }
+}

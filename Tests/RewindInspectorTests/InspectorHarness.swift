@@ -1,0 +1,62 @@
+import Foundation
+@testable import RewindCLI
+import RewindInspector
+import RewindTestSupport
+import Testing
+@testable import rewind
+
+/// An inspector over one log, driven without a socket: requests go straight to
+/// `Inspector.respond(to:)`, through the host and token checks, to the same API `rewind serve`
+/// answers with.
+struct InspectorHarness {
+    static let token = "test-token-0123456789"
+    static let host = "127.0.0.1:8765"
+    let inspector: Inspector
+
+    init(path: String, keyFile: String? = nil) {
+        // The apps the `rewind` tool registers (the shop and the todo app).
+        AppRegistry.register(apps: ExampleApps.all, extraCommands: [])
+        inspector = Inspector(
+            api: LogInspection(path: path, keyFile: keyFile, skipUndecodable: false), title: (path as NSString).lastPathComponent,
+            token: Self.token, hosts: [Self.host]
+        )
+    }
+
+    /// The response to `GET target` (with the token and the right host unless told otherwise).
+    func get(_ target: String, token: String? = InspectorHarness.token, host: String? = InspectorHarness.host, method: String = "GET") async -> InspectorResponse {
+        var headers: [String: String] = [:]
+        if let token { headers["X-Rewind-Token"] = token }
+        if let host { headers["Host"] = host }
+        return await inspector.respond(to: InspectorRequest(method: method, target: target, headers: headers))
+    }
+
+    /// An API call's JSON object, requiring `status`.
+    func json(_ target: String, status: Int = 200, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let response = await get(target)
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == status, "\(target): \(text)", sourceLocation: sourceLocation)
+        #expect(response.header("Content-Type") == "application/json; charset=utf-8", sourceLocation: sourceLocation)
+        return try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any], "\(target): \(text)", sourceLocation: sourceLocation)
+    }
+
+    /// The `error` of a call that must fail with `status`.
+    func error(_ target: String, status: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let object = try await json(target, status: status, sourceLocation: sourceLocation)
+        return try #require(object["error"] as? String, sourceLocation: sourceLocation)
+    }
+
+    /// A page of the timeline: its seqs, and whether there is more.
+    func page(_ query: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (seqs: [Int64], more: Bool) {
+        let object = try await json("/api/events?" + query, sourceLocation: sourceLocation)
+        let events = try #require(object["events"] as? [[String: Any]], sourceLocation: sourceLocation)
+        return (events.compactMap { ($0["seq"] as? NSNumber)?.int64Value }, try #require(object["more"] as? Bool, sourceLocation: sourceLocation))
+    }
+}
+
+/// The demo's log (`rewind demo`, seed 7: the total goes negative at seq 12), recorded by the
+/// built tool as a user records it.
+func demoLog(actions: Int = 60, in folder: TemporaryDirectory, arguments: [String] = []) throws -> String {
+    let result = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"] + arguments, in: folder.path)
+    #expect(result.status == 0, "\(result.standardError)")
+    return folder.file("demo.rewind")
+}

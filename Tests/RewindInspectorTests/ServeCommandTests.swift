@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RewindTestSupport
+import Testing
+
+/// `rewind serve` as a user runs it: the built binary, a real socket, a real HTTP client.
+@Suite("rewind serve")
+struct ServeCommandTests {
+    /// A running `rewind serve`, stopped when released.
+    final class Server {
+        let process = Process()
+        let url: URL
+        let standardError = Pipe()
+
+        init(_ arguments: [String], in folder: String) throws {
+            process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
+            process.arguments = ["serve", "--json"] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: folder)
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = standardError
+            try process.run()
+            // The first line, {"url": …}, is written once the server listens.
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                line.append(chunk)
+            }
+            let object = try JSONSerialization.jsonObject(with: line) as? [String: String]
+            url = try #require(object?["url"].flatMap(URL.init(string:)), "\(String(decoding: line, as: UTF8.self))")
+        }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+        }
+
+        func get(_ path: String, token: String?, host: String? = nil) async throws -> (status: Int, body: Data) {
+            var request = URLRequest(url: URL(string: path, relativeTo: url)!)
+            if let token { request.setValue(token, forHTTPHeaderField: "X-Rewind-Token") }
+            if let host { request.setValue(host, forHTTPHeaderField: "Host") }
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        }
+
+        var token: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value ?? "" }
+    }
+
+    @Test("prints a loopback URL with a fresh token; the page and the API answer over HTTP, only with the token")
+    func servesOverHTTP() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(in: folder)
+        let server = try Server([path], in: folder.path)
+        #expect(server.url.host == "127.0.0.1")
+        #expect(server.token.count == 64)
+        let page = try await server.get(server.url.absoluteString, token: nil)
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<script src=\"/inspector.js\" defer></script>"))
+        #expect(try await server.get("/", token: nil).status == 403)
+        #expect(try await server.get("/api/head", token: nil).status == 403)
+        let head = try await server.get("/api/head", token: server.token)
+        #expect(head.status == 200)
+        #expect(String(decoding: head.body, as: UTF8.self) == #"{"seqs":[1,60],"sessions":1}"#)
+        let bisect = try await server.get("/api/bisect?invariant=non-negative-total", token: server.token)
+        #expect(String(decoding: bisect.body, as: UTF8.self).contains(#""seq":12"#))
+        #expect(try await server.get("/api/head", token: server.token, host: "rebound.example:\(server.url.port ?? 0)").status == 421)
+        // A second launch has another token.
+        let second = try Server([path], in: folder.path)
+        #expect(second.token != server.token)
+        #expect(try await second.get("/api/head", token: server.token).status == 403)
+    }
+
+    @Test("a log it cannot read, a bad port or a bad address fails at once with exit 2 and the CLI's message")
+    func badArguments() throws {
+        let folder = try TemporaryDirectory()
+        try Data("text".utf8).write(to: URL(fileURLWithPath: folder.file("notes.txt")))
+        let rewind = builtProduct("rewind")
+        let cases: [([String], String)] = [
+            (["serve", "notes.txt"], "not a Rewind log"),
+            (["serve", "missing.rewind"], "no such file"),
+            (["serve", try demoLog(in: folder), "--port", "70000"], "--port 70000: give a port from 0 to 65535"),
+            (["serve", "demo.rewind", "--port=-1"], "--port -1: give a port from 0 to 65535"),
+            (["serve", "demo.rewind", "--host", "300.1.1.1"], "cannot listen on 300.1.1.1"),
+            (["serve", "demo.rewind", "--key-file", "none.keys"], "--key-file none.keys: no such file"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(rewind, arguments, in: folder.path, timeout: 60)
+            #expect(result.status == 2, "\(arguments): \(result.standardOutput)")
+            #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+        }
+    }
+
+    @Test("another address than loopback needs --host and prints a warning")
+    func nonLoopbackWarns() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(in: folder)
+        let server = try Server([path, "--host", "0.0.0.0"], in: folder.path)
+        server.process.terminate()
+        server.process.waitUntilExit()
+        let warning = String(decoding: server.standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(warning.contains("warning: listening on 0.0.0.0, not on loopback"))
+        #expect(server.url.host == "0.0.0.0")
+    }
+}
