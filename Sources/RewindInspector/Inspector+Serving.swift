@@ -55,6 +55,7 @@ private struct FlyingFoxHandler: HTTPHandler {
     private static func phrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 204: "No Content"
         case 400: "Bad Request"
         case 403: "Forbidden"
         case 404: "Not Found"

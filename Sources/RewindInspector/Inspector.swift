@@ -83,6 +83,9 @@ public final class Inspector: Sendable {
             return InspectorPage.script
         case "/inspector.css":
             return InspectorPage.style
+        case "/favicon.ico":
+            // Browsers ask for one; "no content" keeps their consoles free of a 404.
+            return InspectorResponse(status: 204, body: Data())
         case _ where path.hasPrefix("/api/"):
             guard Self.same(request.headers["x-rewind-token"], token) else {
                 return .error("missing or wrong X-Rewind-Token header: the page sends the token of the URL `rewind serve` printed", status: 403)

@@ -21,11 +21,17 @@ extension InspectorPage {
             else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
             else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? "" : v);
           }
-          for (const child of children.flat()) {
+          for (const child of children.flat(Infinity)) {
             if (child === null || child === undefined || child === false) continue;
             node.append(child instanceof Node ? child : document.createTextNode(String(child)));
           }
           return node;
+        }
+
+        // Replaces a node's children; like el(), takes arrays and skips null, undefined and false.
+        function fill(node, ...children) {
+          node.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false)
+            .map((c) => (c instanceof Node ? c : document.createTextNode(String(c)))));
         }
 
         async function api(endpoint, params) {
@@ -214,7 +220,7 @@ extension InspectorPage {
         function needsReplay(panel) {
           const app = (view.overview?.apps || [])[0];
           if (!app || app.replayable) return false;
-          panel.replaceChildren(el("p", { class: "hint" },
+          fill(panel, el("p", { class: "hint" },
             `This tool does not know the app '${app.id}': states, diffs, invariants, what-if and verify need its types. ` +
             "Serve the log with the app's own replay tool (see \u201cBuilding your own replay tool\u201d)."));
           return true;
@@ -225,7 +231,7 @@ extension InspectorPage {
           if (view.selected === null) return;
           const report = await busy("event", () => api("event", { seq: view.selected }));
           const e = report.event || report;
-          panel.replaceChildren(
+          fill(panel,
             el("h2", {}, `seq ${e.seq} \u00b7 ${e.action}`),
             el("dl", { class: "fields" },
               el("dt", {}, "time"), el("dd", {}, e.time),
@@ -256,7 +262,7 @@ extension InspectorPage {
 
         function renderState(state) {
           const query = $("state-search").value.trim().toLowerCase();
-          $("state-tree").replaceChildren(tree(state, query, true));
+          fill($("state-tree"), tree(state, query, true));
         }
 
         async function showDiff() {
@@ -284,13 +290,13 @@ extension InspectorPage {
             el("td", {}, s.codec + (s.keyID ? ` \u00b7 key ${s.keyID}` : "")), el("td", {}, s.startedAt), el("td", {}, s.events),
             el("td", {}, s.firstSeq ? `${s.firstSeq}\u2013${s.lastSeq}` : "\u2014"),
             el("td", { class: s.gap ? "bad" : "" }, s.gap ? `gap: ${s.gap.summary || "events lost"}` : "")));
-          $("sessions").replaceChildren(el("h2", {}, "Sessions"), el("table", {},
+          fill($("sessions"), el("h2", {}, "Sessions"), el("table", {},
             el("tr", {}, ["session", "app", "version", "schemas", "codec", "started", "events", "seqs", ""].map((h) => el("th", {}, h))), rows));
           const stats = await busy("stats", () => api("stats", { top: 20, session: view.filter.session }));
           const cases = Object.entries(stats.actionCases).sort((a, b) => b[1] - a[1]).slice(0, 20);
           const max = Math.max(1, ...cases.map((c) => c[1]), ...stats.sources.map((s) => s.count));
           const bar = (count) => { const b = el("span", { class: "bar" }); b.style.width = `${Math.max(2, (count / max) * 220)}px`; return b; };
-          $("stats").replaceChildren(
+          fill($("stats"),
             el("h2", {}, "Stats"),
             el("p", { class: "info" }, `${stats.events} events in ${stats.sessions} sessions, ${stats.snapshots} snapshots, ` +
               `${(stats.bytesOnDisk / 1048576).toFixed(1)} MB on disk` + (stats.from ? `, ${stats.from} \u2013 ${stats.to}` : "")),
@@ -339,7 +345,7 @@ extension InspectorPage {
           const box = $("invariants");
           if (needsReplay(box)) return;
           const invariants = (view.overview?.apps || []).flatMap((a) => a.invariants);
-          box.replaceChildren(el("h2", {}, "Invariants"), invariants.length === 0 ? el("p", { class: "hint" }, "The app registers no invariants.") : null,
+          fill(box, el("h2", {}, "Invariants"), invariants.length === 0 ? el("p", { class: "hint" }, "The app registers no invariants.") : null,
             invariants.map((inv) => el("div", { class: "invariant" },
               el("span", { class: "name" }, inv.name), el("span", { class: "hint" }, inv.description),
               el("button", { "data-invariant": inv.name, onclick: () => bisect({ invariant: inv.name }, inv.name) }, "Find where it breaks"),
@@ -348,20 +354,20 @@ extension InspectorPage {
 
         async function bisect(params, label) {
           const box = $("bisect-result");
-          box.replaceChildren(el("p", { class: "hint" }, "searching…"));
+          fill(box, el("p", { class: "hint" }, "searching…"));
           try {
             const report = await busy("bisect", () => api("bisect", params));
             if (!report.found) {
-              box.replaceChildren(el("p", { class: "ok" }, `${report.condition.replace(" breaks", "")}: never (folded ${report.eventsFolded} events)`));
+              fill(box, el("p", { class: "ok" }, `${report.condition.replace(" breaks", "")}: never (folded ${report.eventsFolded} events)`));
               return;
             }
             if (report.atStart) {
-              box.replaceChildren(el("p", { class: "bad" }, `${report.condition} already in session ${report.session}'s initial state`));
+              fill(box, el("p", { class: "bad" }, `${report.condition} already in session ${report.session}'s initial state`));
               return;
             }
             view.hits.set(report.seq, label);
             renderMarks();
-            box.replaceChildren(el("div", { class: "card" },
+            fill(box, el("div", { class: "card" },
               el("p", { class: "bad" }, `${report.condition}: first at seq ${report.seq} (${report.event.action}, ${report.event.file}:${report.event.line})`),
               el("pre", { class: "diff", id: "bisect-diff" }),
               el("p", { class: "hint" }, `checked ${report.snapshotsChecked} snapshots, folded ${report.eventsFolded} events`),
@@ -369,7 +375,7 @@ extension InspectorPage {
             renderDiff($("bisect-diff"), report.diff, "(no change)");
             await select(report.seq);
           } catch (error) {
-            box.replaceChildren(el("p", { class: "bad" }, error.message));
+            fill(box, el("p", { class: "bad" }, error.message));
           }
         }
 
@@ -381,13 +387,13 @@ extension InspectorPage {
         async function shrink(params) {
           const box = $("bisect-result");
           showTab("bisect");
-          box.replaceChildren(el("p", { class: "hint" }, "shrinking: replaying candidates…"));
+          fill(box, el("p", { class: "hint" }, "shrinking: replaying candidates…"));
           try {
             const result = await busy("shrink", () => api("shrink", params));
             const report = result.report;
-            if (!report.found) { box.replaceChildren(el("p", { class: "ok" }, "nothing to shrink: the condition never holds")); return; }
+            if (!report.found) { fill(box, el("p", { class: "ok" }, "nothing to shrink: the condition never holds")); return; }
             const bytes = Uint8Array.from(atob(result.fixture), (c) => c.charCodeAt(0));
-            box.replaceChildren(el("div", { class: "card", id: "shrink-result" },
+            fill(box, el("div", { class: "card", id: "shrink-result" },
               el("p", {}, `Shrunk ${report.originalCount} actions to ${report.keptCount} after which ${report.condition} ` +
                 `(replayed ${report.replays} candidates in ${report.seconds.toFixed(2)} s):`),
               el("ol", {}, report.kept.map((e) => el("li", {}, el("a", { class: "seq-link", onclick: () => select(e.seq) }, `seq ${e.seq}`), ` ${e.action} \u00b7 ${e.file}:${e.line}`))),
@@ -395,7 +401,7 @@ extension InspectorPage {
                 " and the test ", download(result.testName, result.test, "text/x-swift"), ":"),
               el("pre", { class: "diff" }, result.test)));
           } catch (error) {
-            box.replaceChildren(el("p", { class: "bad" }, error.message));
+            fill(box, el("p", { class: "bad" }, error.message));
           }
         }
 
@@ -403,47 +409,47 @@ extension InspectorPage {
 
         function renderSkipped() {
           const seqs = [...view.skipped].sort((a, b) => a - b);
-          $("whatif-skipped").replaceChildren(seqs.length === 0 ? el("p", { class: "hint" }, "Nothing left out yet.") :
+          fill($("whatif-skipped"), seqs.length === 0 ? el("p", { class: "hint" }, "Nothing left out yet.") :
             el("p", {}, "Leaving out: ", seqs.map((s, i) => [i ? ", " : "", el("a", { class: "seq-link", onclick: () => select(s) }, `seq ${s}`)])));
         }
 
         async function whatIf() {
           const box = $("whatif-result");
-          if (view.skipped.size === 0) { box.replaceChildren(el("p", { class: "hint" }, "Tick at least one event.")); return; }
-          box.replaceChildren(el("p", { class: "hint" }, "replaying…"));
+          if (view.skipped.size === 0) { fill(box, el("p", { class: "hint" }, "Tick at least one event.")); return; }
+          fill(box, el("p", { class: "hint" }, "replaying…"));
           try {
-            const report = await busy("what-if", () => api("replay", { skip: [...view.skipped].sort((a, b) => a - b) }));
+            const report = await busy("what-if", () => api("replay", { skip: [...view.skipped].sort((a, b) => a - b), through: $("whatif-through").value.trim() }));
             const diff = el("pre", { class: "diff", id: "whatif-diff" });
-            box.replaceChildren(el("p", {}, `The state after seq ${report.through} without them (\u2212 as recorded, + without):`), diff);
+            fill(box, el("p", {}, `The state after seq ${report.through} without them (\u2212 as recorded, + without):`), diff);
             renderDiff(diff, report.diff, "(no difference: the final state would be the same)");
           } catch (error) {
-            box.replaceChildren(el("p", { class: "bad" }, error.message));
+            fill(box, el("p", { class: "bad" }, error.message));
           }
         }
 
         async function verify() {
           const box = $("verify-result");
           if (needsReplay(box)) return;
-          box.replaceChildren(el("p", { class: "hint" }, "replaying against every snapshot…"));
+          fill(box, el("p", { class: "hint" }, "replaying against every snapshot…"));
           try {
             const report = await busy("verify", () => api("verify", { session: view.filter.session }));
             const gaps = (report.gaps || []).map((g) => el("p", { class: "hint" }, `recorded gap (not folded across): ${g.summary || ""}`));
             if (report.agrees) {
-              box.replaceChildren(el("p", { class: "ok" }, `Reproduced: replaying ${report.eventsFolded} events of ${report.sessions} session(s) ` +
+              fill(box, el("p", { class: "ok" }, `Reproduced: replaying ${report.eventsFolded} events of ${report.sessions} session(s) ` +
                 `gives all ${report.snapshotsCompared} recorded snapshots.`), gaps);
               return;
             }
             view.hits.set(report.seq, "diverges");
             renderMarks();
             const diff = el("pre", { class: "diff", id: "verify-diff" });
-            box.replaceChildren(el("div", { class: "card" },
+            fill(box, el("div", { class: "card" },
               el("p", { class: "bad" }, "Diverged: the recorded state after ",
                 el("a", { class: "seq-link", onclick: () => select(report.seq) }, `seq ${report.seq}`),
                 ` differs from the replayed one (they agreed at seq ${report.lastAgreeingSeq}).`),
               el("p", {}, "Recorded (\u2212) vs replayed (+):"), diff), gaps);
             renderDiff(diff, report.diff, "");
           } catch (error) {
-            box.replaceChildren(el("p", { class: "bad" }, error.message));
+            fill(box, el("p", { class: "bad" }, error.message));
           }
         }
 
@@ -487,7 +493,7 @@ extension InspectorPage {
           view.sessions = view.overview.sessions.length;
           const select = $("f-session");
           const chosen = select.value;
-          select.replaceChildren(el("option", { value: "" }, "All sessions"),
+          fill(select, el("option", { value: "" }, "All sessions"),
             view.overview.sessions.map((s) => el("option", { value: s.id }, `session ${s.id} \u00b7 ${s.app} ${s.appVersion}`)));
           select.value = chosen;
           const [low, high] = view.overview.seqs || [1, 1];

@@ -21,14 +21,15 @@ extension InspectorPage {
         #timeline { border-right: 1px solid var(--line); }
         form, .tools { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
         #filters { padding: 8px; border-bottom: 1px solid var(--line); }
-        #filters input { width: 110px; }
+        #filters input { width: 96px; }
+        #filters select { max-width: 130px; }
         input, select, button { font: inherit; color: inherit; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: 3px 7px; }
         button { cursor: pointer; }
         button:hover { border-color: var(--accent); }
         button.primary { background: var(--accent); color: #fff; border-color: var(--accent); }
         .scrub { display: flex; gap: 8px; padding: 6px 8px; align-items: center; }
         #scrubber { flex: 1; }
-        #jump-seq { width: 90px; }
+        #jump-seq, #whatif-through, #diff-from, #diff-to { width: 90px; }
         #marks { position: relative; height: 6px; margin: 0 110px 4px 14px; }
         #marks i { position: absolute; top: 0; width: 3px; height: 6px; background: var(--mark); }
         #marks i.bad { background: var(--bad); }

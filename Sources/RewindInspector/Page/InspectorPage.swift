@@ -90,7 +90,8 @@ enum InspectorPage {
             <div class="panel" id="panel-whatif" hidden>
               <p class="hint">Tick events on the timeline to leave them out, then replay.</p>
               <div id="whatif-skipped"></div>
-              <div class="tools"><button id="whatif-run">Replay without them</button> <button id="whatif-clear">Clear</button></div>
+              <div class="tools">Compare the states after seq <input id="whatif-through" placeholder="the last" inputmode="numeric" aria-label="Compare after seq">
+                <button id="whatif-run">Replay without them</button> <button id="whatif-clear">Clear</button></div>
               <div id="whatif-result"></div>
             </div>
             <div class="panel" id="panel-verify" hidden>

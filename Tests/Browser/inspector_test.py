@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""The inspector in a real browser: headless Chromium driven by WebDriver.
+
+Records the demo's log with the built `rewind`, serves it with `rewind serve`, and does what a
+user does on the page: step to seq 12 and read the diff, run the non-negative-total invariant,
+shrink it to a test, skip seq 11 in what-if, verify, and follow a log while a recorder appends
+to it. Saves a screenshot of each view. Run by Tools/browser-tests.sh (which installs what is
+missing); exits non-zero on the first failed check.
+
+usage: inspector_test.py BIN_DIR WORK_DIR SCREENSHOT_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+BIN, WORK, SHOTS = (os.path.abspath(path) for path in sys.argv[1:4])
+os.makedirs(WORK, exist_ok=True)
+os.makedirs(SHOTS, exist_ok=True)
+REWIND = os.path.join(BIN, "rewind")
+STRESS = os.path.join(BIN, "rewind-stress")
+children = []
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print(f"ok: {message}")
+
+
+def serve(log):
+    """Starts `rewind serve LOG --json` and returns its URL."""
+    process = subprocess.Popen([REWIND, "serve", log, "--json"], cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    children.append(process)
+    line = process.stdout.readline()
+    if not line:
+        raise AssertionError(f"rewind serve printed nothing: {process.stderr.read()}")
+    return json.loads(line)["url"]
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,900"]:
+        options.add_argument(argument)
+    binary = next((path for path in ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"] if os.path.exists(path)), None)
+    if binary:
+        options.binary_location = binary
+    driver_path = next((path for path in ["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"] if os.path.exists(path)), None)
+    return webdriver.Chrome(service=Service(driver_path) if driver_path else Service(), options=options)
+
+
+def text_of(driver, selector):
+    return driver.find_element(By.CSS_SELECTOR, selector).text
+
+
+def wait_text(driver, selector, needle, timeout=20):
+    WebDriverWait(driver, timeout).until(lambda d: needle in text_of(d, selector))
+
+
+def tab(driver, name):
+    driver.find_element(By.CSS_SELECTOR, f'#tabs button[data-tab="{name}"]').click()
+
+
+def shot(driver, name):
+    path = os.path.join(SHOTS, f"{name}.png")
+    driver.save_screenshot(path)
+    print(f"screenshot: {path}")
+
+
+def main():
+    demo = os.path.join(WORK, "rewind-demo.rewind")
+    if os.path.exists(demo):
+        os.remove(demo)
+    subprocess.run([REWIND, "demo", "--quiet", "--output", demo], cwd=WORK, check=True)
+    driver = browser()
+    try:
+        driver.get(serve(demo))
+        wait = WebDriverWait(driver, 20)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="1"].selected')))
+        check("seq 1–60" in text_of(driver, "#summary"), "the header shows the log's seq range")
+        shot(driver, "timeline")
+
+        # Jump to seq 12 and read what it changed.
+        field = driver.find_element(By.ID, "jump-seq")
+        field.send_keys("12")
+        field.submit()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="12"].selected')))
+        wait_text(driver, "#panel-event h2", "seq 12")
+        check("cart.setQuantity" in text_of(driver, "#panel-event"), "the event view shows seq 12's case")
+        shot(driver, "event")
+        tab(driver, "diff")
+        wait_text(driver, "#diff-text", "total: -1000")
+        plus = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#diff-text .plus")]
+        check(any("total: -1000" in line for line in plus), "the diff marks the total going to -10.00 (-1000 cents) as added")
+        shot(driver, "diff")
+        tab(driver, "state")
+        wait_text(driver, "#state-info", "after seq 12")
+        search = driver.find_element(By.ID, "state-search")
+        search.send_keys("discountAmount")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#state-tree .match")))
+        check("discountAmount" in text_of(driver, "#state-tree .match"), "searching the state finds and opens the matching key")
+        shot(driver, "state")
+
+        # Stepping with the keyboard.
+        driver.execute_script("document.getElementById('rows').focus()")
+        body = driver.find_element(By.TAG_NAME, "body")
+        body.send_keys("j")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="13"].selected')))
+        body.send_keys(Keys.ARROW_RIGHT)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="14"].selected')))
+        body.send_keys("k")
+        body.send_keys(Keys.ARROW_LEFT)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="12"].selected')))
+        print("ok: j and → step forward, k and ← back")
+        field = driver.find_element(By.ID, "jump-seq")
+        field.clear()
+        field.send_keys("1")
+        field.submit()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="1"].selected')))
+
+        # The invariant: run it, land on seq 12.
+        tab(driver, "bisect")
+        driver.find_element(By.CSS_SELECTOR, 'button[data-invariant="non-negative-total"]').click()
+        wait_text(driver, "#bisect-result", "first at seq 12")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="12"].selected')))
+        check(len(driver.find_elements(By.CSS_SELECTOR, "#marks i.bad")) == 1, "the timeline's strip marks where the invariant breaks")
+        shot(driver, "invariant")
+
+        # From bug to test.
+        driver.find_element(By.XPATH, "//div[@id='bisect-result']//button[contains(., 'Shrink')]").click()
+        wait_text(driver, "#bisect-result", "NonNegativeTotalTests.swift", timeout=60)
+        links = [a.get_attribute("download") for a in driver.find_elements(By.CSS_SELECTOR, "#shrink-result a[download]")]
+        check(links == ["rewind-demo-non-negative-total.rewind", "NonNegativeTotalTests.swift"], f"the fixture and the test are offered for download ({links})")
+        check("assertInvariant(\"non-negative-total\"" in text_of(driver, "#shrink-result pre"), "the test replays the fixture with assertInvariant")
+        shot(driver, "shrink")
+
+        # What-if: leave out seq 11 (the discount).
+        box = driver.find_element(By.CSS_SELECTOR, '.row[data-seq="11"] input[type="checkbox"]')
+        box.click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="11"].skipped')))
+        tab(driver, "whatif")
+        check("seq 11" in text_of(driver, "#whatif-skipped"), "the what-if panel lists seq 11")
+        driver.find_element(By.ID, "whatif-through").send_keys("12")
+        driver.find_element(By.ID, "whatif-run").click()
+        wait_text(driver, "#whatif-result", "after seq 12 without them")
+        minus = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#whatif-diff .minus")]
+        check(any("total: -1000" in line for line in minus), "without seq 11 the total after seq 12 is no longer -1000")
+        shot(driver, "whatif")
+
+        # Verify.
+        tab(driver, "verify")
+        driver.find_element(By.ID, "verify-run").click()
+        wait_text(driver, "#verify-result", "Reproduced", timeout=60)
+        shot(driver, "verify")
+
+        tab(driver, "sessions")
+        wait_text(driver, "#stats", "Actions per case")
+        shot(driver, "sessions")
+
+        # Live: follow a log while a recorder appends to it.
+        live = os.path.join(WORK, "live.rewind")
+        for suffix in ["", "-wal", "-shm"]:
+            if os.path.exists(live + suffix):
+                os.remove(live + suffix)
+        # Its "flushed SEQ" lines go to a file (a pipe nobody reads would fill and stop it).
+        flushes = os.path.join(WORK, "live.flushes")
+        with open(flushes, "w") as output:
+            recorder = subprocess.Popen([STRESS, "record", "--log", live], cwd=WORK, stdout=output)
+        children.append(recorder)
+        deadline = time.time() + 30
+        while os.path.getsize(flushes) == 0 and time.time() < deadline:
+            time.sleep(0.1)  # until the first flush: the log has a session and events
+        driver.get(serve(live))
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".row.selected")))
+        driver.find_element(By.ID, "follow").click()
+        deadline = time.time() + 20
+        seen = []
+        while time.time() < deadline:
+            time.sleep(1)
+            # Read in one script: the rows are rebuilt as the tail moves.
+            selected = driver.execute_script("return document.querySelector('.row.selected')?.dataset.seq")
+            if selected:
+                seen.append(int(selected))
+            if len(seen) >= 3 and seen[-1] > seen[0] and seen[-1] > seen[-2]:
+                break
+        check(len(seen) >= 3 and seen[-1] > seen[-2] > seen[0], f"following the tail selects ever newer events while the recorder appends ({seen})")
+        shot(driver, "live")
+    finally:
+        driver.quit()
+        for child in children:
+            child.kill()
+            child.wait()
+    print("browser tests passed")
+
+
+if __name__ == "__main__":
+    main()
