@@ -61,6 +61,8 @@ case "$job" in
         echo
         echo "\$ rewind verify $output"
         "$rewind" verify "$output"
+        echo
+        echo "Look at it in the browser: swift run rewind serve $output"
         ;;
     test)
         require_swift

@@ -38,12 +38,13 @@ struct ServeCommandTests {
             process.waitUntilExit()
         }
 
-        func get(_ path: String, token: String?, host: String? = nil) async throws -> (status: Int, body: Data) {
+        func get(_ path: String, token: String?, host: String? = nil) async throws -> (status: Int, body: Data, connection: String?) {
             var request = URLRequest(url: URL(string: path, relativeTo: url)!)
             if let token { request.setValue(token, forHTTPHeaderField: "X-Rewind-Token") }
             if let host { request.setValue(host, forHTTPHeaderField: "Host") }
             let (data, response) = try await URLSession.shared.data(for: request)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+            let http = response as? HTTPURLResponse
+            return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Connection"))
         }
 
         var token: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value ?? "" }
@@ -63,6 +64,9 @@ struct ServeCommandTests {
         #expect(try await server.get("/api/head", token: nil).status == 403)
         let head = try await server.get("/api/head", token: server.token)
         #expect(head.status == 200)
+        // Each response closes its connection (a kept-alive one would stall 40 ms a call on
+        // Nagle's algorithm and delayed ACKs).
+        #expect(head.connection == "close")
         #expect(String(decoding: head.body, as: UTF8.self) == #"{"seqs":[1,60],"sessions":1}"#)
         let bisect = try await server.get("/api/bisect?invariant=non-negative-total", token: server.token)
         #expect(String(decoding: bisect.body, as: UTF8.self).contains(#""seq":12"#))

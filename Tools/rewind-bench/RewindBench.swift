@@ -19,7 +19,9 @@ struct RewindBench: AsyncParsableCommand {
             longest dispatch), replay (folding a \
             log from disk vs reading and decoding it), seek (state(at:) at random seqs), size \
             (bytes per event on disk), memory (peak resident memory of a full replay), encryption \
-            (recording and replaying with a key vs in the clear). Each runs \
+            (recording and replaying with a key vs in the clear), inspector (`rewind serve` over HTTP \
+            on a 10,000,000-event log vs the same reads in process; not in the default list: it \
+            records the log first, or reuses --inspector-log). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -30,6 +32,9 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Actions per run of the encryption workload.") var encryptionActions = 100_000
     @Option(help: "Rows per transaction in the record workload (recorder and raw baseline).") var batchSize = 1_000
     @Option(help: "Actions in the replay, seek and memory workloads' log.") var replayActions = 1_000_000
+    @Option(help: "Events in the inspector workload's log.") var inspectorEvents = 10_000_000
+    @Option(help: "Calls per measurement in the inspector workload.") var inspectorCalls = 200
+    @Option(help: "The inspector workload's log: reused when it exists, recorded there and kept otherwise.") var inspectorLog: String?
     @Flag(help: "Also seek in and replay a 10,000,000-event log.") var large = false
     @Option(help: "Random seeks per log.") var seeks = 200
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
@@ -39,10 +44,11 @@ struct RewindBench: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of tables.") var json = false
 
     func validate() throws {
-        guard actions > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, runs > 0, seeks > 0, batchSize > 0 else {
+        guard actions > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
+              runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector"]
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
     }
 
@@ -76,6 +82,9 @@ struct RewindBench: AsyncParsableCommand {
             if workload.contains("replay") { emit(try ReplayWorkload(logs: logs, runs: runs).measure()) }
             if workload.contains("seek") { emit(try SeekWorkload(logs: logs, seeks: seeks).measure()) }
             if workload.contains("memory") { emit(try MemoryWorkload(logs: logs).measure()) }
+        }
+        if workload.contains("inspector") {
+            emit(try await InspectorWorkload(session: shop, events: inspectorEvents, calls: inspectorCalls, logPath: inspectorLog).measure())
         }
         if json {
             let report = BenchReport(
