@@ -159,6 +159,8 @@ def main():
         tab(driver, "verify")
         driver.find_element(By.ID, "verify-run").click()
         wait_text(driver, "#verify-result", "Reproduced", timeout=60)
+        reproduced = len(driver.find_elements(By.CSS_SELECTOR, "#marks i.reproduced"))
+        check(reproduced == 2, f"the strip marks both recorded snapshots as reproduced ({reproduced})")
         shot(driver, "verify")
 
         tab(driver, "sessions")

@@ -187,6 +187,11 @@ struct InspectorAPITests {
         let report = try await inspector.json("/api/verify")
         #expect(report["agrees"] as? Bool == true)
         #expect(report["snapshotsCompared"] as? Int == 2)
+        let index = try #require(try await inspector.json("/api/snapshots")["snapshots"] as? [[String: Any]])
+        #expect(index.compactMap { $0["seq"] as? Int } == [0, 25, 50])
+        #expect(index.compactMap { $0["kind"] as? String } == ["initial", "periodic", "periodic"])
+        #expect(try await inspector.json("/api/snapshots?session=1")["snapshots"] as? [[String: Any]] != nil)
+        #expect(try await inspector.error("/api/snapshots?session=0", status: 400).contains("--session 0"))
 
         // Alter the last recorded snapshot: its cart's total is recorded as 1 more.
         let snapshot = try #require(try EventLog(path: path, mode: .readOnly).snapshot(session: 1))

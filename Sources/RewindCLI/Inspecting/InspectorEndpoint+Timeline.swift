@@ -31,6 +31,19 @@ extension InspectorEndpoint {
         return try .json(encoding: Head(seqs: try log.seqRange().map { [$0.lowerBound, $0.upperBound] }, sessions: try log.sessions().count))
     }
 
+    /// `GET /api/snapshots?session=N`: the recorded snapshots (all sessions unless given), for
+    /// the page to mark which ones `verify` reproduced.
+    static let snapshots = InspectorEndpoint(options: ["session"]) { call, inspection in
+        // Parsed as `verify`'s arguments: the log, and an optional session checked as verify checks it.
+        let command: VerifyCommand = try inspection.parse(call)
+        let log = try command.options.open()
+        let sessions = try command.session.map { [try log.session($0)] } ?? log.sessions()
+        let snapshots = try sessions.flatMap { session in
+            try log.snapshotIndex(session: session.id).map { Snapshot(session: session.id, seq: $0.seq, kind: $0.kind, time: Rendering.timestamp($0.time)) }
+        }
+        return try .json(encoding: Snapshots(snapshots: snapshots))
+    }
+
     /// `GET /api/events`: a page of the timeline, filtered as `rewind log` filters (session,
     /// from, to, since, until, case, file, line), each event as `rewind log --json` prints it.
     /// `after=SEQ` reads forward from just after a seq (0: the start), `before=SEQ` backward
@@ -84,6 +97,19 @@ extension InspectorEndpoint {
             /// As `rewind apps --json` lists them.
             var invariants: [AppsCommand.Invariant]
         }
+    }
+
+    struct Snapshots: Encodable {
+        var snapshots: [Snapshot]
+    }
+
+    struct Snapshot: Encodable {
+        var session: Int64
+        var seq: Int64
+        /// `initial`, `periodic` or `retention`.
+        var kind: String
+        /// ISO-8601, UTC.
+        var time: String
     }
 
     struct Head: Encodable {

@@ -21,6 +21,7 @@ struct LogInspection: InspectorAPI {
         "events": .events,
         "event": .reporting(ShowCommand.self, arguments: ["seq"]),
         "sessions": .reporting(SessionsCommand.self),
+        "snapshots": .snapshots,
         "stats": .reporting(StatsCommand.self, options: ["session", "top"]),
         "check": .reporting(CheckCommand.self),
         "state": .reporting(StateCommand.self, replays: true, options: ["at"]),

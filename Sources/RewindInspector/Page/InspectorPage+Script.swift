@@ -11,6 +11,8 @@ extension InspectorPage {
         const view = {
           overview: null, rows: [], top: 0, moreBefore: false, moreAfter: false, loading: false,
           selected: null, filter: {}, skipped: new Set(), hits: new Map(), last: 0, sessions: 0,
+          // seq → "reproduced" | "diverging" | "unchecked" (after verify); seq → recorded gap.
+          snapshots: new Map(), gaps: new Map(),
           tab: "event", stateCache: new Map(),
         };
 
@@ -136,19 +138,14 @@ extension InspectorPage {
               el("span", { class: "time" }, e.time.slice(11, 23)),
               el("span", { class: "case", title: e.action }, e.action,
                 e.redaction ? el("span", { class: "tag", title: e.redaction }, "redacted") : null,
-                view.hits.has(e.seq) ? el("span", { class: "tag bad" }, view.hits.get(e.seq)) : null),
+                view.hits.has(e.seq) ? el("span", { class: "tag bad" }, view.hits.get(e.seq)) : null,
+                view.snapshots.has(e.seq) ? el("span", { class: "tag " + view.snapshots.get(e.seq), title: snapshotTitle(view.snapshots.get(e.seq)) }, "snapshot") : null,
+                view.gaps.has(e.seq) ? el("span", { class: "tag bad", title: view.gaps.get(e.seq).reason },
+                  `gap: ${view.gaps.get(e.seq).lost} lost after this`) : null),
               el("span", { class: "src", title: `${e.file}:${e.line} in ${e.function}` }, `${e.file.split("/").pop()}:${e.line}`),
               el("span", { class: "origin" }, e.origin));
             row.style.top = `${(i - start) * ROW}px`;
             box.append(row);
-            const next = view.rows[i + 1];
-            if (next && next.session !== e.session) {
-              const session = (view.overview?.sessions || []).find((s) => s.id === e.session);
-              if (session && session.gap) {
-                const gap = el("div", { class: "gap" }, `recorded gap: ${session.gap.summary || "the recorder lost events here"}`);
-                gap.style.top = `${(i - start + 0.5) * ROW}px`;
-              }
-            }
           }
           const first = view.rows[start];
           if (first) $("scrubber").value = first.seq;
@@ -160,15 +157,32 @@ extension InspectorPage {
           if (view.top + count > view.rows.length - 40 && view.moreAfter) extend(1);
         }
 
+        function snapshotTitle(status) {
+          return { reproduced: "recorded snapshot, reproduced by replay", diverging: "recorded snapshot: replay diverges here",
+            unchecked: "recorded snapshot, after the first divergence (not compared)" }[status] || "recorded snapshot";
+        }
+
+        // The strip above the timeline: snapshots verify compared (at most one mark a pixel
+        // column), gaps, and where invariants and conditions first held, over the whole log.
         function renderMarks() {
           const marks = $("marks");
           marks.replaceChildren();
           const [low, high] = view.overview?.seqs || [1, 1];
-          for (const [seq, label] of view.hits) {
-            const mark = el("i", { class: "bad", title: `${label} at seq ${seq}` });
-            mark.style.left = `${high > low ? ((seq - low) / (high - low)) * 100 : 0}%`;
-            marks.append(mark);
-          }
+          const at = (seq) => `${high > low ? ((seq - low) / (high - low)) * 100 : 0}%`;
+          const columns = new Set();
+          const width = Math.max(1, marks.clientWidth);
+          const mark = (seq, kind, title) => {
+            const column = `${kind}:${Math.round(((seq - low) / Math.max(1, high - low)) * width)}`;
+            if (columns.has(column)) return;
+            columns.add(column);
+            const node = el("i", { class: kind, title });
+            node.style.left = at(seq);
+            marks.append(node);
+          };
+          for (const [seq, status] of view.snapshots) if (status !== "diverging") mark(seq, status, `seq ${seq}: ${snapshotTitle(status)}`);
+          for (const [seq, status] of view.snapshots) if (status === "diverging") mark(seq, "bad", `seq ${seq}: ${snapshotTitle(status)}`);
+          for (const [seq, gap] of view.gaps) mark(seq, "bad", `seq ${seq}: ${gap.lost} actions lost after it`);
+          for (const [seq, label] of view.hits) mark(seq, "bad", `${label} at seq ${seq}`);
         }
 
         async function select(seq, { scroll = true } = {}) {
@@ -433,10 +447,23 @@ extension InspectorPage {
           fill(box, el("p", { class: "hint" }, "replaying against every snapshot…"));
           try {
             const report = await busy("verify", () => api("verify", { session: view.filter.session }));
+            const index = await api("snapshots", { session: view.filter.session });
+            view.snapshots.clear();
+            // Verify replays the sessions in order and stops at the first divergence.
+            const status = (snapshot) => {
+              if (report.agrees) return "reproduced";
+              if (snapshot.session !== report.session) return snapshot.session < report.session ? "reproduced" : "unchecked";
+              return snapshot.seq < report.seq ? "reproduced" : snapshot.seq === report.seq ? "diverging" : "unchecked";
+            };
+            for (const snapshot of index.snapshots) {
+              if (snapshot.kind !== "initial") view.snapshots.set(snapshot.seq, status(snapshot));
+            }
+            render();
+            renderMarks();
             const gaps = (report.gaps || []).map((g) => el("p", { class: "hint" }, `recorded gap (not folded across): ${g.summary || ""}`));
             if (report.agrees) {
               fill(box, el("p", { class: "ok" }, `Reproduced: replaying ${report.eventsFolded} events of ${report.sessions} session(s) ` +
-                `gives all ${report.snapshotsCompared} recorded snapshots.`), gaps);
+                `gives all ${report.snapshotsCompared} recorded snapshots (marked green on the timeline).`), gaps);
               return;
             }
             view.hits.set(report.seq, "diverges");
@@ -491,6 +518,7 @@ extension InspectorPage {
         async function refreshOverview() {
           view.overview = await api("overview");
           view.sessions = view.overview.sessions.length;
+          view.gaps = new Map(view.overview.sessions.filter((s) => s.gap).map((s) => [s.gap.afterSeq, s.gap]));
           const select = $("f-session");
           const chosen = select.value;
           fill(select, el("option", { value: "" }, "All sessions"),
@@ -502,6 +530,7 @@ extension InspectorPage {
           view.last = high;
           summarize();
           renderInvariants();
+          renderMarks();
         }
 
         // ---- start ----------------------------------------------------------------------

@@ -32,7 +32,11 @@ extension InspectorPage {
         #jump-seq, #whatif-through, #diff-from, #diff-to { width: 90px; }
         #marks { position: relative; height: 6px; margin: 0 110px 4px 14px; }
         #marks i { position: absolute; top: 0; width: 3px; height: 6px; background: var(--mark); }
-        #marks i.bad { background: var(--bad); }
+        #marks i.bad { background: var(--bad); z-index: 1; }
+        #marks i.reproduced { background: var(--good); width: 2px; }
+        #marks i.unchecked { background: var(--dim); width: 2px; }
+        .row .tag.reproduced { background: var(--plus); color: var(--good); }
+        .row .tag.diverging { background: var(--minus); color: var(--bad); }
         #rows { flex: 1; overflow: hidden; position: relative; outline: none; font-family: ui-monospace, "SF Mono", Menlo, monospace; font-size: 12px; }
         #rows:focus-visible { box-shadow: inset 0 0 0 2px var(--accent); }
         .row { position: absolute; left: 0; right: 0; height: 24px; display: grid; align-items: center;
@@ -44,8 +48,8 @@ extension InspectorPage {
         .row.hit { box-shadow: inset 3px 0 0 var(--bad); }
         .row .seq { color: var(--dim); text-align: right; }
         .row .time, .row .origin, .row .src { color: var(--dim); }
+        .row .tag.bad { background: var(--minus); color: var(--bad); }
         .row .tag { font-size: 10px; padding: 0 4px; border-radius: 3px; background: var(--line); color: var(--dim); margin-left: 6px; }
-        .gap { position: absolute; left: 0; right: 0; height: 24px; padding: 0 36px; color: var(--bad); background: var(--minus); display: flex; align-items: center; }
         #rows-footer { padding: 4px 8px; color: var(--dim); border-top: 1px solid var(--line); }
         #tabs { display: flex; gap: 2px; padding: 6px 8px 0; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
         #tabs button { border: none; border-bottom: 2px solid transparent; border-radius: 0; background: none; padding: 6px 10px; }
