@@ -123,11 +123,27 @@ struct InspectorAPITests {
             ("/api/shrink?invariant=non-negative-total&output=/tmp/x", 400, "'shrink' has no parameter 'output'"),
             ("/api/verify?session=2", 404, "session 2"),
             ("/api/nothing", 404, "no API call 'nothing'"),
+            ("/api/stats?buckets=0", 400, "--buckets 0: give 1 to 1000 stretches"),
+            ("/api/stats?buckets=1001", 400, "--buckets 1001"),
+            ("/api/snapshots?session=-1", 400, "--session -1"),
         ]
         for (target, status, message) in cases {
             let error = try await inspector.error(target, status: status)
             #expect(error.contains(message), "\(target): \(error)")
         }
+    }
+
+    @Test("stats with buckets: activity over time whose stretches add up to the events")
+    func activity() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let stats = try await inspector.json("/api/stats?buckets=12")
+        let activity = try #require(stats["activity"] as? [String: Any])
+        let total = try #require(activity["total"] as? [Int])
+        #expect(total.count == 12)
+        #expect(total.reduce(0, +) == 60)
+        #expect((activity["cases"] as? [[String: Any]])?.first?["name"] as? String == "cart.add")
+        #expect(try await inspector.json("/api/stats")["activity"] == nil)
     }
 
     @Test("state at a step is the replayed state; the diff at seq 12 shows the total going to −10.00")

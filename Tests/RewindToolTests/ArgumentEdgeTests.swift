@@ -21,7 +21,7 @@ struct ArgumentEdgeTests {
         ["replay", "LOG", "--skip=V"], ["replay", "LOG", "--skip", "3", "--through=V"], ["replay", "LOG", "--skip", "3", "V"],
         ["bisect", "LOG", "--invariant", "non-negative-total", "--session=V"], ["bisect", "LOG", "--where", "cart.total < V"],
         ["shrink", "LOG", "--invariant", "non-negative-total", "--session=V", "--output", "fixture.rewind"],
-        ["verify", "LOG", "--session=V"], ["stats", "LOG", "--session=V"], ["stats", "LOG", "--top=V"],
+        ["verify", "LOG", "--session=V"], ["stats", "LOG", "--session=V"], ["stats", "LOG", "--top=V"], ["stats", "LOG", "--buckets=V"],
         ["sessions", "LOG", "--json"], ["check", "LOG"], ["demo", "--actions=V", "--output", "d.rewind"],
         ["demo", "--snapshot-interval=V", "--output", "d.rewind"], ["demo", "--seed=V", "--output", "d.rewind"],
     ]

@@ -84,7 +84,7 @@ struct RewindBench: AsyncParsableCommand {
             if workload.contains("memory") { emit(try MemoryWorkload(logs: logs).measure()) }
         }
         if workload.contains("inspector") {
-            emit(try await InspectorWorkload(session: shop, events: inspectorEvents, calls: inspectorCalls, logPath: inspectorLog).measure())
+            emit(try await InspectorWorkload(events: inspectorEvents, seed: seed, calls: inspectorCalls, logPath: inspectorLog).measure())
         }
         if json {
             let report = BenchReport(

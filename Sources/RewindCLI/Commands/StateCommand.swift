@@ -62,7 +62,9 @@ extension StateCommand: ReplayingCommand {
             seq: at, session: try app.replayer.log.session(containing: at).id, state: try JSONValue(encoding: state),
             eventsFolded: stats.folded, fromSnapshot: stats.startedFromSnapshot ?? 0,
             skipped: stats.skipped.map { .init(seq: $0.seq, action: $0.actionCase, reason: $0.reason) },
-            dump: app.dump(state)
+            // The dump is the text report; JSON (and the inspector) never shows it, and for a
+            // large state it costs more than the replay.
+            dump: options.json ? "" : app.dump(state)
         )
     }
 }

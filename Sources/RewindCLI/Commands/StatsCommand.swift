@@ -11,14 +11,20 @@ struct StatsCommand: ReportingCommand {
     @OptionGroup var options: LogOptions
     @Option(help: "Only this session.") var session: Int64?
     @Option(help: "How many cases and locations to list.") var top = 15
+    @Option(help: "Also show activity over time: the time span cut into this many stretches (1–1000), a sparkline per case and per source.")
+    var buckets: Int?
 
     func validate() throws {
         try InputError.requirePositive(session, "--session", what: "a session number")
         try InputError.requirePositive(top, "--top", what: "a count")
+        if let buckets, !(1...1_000).contains(buckets) { throw InputError("--buckets \(buckets): give 1 to 1000 stretches") }
     }
 
     func report() throws -> Report {
-        Report(try options.open().statistics(session: session), top: top)
+        let log = try options.open()
+        var report = Report(try log.statistics(session: session), top: top)
+        if let buckets { report.activity = try log.activity(session: session, buckets: buckets, top: min(top, 100)) }
+        return report
     }
 }
 
@@ -37,6 +43,8 @@ extension StatsCommand {
         /// The first and last event times (ISO-8601, UTC); absent without events.
         var from: String?
         var to: String?
+        /// With `--buckets`: events per stretch of time, per case and per source.
+        var activity: LogActivity?
         private var stats: LogStatistics
         private var top: Int
 
@@ -46,7 +54,7 @@ extension StatsCommand {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case events, sessions, snapshots, bytesOnDisk, payloadBytes, snapshotBytes, actionCases, sources, from, to
+            case events, sessions, snapshots, bytesOnDisk, payloadBytes, snapshotBytes, actionCases, sources, from, to, activity
         }
 
         init(_ stats: LogStatistics, top: Int) {
@@ -56,6 +64,12 @@ extension StatsCommand {
             actionCases = Dictionary(stats.actionCases.map { ($0.name, $0.count) }, uniquingKeysWith: +)
             sources = stats.sources.map { Source(location: $0.location, count: $0.count) }
             (from, to) = (stats.timeSpan.map { Rendering.timestamp($0.lowerBound) }, stats.timeSpan.map { Rendering.timestamp($0.upperBound) })
+        }
+
+        /// Counts as block characters, each scaled to the largest.
+        static func sparkline(_ counts: [Int]) -> String {
+            let blocks = Array(" ▁▂▃▄▅▆▇█"), peak = max(counts.max() ?? 0, 1)
+            return String(counts.map { count in blocks[count == 0 ? 0 : max(1, Int((Double(count) / Double(peak) * 8).rounded()))] })
         }
 
         var text: String {
@@ -68,6 +82,13 @@ extension StatsCommand {
             }
             text += "\n\nby action case:\n" + Rendering.table(stats.actionCases.prefix(top).map { ["  \($0.count)", $0.name] })
             text += "\n\nby source:\n" + Rendering.table(stats.sources.prefix(top).map { ["  \($0.count)", $0.location] })
+            if let activity {
+                let stretch = activity.bucketSeconds < 1e15 ? String(format: "%.3g", activity.bucketSeconds) : "\(activity.bucketSeconds)"
+                text += "\n\nover time (\(activity.total.count) stretches of \(stretch) s):\n"
+                let cases = activity.cases.map { ["  " + ($0.name == "other" ? "(other cases)" : $0.name), Self.sparkline($0.counts)] }
+                let sources = activity.sources.map { ["  " + ($0.name == "other" ? "(other sources)" : $0.name), Self.sparkline($0.counts)] }
+                text += Rendering.table([["  all", Self.sparkline(activity.total)]] + cases + sources)
+            }
             return text
         }
     }

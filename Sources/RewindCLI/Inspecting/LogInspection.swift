@@ -22,7 +22,7 @@ struct LogInspection: InspectorAPI {
         "event": .reporting(ShowCommand.self, arguments: ["seq"]),
         "sessions": .reporting(SessionsCommand.self),
         "snapshots": .snapshots,
-        "stats": .reporting(StatsCommand.self, options: ["session", "top"]),
+        "stats": .reporting(StatsCommand.self, options: ["session", "top", "buckets"]),
         "check": .reporting(CheckCommand.self),
         "state": .reporting(StateCommand.self, replays: true, options: ["at"]),
         "diff": .reporting(DiffCommand.self, replays: true, options: ["at", "from", "to"]),
@@ -62,7 +62,8 @@ struct LogInspection: InspectorAPI {
     /// - Parameter extra: Options the endpoint adds itself (never from the call).
     func parse<Command: ParsableCommand>(_ call: InspectorCall, extra: [String] = []) throws -> Command {
         guard let endpoint = Self.endpoints[call.endpoint] else { throw BadCall(description: "no API call '\(call.endpoint)'") }
-        var options = extra
+        // --json: the answer is the JSON report, so commands skip what only their text needs.
+        var options = extra + ["--json"]
         if let keyFile { options.append("--key-file=\(keyFile)") }
         if endpoint.replays && skipUndecodable { options.append("--skip-undecodable") }
         var arguments = [String?](repeating: nil, count: endpoint.arguments.count)

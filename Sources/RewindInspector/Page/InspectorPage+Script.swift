@@ -306,7 +306,7 @@ extension InspectorPage {
             el("td", { class: s.gap ? "bad" : "" }, s.gap ? `gap: ${s.gap.summary || "events lost"}` : "")));
           fill($("sessions"), el("h2", {}, "Sessions"), el("table", {},
             el("tr", {}, ["session", "app", "version", "schemas", "codec", "started", "events", "seqs", ""].map((h) => el("th", {}, h))), rows));
-          const stats = await busy("stats", () => api("stats", { top: 20, session: view.filter.session }));
+          const stats = await busy("stats", () => api("stats", { top: 20, session: view.filter.session, buckets: 60 }));
           const cases = Object.entries(stats.actionCases).sort((a, b) => b[1] - a[1]).slice(0, 20);
           const max = Math.max(1, ...cases.map((c) => c[1]), ...stats.sources.map((s) => s.count));
           const bar = (count) => { const b = el("span", { class: "bar" }); b.style.width = `${Math.max(2, (count / max) * 220)}px`; return b; };
@@ -314,10 +314,31 @@ extension InspectorPage {
             el("h2", {}, "Stats"),
             el("p", { class: "info" }, `${stats.events} events in ${stats.sessions} sessions, ${stats.snapshots} snapshots, ` +
               `${(stats.bytesOnDisk / 1048576).toFixed(1)} MB on disk` + (stats.from ? `, ${stats.from} \u2013 ${stats.to}` : "")),
+            stats.activity ? [el("h3", {}, `Over time (${stats.activity.total.length} stretches of ${duration(stats.activity.bucketSeconds)})`),
+              el("div", { class: "activity" }, [{ name: "all events", counts: stats.activity.total }, ...stats.activity.cases.slice(0, 8)].map(spark))] : null,
             el("h3", {}, "Actions per case"),
             el("table", {}, cases.map(([name, count]) => el("tr", {}, el("td", {}, name), el("td", {}, count), el("td", {}, bar(count))))),
             el("h3", {}, "Actions per source"),
             el("table", {}, stats.sources.map((s) => el("tr", {}, el("td", {}, s.location), el("td", {}, s.count), el("td", {}, bar(s.count))))));
+        }
+
+        function duration(seconds) {
+          if (seconds >= 3600) return `${(seconds / 3600).toFixed(1)} h`;
+          if (seconds >= 60) return `${(seconds / 60).toFixed(1)} min`;
+          if (seconds >= 1) return `${seconds.toFixed(1)} s`;
+          return `${(seconds * 1000).toPrecision(2)} ms`;
+        }
+
+        // One series as a row of bars, each scaled to the series' largest stretch.
+        function spark(series) {
+          const peak = Math.max(1, ...series.counts);
+          const bars = el("span", { class: "spark", title: `${series.name}: ${series.counts.reduce((a, b) => a + b, 0)} events` },
+            series.counts.map((count, i) => {
+              const bar = el("i", { title: `stretch ${i + 1}: ${count}` });
+              bar.style.height = `${count === 0 ? 0 : Math.max(2, (count / peak) * 22)}px`;
+              return bar;
+            }));
+          return el("div", { class: "spark-row" }, el("span", { class: "name" }, series.name === "other" ? "other cases" : series.name), bars);
         }
 
         function tree(value, query, expandTop) {
