@@ -26,6 +26,9 @@ public final class Inspector: Sendable {
     public let title: String
     private let api: any InspectorAPI
     private let hosts: Mutex<Set<String>>
+    /// The port of a wildcard address (`0.0.0.0`, `::`) the server listens on, if it does: any
+    /// IP literal on that port is then accepted as `Host`.
+    private let wildcardPort = Mutex<Int?>(nil)
 
     /// An inspector over `api`.
     ///
@@ -51,8 +54,10 @@ public final class Inspector: Sendable {
     /// Accepts `Host` headers naming `host` on `port` (and, for a loopback address, the
     /// other spellings of loopback).
     func allow(host: String, port: Int) {
+        if ["0.0.0.0", "::", "[::]"].contains(host) { wildcardPort.withLock { $0 = port } }
         var names: Set<String> = [host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host]
-        if ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) { names.formUnion(["127.0.0.1", "localhost", "[::1]"]) }
+        // Loopback is reachable by all its spellings, on a loopback or a wildcard address.
+        if ["127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0", "::", "[::]"].contains(host) { names.formUnion(["127.0.0.1", "localhost", "[::1]"]) }
         let values = names.flatMap { name in port == 80 ? [name, "\(name):80"] : ["\(name):\(port)"] }
         hosts.withLock { $0.formUnion(values.map { $0.lowercased() }) }
     }
@@ -66,7 +71,7 @@ public final class Inspector: Sendable {
 
     private func route(_ request: InspectorRequest) async -> InspectorResponse {
         let host = (request.headers["host"] ?? "").lowercased()
-        guard hosts.withLock({ $0.contains(host) }) else {
+        guard hosts.withLock({ $0.contains(host) }) || isIPLiteralOnWildcardPort(host) else {
             return .text("This inspector answers only to the address it printed (the request named the host '\(host)').", status: 421)
         }
         guard request.method == "GET" || request.method == "HEAD" else {
@@ -97,6 +102,23 @@ public final class Inspector: Sendable {
         default:
             return .text("Nothing at \(path).", status: 404)
         }
+    }
+
+    /// Whether `host` is `IP:PORT` for the wildcard address's port. Listening on every address,
+    /// the server cannot know the names it is reached by; DNS rebinding needs a name, so any IP
+    /// literal (the machine's LAN address) is safe to accept, and names still are not.
+    private func isIPLiteralOnWildcardPort(_ host: String) -> Bool {
+        guard let port = wildcardPort.withLock({ $0 }) else { return false }
+        let name: Substring
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]"), host[host.index(after: close)...] == ":\(port)" else { return false }
+            name = host[host.index(after: host.startIndex)..<close]
+            return name.contains(":") && name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+        }
+        guard host.hasSuffix(":\(port)") else { return false }
+        name = host.dropLast(":\(port)".count)
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isNumber) && Int(part).map { $0 <= 255 } == true }
     }
 
     /// Compares in time that does not depend on where the strings first differ.

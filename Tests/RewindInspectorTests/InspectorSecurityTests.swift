@@ -66,6 +66,28 @@ struct InspectorSecurityTests {
         }
     }
 
+    @Test("listening on every address, any IP literal on its port is a good Host (the LAN address); names are still refused")
+    func wildcardAddress() async throws {
+        let inspector = Inspector(api: EchoAPI(), title: "t", token: "t0k")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (urls, continuation) = AsyncStream<URL>.makeStream()
+            group.addTask { try await inspector.serve(host: "0.0.0.0", port: 0) { continuation.yield($0) } }
+            var iterator = urls.makeAsyncIterator()
+            let port = try #require(await iterator.next()?.port)
+            let status = { (host: String) in
+                await inspector.respond(to: InspectorRequest(target: "/api/x", headers: ["Host": host, "X-Rewind-Token": "t0k"])).status
+            }
+            for host in ["192.168.1.5:\(port)", "10.0.0.1:\(port)", "0.0.0.0:\(port)", "127.0.0.1:\(port)", "localhost:\(port)", "[fe80::1]:\(port)"] {
+                #expect(await status(host) == 200, "\(host)")
+            }
+            for host in ["evil.example:\(port)", "192.168.1.5:\(port + 1)", "192.168.1.5", "1.2.3.4.5:\(port)", "256.1.1.1:\(port)",
+                         "1.2.3:\(port)", "[evil.example]:\(port)", "[fe80::1]:\(port + 1)", "1.2.3.4 :\(port)"] {
+                #expect(await status(host) == 421, "\(host)")
+            }
+            group.cancelAll()
+        }
+    }
+
     @Test("only GET and HEAD are served: the inspector never changes anything")
     func readOnlyMethods() async throws {
         let inspector = InspectorHarness(path: "/nonexistent/log.rewind")
