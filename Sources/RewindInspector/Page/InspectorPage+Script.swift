@@ -303,7 +303,7 @@ extension InspectorPage {
             el("td", {}, s.id), el("td", {}, s.app), el("td", {}, s.appVersion), el("td", {}, `${s.actionSchemaVersion}/${s.stateSchemaVersion}`),
             el("td", {}, s.codec + (s.keyID ? ` \u00b7 key ${s.keyID}` : "")), el("td", {}, s.startedAt), el("td", {}, s.events),
             el("td", {}, s.firstSeq ? `${s.firstSeq}\u2013${s.lastSeq}` : "\u2014"),
-            el("td", { class: s.gap ? "bad" : "" }, s.gap ? `gap: ${s.gap.summary || "events lost"}` : "")));
+            el("td", { class: s.gap ? "bad" : "" }, s.gap ? `gap: ${s.gap.lost} actions lost after seq ${s.gap.afterSeq}` : "")));
           fill($("sessions"), el("h2", {}, "Sessions"), el("table", {},
             el("tr", {}, ["session", "app", "version", "schemas", "codec", "started", "events", "seqs", ""].map((h) => el("th", {}, h))), rows));
           const stats = await busy("stats", () => api("stats", { top: 20, session: view.filter.session, buckets: 60 }));
@@ -315,7 +315,8 @@ extension InspectorPage {
             el("p", { class: "info" }, `${stats.events} events in ${stats.sessions} sessions, ${stats.snapshots} snapshots, ` +
               `${(stats.bytesOnDisk / 1048576).toFixed(1)} MB on disk` + (stats.from ? `, ${stats.from} \u2013 ${stats.to}` : "")),
             stats.activity ? [el("h3", {}, `Over time (${stats.activity.total.length} stretches of ${duration(stats.activity.bucketSeconds)})`),
-              el("div", { class: "activity" }, [{ name: "all events", counts: stats.activity.total }, ...stats.activity.cases.slice(0, 8)].map(spark))] : null,
+              el("div", { class: "activity" }, [{ name: "all events", counts: stats.activity.total }, ...stats.activity.cases.slice(0, 8)].map((s) => spark(s, "other cases"))),
+              el("div", { class: "activity" }, stats.activity.sources.slice(0, 5).map((s) => spark(s, "other sources")))] : null,
             el("h3", {}, "Actions per case"),
             el("table", {}, cases.map(([name, count]) => el("tr", {}, el("td", {}, name), el("td", {}, count), el("td", {}, bar(count))))),
             el("h3", {}, "Actions per source"),
@@ -330,7 +331,7 @@ extension InspectorPage {
         }
 
         // One series as a row of bars, each scaled to the series' largest stretch.
-        function spark(series) {
+        function spark(series, other) {
           const peak = Math.max(1, ...series.counts);
           const bars = el("span", { class: "spark", title: `${series.name}: ${series.counts.reduce((a, b) => a + b, 0)} events` },
             series.counts.map((count, i) => {
@@ -338,7 +339,7 @@ extension InspectorPage {
               bar.style.height = `${count === 0 ? 0 : Math.max(2, (count / peak) * 22)}px`;
               return bar;
             }));
-          return el("div", { class: "spark-row" }, el("span", { class: "name" }, series.name === "other" ? "other cases" : series.name), bars);
+          return el("div", { class: "spark-row" }, el("span", { class: "name", title: series.name }, series.name === "other" ? other : series.name), bars);
         }
 
         function tree(value, query, expandTop) {
@@ -481,7 +482,10 @@ extension InspectorPage {
             }
             render();
             renderMarks();
-            const gaps = (report.gaps || []).map((g) => el("p", { class: "hint" }, `recorded gap (not folded across): ${g.summary || ""}`));
+            const gaps = (report.gaps || []).map((g) => el("p", { class: "hint" }, `recorded gap (not folded across): ${g.lost} actions lost after seq ${g.afterSeq} (${g.reason})`));
+            if (report.scrubbedFields?.length) {
+              gaps.push(el("p", { class: "hint" }, `scrubbed by redaction before comparing (not compared): ${report.scrubbedFields.join(", ")}`));
+            }
             if (report.agrees) {
               fill(box, el("p", { class: "ok" }, `Reproduced: replaying ${report.eventsFolded} events of ${report.sessions} session(s) ` +
                 `gives all ${report.snapshotsCompared} recorded snapshots (marked green on the timeline).`), gaps);

@@ -74,7 +74,8 @@ extension InspectorPage {
         table { border-collapse: collapse; }
         td, th { text-align: left; padding: 3px 10px 3px 0; border-bottom: 1px solid var(--line); }
         .bar { height: 10px; background: var(--accent); border-radius: 2px; display: inline-block; vertical-align: middle; }
-        .spark-row { display: grid; grid-template-columns: 200px 1fr; align-items: end; gap: 10px; height: 26px; }
+        .activity + .activity { margin-top: 12px; }
+        .spark-row { display: grid; grid-template-columns: 260px 1fr; align-items: end; gap: 10px; height: 26px; }
         .spark-row .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; align-self: center; }
         .spark { display: flex; align-items: flex-end; gap: 1px; height: 24px; border-bottom: 1px solid var(--line); }
         .spark i { flex: 1; background: var(--accent); min-width: 2px; max-width: 8px; }
