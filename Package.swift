@@ -99,7 +99,7 @@ let package = Package(
         // serves (embedded), and the calls it forwards to an API the CLI implements.
         .target(
             name: "RewindInspector",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")]
+            dependencies: [.product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")]
         ),
 
         // The rewind command tree, as a library any app's replay tool can run.

@@ -1,4 +1,5 @@
 import FlyingFox
+import FlyingSocks
 public import Foundation
 
 extension Inspector {
@@ -13,21 +14,42 @@ extension Inspector {
     ///     accepts connections.
     /// - Throws: When the address cannot be used (taken, not this machine's, not an address).
     public func serve(host: String = "127.0.0.1", port: UInt16 = 0, listening: @Sendable (URL) -> Void) async throws {
+        do {
+            try await run(host: host, port: port, listening: listening)
+        } catch let error as SocketError {
+            // The socket layer's own words ("Address already in use"), not its enum's.
+            throw ListenError(description: error.errorDescription ?? "\(error)")
+        }
+    }
+
+    /// Why the inspector could not listen.
+    public struct ListenError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private func run(host: String, port: UInt16, listening: @Sendable (URL) -> Void) async throws {
         let literal = host == "localhost" ? "127.0.0.1" : host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let server: HTTPServer
-        if literal.contains(":") {
-            server = HTTPServer(address: try .inet6(ip6: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
-        } else {
-            server = HTTPServer(address: try .inet(ip4: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
+        do {
+            if literal.contains(":") {
+                server = HTTPServer(address: try .inet6(ip6: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
+            } else {
+                server = HTTPServer(address: try .inet(ip4: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
+            }
+        } catch {
+            throw ListenError(description: "'\(host)' is not an IPv4 or IPv6 address, nor localhost")
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await server.run() }
-            try await server.waitUntilListening()
+        // The server's run and the wait for it to listen race: an address in use ends the run
+        // at once with the reason, which must not wait out the listening timeout.
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await server.run(); return false }
+            group.addTask { try await server.waitUntilListening(timeout: 30); return true }
+            guard try await group.next() == true else { return }
             switch await server.listeningAddress {
             case let .ip4(_, bound)?, let .ip6(_, bound)?: announce(host: host, literal: literal, port: bound, listening: listening)
             default: announce(host: host, literal: literal, port: port, listening: listening)
             }
-            try await group.next()
+            while try await group.next() != nil {}
         }
     }
 

@@ -75,6 +75,11 @@ struct ServeCommandTests {
         let second = try Server([path], in: folder.path)
         #expect(second.token != server.token)
         #expect(try await second.get("/api/head", token: server.token).status == 403)
+        // A port in use fails at once, saying so.
+        let port = try #require(server.url.port)
+        let taken = try run(builtProduct("rewind"), ["serve", path, "--port", "\(port)"], timeout: 20)
+        #expect(taken.status == 2)
+        #expect(taken.standardError.contains("cannot listen on 127.0.0.1:\(port)") && taken.standardError.contains("Address already in use"), "\(taken.standardError)")
     }
 
     @Test("a log it cannot read, a bad port or a bad address fails at once with exit 2 and the CLI's message")
@@ -87,7 +92,8 @@ struct ServeCommandTests {
             (["serve", "missing.rewind"], "no such file"),
             (["serve", try demoLog(in: folder), "--port", "70000"], "--port 70000: give a port from 0 to 65535"),
             (["serve", "demo.rewind", "--port=-1"], "--port -1: give a port from 0 to 65535"),
-            (["serve", "demo.rewind", "--host", "300.1.1.1"], "cannot listen on 300.1.1.1"),
+            (["serve", "demo.rewind", "--host", "300.1.1.1"], "cannot listen on 300.1.1.1:0: '300.1.1.1' is not an IPv4 or IPv6 address, nor localhost"),
+            (["serve", "demo.rewind", "--host", "example.com"], "'example.com' is not an IPv4 or IPv6 address"),
             (["serve", "demo.rewind", "--key-file", "none.keys"], "--key-file none.keys: no such file"),
         ]
         for (arguments, message) in cases {

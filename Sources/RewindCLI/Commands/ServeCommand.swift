@@ -32,24 +32,24 @@ struct ServeCommand: AsyncParsableCommand {
         let log = try options.open()
         _ = try log.sessions()
         _ = try options.keys()
-        if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
-            FileHandle.standardError.write(Data("""
-                warning: listening on \(host), not on loopback: anyone who can reach this machine and \
-                learns the URL's token can read \(options.path)
-
-                """.utf8))
-        }
         let inspection = LogInspection(path: options.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
         let inspector = Inspector(api: inspection, title: (options.path as NSString).lastPathComponent)
         let json = options.json
         do {
-            try await inspector.serve(host: host, port: UInt16(port)) { url in
+            try await inspector.serve(host: host, port: UInt16(port)) { [host, path = options.path] url in
+                if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
+                    FileHandle.standardError.write(Data("""
+                        warning: listening on \(host), not on loopback: anyone who can reach this machine and \
+                        learns the URL's token can read \(path)
+
+                        """.utf8))
+                }
                 // Written straight to the file descriptor, not buffered: a script waiting for
                 // the URL reads it at once.
                 let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.path) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
-        } catch {
+        } catch let error as Inspector.ListenError {
             throw InputError("cannot listen on \(host):\(port): \(error)")
         }
     }
