@@ -53,7 +53,7 @@ struct InspectorWorkload {
             }
             served.sort()
             local.sort()
-            for (variant, times) in [("in process (baseline)", local), ("rewind serve, over HTTP", served)] {
+            for (variant, times) in [("in process", local), ("served", served)] {
                 let ratio = variant.hasPrefix("in process") ? 1 : percentile(local, 0.5) / max(percentile(times, 0.5), 1e-9)
                 variants.append(.init(name: "\(name), \(variant): median", value: percentile(times, 0.5), unit: "ms", ratioToBaseline: ratio, runs: []))
                 variants.append(.init(name: "\(name), \(variant): p99", value: percentile(times, 0.99), unit: "ms", ratioToBaseline: nil, runs: []))
@@ -66,18 +66,18 @@ struct InspectorWorkload {
             var cursor = log.events(filter, pageSize: 101)
             blackHole(try cursor.collect())
         }
-        try await row("first page (100 events)", api: { _ in try await server.get("events?after=0&limit=100") }, direct: { _ in try page(EventFilter(), after: 0) })
-        try await row("page at a random seq", api: { try await server.get("events?after=\($0)&limit=100") }, direct: { try page(EventFilter(), after: $0) })
-        try await row("page read backward", api: { try await server.get("events?before=\($0)&limit=100") }, direct: {
+        try await row("first page", api: { _ in try await server.get("events?after=0&limit=100") }, direct: { _ in try page(EventFilter(), after: 0) })
+        try await row("random page", api: { try await server.get("events?after=\($0)&limit=100") }, direct: { try page(EventFilter(), after: $0) })
+        try await row("backward page", api: { try await server.get("events?before=\($0)&limit=100") }, direct: {
             blackHole(try log.events(EventFilter(), before: $0, count: 101))
         })
-        try await row("page filtered by case (list.*)", api: { try await server.get("events?case=list.*&after=\($0)&limit=100") }, direct: {
+        try await row("filtered page (list.*)", api: { try await server.get("events?case=list.*&after=\($0)&limit=100") }, direct: {
             try page(EventFilter(actionCase: "list.*"), after: $0)
         })
         try await row("state at a random step", api: { try await server.get("state?at=\($0)") }, direct: { blackHole(try replayer.state(at: $0)) })
         return WorkloadResult(
             name: "inspector (\(last) todo events, default configuration; \(calls) calls each at random seqs)",
-            baseline: "the same read in process through the library (the API adds HTTP, opening the log per call, and JSON for the page)",
+            baseline: "in process: the same read through the library; served: `rewind serve` asked over HTTP (adds HTTP, opening the log per call, JSON); pages of 100 events",
             variants: variants,
             notes: [String(format: "log: %.0f MB", Double(TemporaryLog.size(path)) / 1_048_576)]
         )
