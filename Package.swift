@@ -253,6 +253,7 @@ let package = Package(
                 "RewindExamples",
                 "RewindTestSupport",
                 "rewind",
+                "rewind-todo",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

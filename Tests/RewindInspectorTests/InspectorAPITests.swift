@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Rewind
+@testable import RewindCLI
 import RewindExamples
 import RewindLog
 import RewindTestSupport
@@ -83,6 +84,20 @@ struct InspectorAPITests {
         var everything = log.events()
         #expect(try await inspector.page("since=1d&limit=1000").seqs == (try everything.collect().map(\.seq)))
         #expect(try await inspector.page("since=2000-01-01T00:00:00Z&until=2000-01-02T00:00:00Z").seqs.isEmpty)
+    }
+
+    @Test("every call only reads: the log's bytes are the same after each of them")
+    func readOnly() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(in: folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let inspector = InspectorHarness(path: path)
+        let endpoints = Set(LogInspectionEndpoints.allCalls.map { String($0.prefix { $0 != "?" }) })
+        #expect(endpoints == Set(LogInspection.endpoints.keys), "every endpoint is called")
+        for call in LogInspectionEndpoints.allCalls {
+            _ = await inspector.get("/api/" + call)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(call) changed the log")
+        }
     }
 
     @Test("odd paging and filter values are refused with the CLI's messages, never a trap")
@@ -256,4 +271,13 @@ struct InspectorAPITests {
         #expect((never["report"] as? [String: Any])?["found"] as? Bool == false)
         #expect(never["fixture"] == nil)
     }
+}
+
+/// One call of every endpoint the API has, with parameters that make it do its work.
+enum LogInspectionEndpoints {
+    static let allCalls = [
+        "overview", "head", "events?limit=50", "events?before=30", "event?seq=12", "sessions", "snapshots", "stats?buckets=10", "check",
+        "state?at=12", "diff?at=12", "diff?from=3&to=40", "bisect?invariant=non-negative-total", "replay?skip=11&through=12",
+        "verify", "shrink?invariant=non-negative-total",
+    ]
 }

@@ -103,6 +103,13 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("an app's own replay tool has the same subcommand")
+    func appToolServes() throws {
+        let help = try run(builtProduct("rewind-todo"), ["serve", "--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("Open a log in the time-travel inspector"))
+    }
+
     @Test("another address than loopback needs --host and prints a warning")
     func nonLoopbackWarns() async throws {
         let folder = try TemporaryDirectory()
