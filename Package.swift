@@ -277,6 +277,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "RewindCodingTests",
+            dependencies: ["RewindCoding", "RewindExamples"]
+        ),
+        .testTarget(
             name: "RewindExamplesTests",
             dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"]
         ),
