@@ -74,16 +74,12 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        let nested = ProbeRecorder()
-        nested.valuesOnly = recorder.valuesOnly
-        recorder.record(key.stringValue, .nested(nested))
+        let nested = recorder.nested(key.stringValue)
         return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(probe: probe, recorder: nested, codingPath: codingPath + [key]))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        let nested = ProbeRecorder()
-        nested.valuesOnly = recorder.valuesOnly
-        recorder.record(key.stringValue, .nestedList(nested))
+        let nested = recorder.nested(key.stringValue, list: true)
         return ProbeUnkeyedContainer(probe: probe, recorder: nested, codingPath: codingPath + [key])
     }
 
@@ -96,9 +92,7 @@ struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func superDecoder(named name: String) throws -> any Decoder {
-        let nested = ProbeRecorder()
-        nested.valuesOnly = recorder.valuesOnly
-        recorder.record(name, .nested(nested))
+        let nested = recorder.nested(name)
         return ProbeDecoder(probe: probe, recorder: nested, codingPath: codingPath)
     }
 
@@ -159,25 +153,19 @@ struct ProbeUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         defer { currentIndex += 1 }
-        let nested = ProbeRecorder()
-        nested.valuesOnly = recorder.valuesOnly
-        recorder.record("\(currentIndex)", .nested(nested))
+        let nested = recorder.nested("\(currentIndex)")
         return KeyedDecodingContainer(ProbeKeyedContainer<NestedKey>(probe: probe, recorder: nested, codingPath: codingPath))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         defer { currentIndex += 1 }
-        let nested = ProbeRecorder()
-        nested.valuesOnly = recorder.valuesOnly
-        recorder.record("\(currentIndex)", .nestedList(nested))
+        let nested = recorder.nested("\(currentIndex)", list: true)
         return ProbeUnkeyedContainer(probe: probe, recorder: nested, codingPath: codingPath)
     }
 
     mutating func superDecoder() throws -> any Decoder {
         defer { currentIndex += 1 }
-        let nested = ProbeRecorder()
-        nested.valuesOnly = recorder.valuesOnly
-        recorder.record("\(currentIndex)", .nested(nested))
+        let nested = recorder.nested("\(currentIndex)")
         return ProbeDecoder(probe: probe, recorder: nested, codingPath: codingPath)
     }
 

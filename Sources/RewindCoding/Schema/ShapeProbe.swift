@@ -161,6 +161,14 @@ final class ProbeRecorder {
         entries.append((name, entry))
     }
 
+    /// A recorder for a container nested under `name` (a keyed one, or a list), recorded here.
+    func nested(_ name: String, list: Bool = false) -> ProbeRecorder {
+        let nested = ProbeRecorder()
+        nested.valuesOnly = valuesOnly
+        record(name, list ? .nestedList(nested) : .nested(nested))
+        return nested
+    }
+
     /// The fields read, as a record; a single value read whole is that value's shape.
     func shape(named name: String, incomplete reason: String? = nil) -> TypeShape {
         if usedSingleValue, entries.count == 1, case let .shape(shape) = entries[0].entry, reason == nil { return shape }
