@@ -21,6 +21,10 @@ extension TypeShape {
     ///   ``opaque(name:reason:)``. One that reads different keys depending on the values it gets
     ///   shows only the branch the placeholders take.
     /// - Recursive types: the second occurrence is a ``reference(_:)``.
+    ///
+    /// It runs the type's own decoding code. A custom `init(from:)` that traps on a value it
+    /// did not expect (`URL(string: text)!` given `""`) traps here too: probe in tools and
+    /// tests, not where a trap would cost a user.
     public static func of<T: Decodable>(_ type: T.Type) -> TypeShape {
         ShapeProbe().describe(type).shape
     }
