@@ -36,7 +36,11 @@ struct EventSelection: ParsableArguments {
         if from != nil || to != nil { filter.seqs = (from ?? 1)...(to ?? .max) }
         let points = (since.flatMap(TimePoint.init), until.flatMap(TimePoint.init))
         if points.0 != nil || points.1 != nil {
-            let end = try log.statistics(session: session).timeSpan?.upperBound ?? 0
+            // The last event's time, read by its seq: statistics would scan the whole log, and
+            // the inspector filters every page it reads.
+            // A session the log does not hold matches nothing, as without a time.
+            let last = try session.map { id in try log.sessions().first { $0.id == id }?.seqRange?.upperBound } ?? log.seqRange()?.upperBound
+            let end = try last.map { try log.event(at: $0).time } ?? 0
             let low = points.0?.seconds(before: end) ?? -.infinity, high = points.1?.seconds(before: end) ?? .infinity
             guard low <= high else { throw InputError("--since \(since!) is after --until \(until!)") }
             filter.times = low...high
