@@ -256,7 +256,7 @@ extension InspectorPage {
               e.info ? [el("dt", {}, "note"), el("dd", {}, e.info)] : null,
               e.redaction ? [el("dt", {}, "redaction"), el("dd", {}, e.redaction)] : null),
             el("h3", {}, "payload"),
-            tree(e.payload === undefined ? null : e.payload, ""));
+            tree(e.payload === undefined ? null : e.payload, "", 8));
         }
 
         async function showState() {
@@ -276,7 +276,7 @@ extension InspectorPage {
 
         function renderState(state) {
           const query = $("state-search").value.trim().toLowerCase();
-          fill($("state-tree"), tree(state, query, true));
+          fill($("state-tree"), tree(state, query, 2));
         }
 
         async function showDiff() {
@@ -342,7 +342,9 @@ extension InspectorPage {
           return el("div", { class: "spark-row" }, el("span", { class: "name", title: series.name }, series.name === "other" ? other : series.name), bars);
         }
 
-        function tree(value, query, expandTop) {
+        // A JSON value as nested <details>, open `openDepth` levels deep (and wherever the
+        // search query matches); a closed level is built only when opened.
+        function tree(value, query, openDepth) {
           const matches = (text) => query && String(text).toLowerCase().includes(query);
           const contains = (v) => {
             if (!query) return false;
@@ -362,7 +364,7 @@ extension InspectorPage {
             }
             const entries = Object.entries(v);
             const summary = Array.isArray(v) ? `[${entries.length}]` : `{${entries.length}}`;
-            const open = depth < (expandTop ? 2 : 1) || contains(v);
+            const open = depth < openDepth || contains(v);
             const details = el("details", { open, class: matches(key) ? "match" : "" }, el("summary", {}, label, el("span", { class: "hint" }, summary)));
             const fill = () => {
               if (details.dataset.filled) return;
