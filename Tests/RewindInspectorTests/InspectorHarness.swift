@@ -13,9 +13,13 @@ struct InspectorHarness {
     static let host = "127.0.0.1:8765"
     let inspector: Inspector
 
+    /// The apps the `rewind` tool registers (the shop and the todo app), registered once: a
+    /// static is initialised once whatever the number of tests running in parallel, so the
+    /// registry is written before any of them reads it, and never while one does.
+    private static let registered: Void = AppRegistry.register(apps: ExampleApps.all, extraCommands: [])
+
     init(path: String, keyFile: String? = nil) {
-        // The apps the `rewind` tool registers (the shop and the todo app).
-        AppRegistry.register(apps: ExampleApps.all, extraCommands: [])
+        Self.registered
         inspector = Inspector(
             api: LogInspection(path: path, keyFile: keyFile, skipUndecodable: false), title: (path as NSString).lastPathComponent,
             token: Self.token, hosts: [Self.host]
