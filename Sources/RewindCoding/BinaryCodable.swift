@@ -36,6 +36,11 @@ public protocol BinaryCodable: Codable {
 
     /// Whether the type is an enum with a generated ``generatedCasePath``.
     static var generatesCasePath: Bool { get }
+
+    /// The type's ``TypeShape``, written from its declaration at compile time, so that
+    /// recording a session's shapes runs none of the type's decoding code; `nil` for a type
+    /// without generated code, which is then probed (see ``TypeShape/of(_:probing:)``).
+    static func generatedShape(_ describer: TypeShapeDescriber) -> TypeShape?
 }
 
 extension BinaryCodable {
@@ -44,6 +49,9 @@ extension BinaryCodable {
 
     /// No: only enums generate a case path.
     public static var generatesCasePath: Bool { false }
+
+    /// None: only the macro writes one.
+    public static func generatedShape(_ describer: TypeShapeDescriber) -> TypeShape? { nil }
 }
 
 /// Generates a ``BinaryCodable`` conformance that reads and writes exactly the bytes the binary
@@ -59,5 +67,5 @@ extension BinaryCodable {
 /// Optional fields must be spelled `T?` or `Optional<T>` (as the synthesized code sees them,
 /// they are left out when `nil`). A type that declares its own `CodingKeys`, `init(from:)` or
 /// `encode(to:)` is refused with an error, since the bytes would no longer match.
-@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(encode(binary:)), named(generatedCasePath), named(generatesCasePath))
+@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(encode(binary:)), named(generatedCasePath), named(generatesCasePath), named(generatedShape))
 public macro BinaryCodable() = #externalMacro(module: "RewindMacros", type: "BinaryCodableMacro")

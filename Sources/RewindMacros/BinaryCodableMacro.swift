@@ -62,7 +62,19 @@ public struct BinaryCodableMacro: ExtensionMacro {
         }
         encode.append("    writer.close(container)")
         encode.append("}")
-        return (decode + [""] + encode).joined(separator: "\n")
+        // Each field's type comes from a key path, so a property declared without a type
+        // annotation (`var count = 0`) is described by the type the compiler infers.
+        let shape = shapeMember(access: access, body: [
+            ".record(name: describer.name(of: Self.self), fields: [",
+        ] + decoded.map { "    describer.field(\(literal(key($0.name))), \\Self.\($0.name))," } + ["])"])
+        return (decode + [""] + encode + [""] + shape).joined(separator: "\n")
+    }
+
+    /// `generatedShape(_:)`: the type's ``TypeShape``, as probing its `Codable` conformance
+    /// would find it, without running any of it.
+    private static func shapeMember(access: String, body: [String]) -> [String] {
+        ["\(access)static func generatedShape(_ describer: RewindCoding.TypeShapeDescriber) -> RewindCoding.TypeShape? {"]
+            + body.map { "    " + $0 } + ["}"]
     }
 
     /// The stored instance properties, in declaration order, as `Codable` synthesis sees them.
@@ -113,7 +125,9 @@ public struct BinaryCodableMacro: ExtensionMacro {
         let cases = decl.memberBlock.members.compactMap { $0.decl.as(EnumCaseDeclSyntax.self) }.flatMap(\.elements)
         guard !cases.isEmpty else { throw MacroError("@BinaryCodable needs an enum with cases") }
         if let rawType = decl.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription, rawValueTypes.contains(rawType) {
-            return rawValueMembers(access: access)
+            let shape = [".choice(name: describer.name(of: Self.self), cases: ["]
+                + cases.map { "    .init(name: String(describing: Self.\($0.name.text).rawValue), fields: [])," } + ["])"]
+            return rawValueMembers(access: access) + "\n\n" + shapeMember(access: access, body: shape).joined(separator: "\n")
         }
         let hasValues = cases.contains { !($0.parameterClause?.parameters.isEmpty ?? true) }
 
@@ -163,7 +177,23 @@ public struct BinaryCodableMacro: ExtensionMacro {
         encode.append("    }")
         encode.append("    writer.close(container)")
         encode.append("}")
-        return (decode + [""] + encode + [""] + casePathMembers(cases, access: access)).joined(separator: "\n")
+        var shape = [".choice(name: describer.name(of: Self.self), cases: ["]
+        for element in cases {
+            let parameters = Array(element.parameterClause?.parameters ?? [])
+            guard !parameters.isEmpty else {
+                shape.append("    .init(name: \(literal(key(element.name.text))), fields: []),")
+                continue
+            }
+            // The values' types come from the case's constructor, `(A, B) -> Self`, not from
+            // their spelling, which may name a type not in scope at the extension.
+            let labels = parameters.map { $0.firstName.map { key($0.text) } ?? "_" }
+            let keys = labels.enumerated().map { index, label in literal(label == "_" ? "_\(index)" : label) }
+            let constructor = "Self.\(element.name.text)(\(labels.map { $0 + ":" }.joined()))"
+            shape.append("    .init(name: \(literal(key(element.name.text))), fields: describer.fields([\(keys.joined(separator: ", "))], \(constructor))),")
+        }
+        shape.append("])")
+        return (decode + [""] + encode + [""] + casePathMembers(cases, access: access) + [""] + shapeMember(access: access, body: shape))
+            .joined(separator: "\n")
     }
 
     /// The case path the log shows: the case's name, then, when its first value is unlabelled,

@@ -1,5 +1,5 @@
 import Foundation
-import RewindCoding
+@testable import RewindCoding
 import RewindExamples
 import Testing
 
@@ -37,6 +37,31 @@ private enum V2TypeChanged {
 private enum V2OptionalAdded {
     struct Line: Codable { var id: String; var price: Int; var note: String?; var gift: Bool? }
     enum Action: Codable { case add(Line), remove(id: String), clear }
+}
+
+private enum V2CaseRemoved {
+    struct Line: Codable { var id: String; var price: Int; var note: String? }
+    enum Action: Codable { case add(Line), remove(id: String) }
+}
+
+private enum V2DefaultAdded {
+    struct Line: Codable { var id: String; var price: Int; var note: String?; var quantity: Int = 1 }
+    enum Action: Codable { case add(Line), remove(id: String), clear }
+}
+
+private enum V2Loosened {
+    struct Line: Codable { var id: String; var price: Int?; var note: String? }
+    enum Action: Codable { case add(Line), remove(id: String?), clear }
+}
+
+private enum V2Indirect {
+    struct Line: Codable { var id: String; var price: Int; var note: String? }
+    indirect enum Action: Codable { case add(Line), remove(id: String), clear }
+}
+
+private enum V2Many {
+    struct Line: Codable { var id: Int; var cost: Int; var note: String? }
+    enum Action: Codable { case add(Line), remove(id: String, reason: String?), reset }
 }
 
 private indirect enum Tree: Codable { case leaf(Int), node(Tree, Tree) }
@@ -100,6 +125,51 @@ private struct Guarded: Codable {
     var after: Int
 }
 
+/// Types whose shapes the macro writes, each kind of declaration it handles.
+private enum Generated {
+    @BinaryCodable
+    enum Action: Codable {
+        case add(Line), remove(id: String, _ count: Int?), clear
+        indirect case batch([Action])
+        case `default`(kind: Kind)
+        case counted(Counted)
+    }
+
+    @BinaryCodable
+    struct Line: Codable {
+        var id: String
+        var price = 0
+        var note: String?
+        var tags: [String: [Int]]
+        var total: Int { price }
+    }
+
+    @BinaryCodable
+    enum Kind: String, Codable { case plain, `default` = "DEFAULT" }
+
+    /// Not generated: a wrapper decoded from a single value.
+    struct Counted: Codable {
+        var value: Int
+    }
+
+    /// Generated, holding a type that is not, used by one test only.
+    @BinaryCodable
+    struct Holder: Codable {
+        var name: String
+        var watched: Watched
+    }
+
+    /// Not generated, and counts the runs of its decoding.
+    struct Watched: Codable {
+        nonisolated(unsafe) static var decodings = 0
+        var value: Int
+        init(from decoder: any Decoder) throws {
+            Self.decodings += 1
+            value = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .value)
+        }
+    }
+}
+
 @Suite("Type shapes")
 struct TypeShapeTests {
     @Test("structs, enums with and without values, optionals, and the leaves Foundation codes")
@@ -160,6 +230,80 @@ struct TypeShapeTests {
             #expect(changed.fingerprint != base, "\(changed.definitions)")
         }
         #expect(TypeShape.of(Tree.self).fingerprint != TypeShape.of(TreeV1.self).fingerprint, "labels given to a case's values")
+    }
+
+    @Test("the macro's shapes are what probing finds, for every kind of declaration it handles and for the example apps")
+    func generated() {
+        func probed<T: Decodable>(_ type: T.Type) -> TypeShape { ShapeProbe(generated: false).describe(type, wantsValue: false).shape }
+        #expect(TypeShape.of(Generated.Action.self) == probed(Generated.Action.self))
+        #expect(TypeShape.of(Generated.Action.self).definitions == [
+            "Action = add(_0: Line) | remove(id: String, _1: Int?) | clear | batch(_0: [Action]) | default(kind: Kind) | counted(_0: Counted)",
+            "Line = { id: String, price: Int, note: String?, tags: [String: [Int]] }",
+            "Kind = plain | DEFAULT",
+            "Counted = { value: Int }",
+        ])
+        for (generated, probed) in [
+            (TypeShape.of(ShopAction.self), probed(ShopAction.self)), (TypeShape.of(ShopState.self), probed(ShopState.self)),
+            (TypeShape.of(TodoAction.self), probed(TodoAction.self)), (TypeShape.of(TodoState.self), probed(TodoState.self)),
+        ] {
+            #expect(generated == probed)
+        }
+    }
+
+    @Test("with probing off, nothing of a type's decoding runs: generated shapes are whole, other types are marked")
+    func generatedOnly() {
+        // Only this test describes `Holder`, and it does so without probing first.
+        let shape = ShapeProbe(probing: false).describe(Generated.Holder.self, wantsValue: false).shape
+        #expect(Generated.Watched.decodings == 0, "the decoding of a type without generated code did not run")
+        #expect(shape.definitions == [
+            "Holder = { name: String, watched: Watched }",
+            "Watched = ? (its shape is not generated (no @BinaryCodable) and probing is off)",
+        ])
+        #expect(TypeShape.of(ShopAction.self, probing: false) == TypeShape.of(ShopAction.self), "the shop's actions are all generated")
+        #expect(TypeShape.of(Generated.Holder.self) == ShapeProbe(generated: false).describe(Generated.Holder.self, wantsValue: false).shape)
+        #expect(TypeShape.of(Generated.Holder.self).definitions.last == "Watched = { value: Int }")
+        #expect(Generated.Watched.decodings > 0, "probing does run it")
+    }
+
+    @Test("what changed, named by type and member, with what it does to recorded payloads")
+    func changes() {
+        let v1 = TypeShape.of(V1.Action.self)
+        func changes<T: Decodable>(_ type: T.Type) -> [String] { TypeShape.of(type).changes(since: v1).map(\.description) }
+        #expect(changes(V1.Action.self) == [])
+        #expect(changes(V2Reordered.Action.self) == [], "reordered fields and cases")
+        #expect(changes(V2Renamed.Command.self) == [], "renamed types")
+        #expect(changes(V2Indirect.Action.self) == [], "indirect changes the layout in memory, not the encoding")
+        #expect(changes(V2CaseAdded.Action.self) == ["Action: case `applyCoupon(code: String)` added"])
+        #expect(changes(V2CaseRemoved.Action.self) == ["Action: case `clear` removed: recorded events of it no longer decode"])
+        #expect(changes(V2FieldRenamed.Action.self) == [
+            "Line: field `price: Int` removed and `unitPrice: Int` added (renamed?): recorded values lack it and no longer decode "
+                + "(a default value does not help synthesized Codable)",
+        ])
+        #expect(changes(V2TypeChanged.Action.self) == ["Line.price: Int → Decimal: recorded values may not decode, or decode to other values"])
+        #expect(changes(V2OptionalAdded.Action.self) == ["Line: field `gift: Bool?` added: recorded values decode it as nil"])
+        #expect(changes(V2DefaultAdded.Action.self) == [
+            "Line: field `quantity: Int` added: recorded values lack it and no longer decode (a default value does not help synthesized Codable)",
+        ])
+        #expect(changes(V2Loosened.Action.self) == ["Line.price: Int → Int?", "Action.remove.id: String → String?"])
+        #expect(changes(V2Many.Action.self) == [
+            "Line.id: String → Int: recorded values may not decode, or decode to other values",
+            "Line: field `price: Int` removed and `cost: Int` added (renamed?): recorded values lack it and no longer decode "
+                + "(a default value does not help synthesized Codable)",
+            "Action.remove: field `reason: String?` added: recorded values decode it as nil",
+            "Action: case `reset` added",
+            "Action: case `clear` removed: recorded events of it no longer decode",
+        ])
+        let effects = TypeShape.of(V2Many.Action.self).changes(since: v1).map(\.effect)
+        #expect(effects == [.mayNotDecode, .mayNotDecode, .decodesDifferently, .decodesAsBefore, .mayNotDecode])
+        #expect(TypeShape.of(V2Loosened.Action.self).changes(since: v1).allSatisfy { $0.effect == .decodesAsBefore })
+        // Whole types replaced, and a recursive type's changes reported once.
+        #expect(TypeShape.of(Folder.self).changes(since: TypeShape.of(V1.Line.self)).count == 4)
+        #expect(TypeShape.of(TreeV1.self).changes(since: TypeShape.of(Tree.self)).map(\.description) == [
+            "TreeV1.node: field `_0: Tree` removed and `left: TreeV1` added (renamed?): recorded values lack it and no longer decode "
+                + "(a default value does not help synthesized Codable)",
+            "TreeV1.node: field `_1: Tree` removed and `right: TreeV1` added (renamed?): recorded values lack it and no longer decode "
+                + "(a default value does not help synthesized Codable)",
+        ])
     }
 
     @Test("shapes round-trip through JSON, so a session can record them")

@@ -81,6 +81,14 @@ struct BinaryCodableMacroTests {
                         return "clear"
                     }
                 }
+
+                public static func generatedShape(_ describer: RewindCoding.TypeShapeDescriber) -> RewindCoding.TypeShape? {
+                    .choice(name: describer.name(of: Self.self), cases: [
+                        .init(name: "add", fields: describer.fields(["productID", "quantity"], Self.add(productID:quantity:))),
+                        .init(name: "pair", fields: describer.fields(["_0", "_1"], Self.pair(_:_:))),
+                        .init(name: "clear", fields: []),
+                    ])
+                }
             }
             """
         )
@@ -122,6 +130,13 @@ struct BinaryCodableMacroTests {
                     try writer.encode(self.kind, forKey: "kind", in: &container)
                     writer.close(container)
                 }
+
+                static func generatedShape(_ describer: RewindCoding.TypeShapeDescriber) -> RewindCoding.TypeShape? {
+                    .record(name: describer.name(of: Self.self), fields: [
+                        describer.field("id", \\Self.id),
+                        describer.field("note", \\Self.note),
+                    ])
+                }
             }
             """
         )
@@ -160,6 +175,13 @@ struct BinaryCodableMacroTests {
 
                 var generatedCasePath: String? {
                     String(describing: self)
+                }
+
+                static func generatedShape(_ describer: RewindCoding.TypeShapeDescriber) -> RewindCoding.TypeShape? {
+                    .choice(name: describer.name(of: Self.self), cases: [
+                        .init(name: String(describing: Self.all.rawValue), fields: []),
+                        .init(name: String(describing: Self.done.rawValue), fields: []),
+                    ])
                 }
             }
             """

@@ -9,7 +9,7 @@ protocol ProbedCollection {
 
 extension Optional: ProbedCollection where Wrapped: Decodable {
     static func probeShape(_ probe: ShapeProbe) -> (shape: TypeShape, value: Any) {
-        (.optional(probe.describe(Wrapped.self).shape), emptyValue)
+        (.optional(probe.describe(Wrapped.self, wantsValue: false).shape), emptyValue)
     }
 
     static var emptyValue: Any { Wrapped?.none as Any }
@@ -17,7 +17,7 @@ extension Optional: ProbedCollection where Wrapped: Decodable {
 
 extension Array: ProbedCollection where Element: Decodable {
     static func probeShape(_ probe: ShapeProbe) -> (shape: TypeShape, value: Any) {
-        (.list(probe.describe(Element.self).shape), emptyValue)
+        (.list(probe.describe(Element.self, wantsValue: false).shape), emptyValue)
     }
 
     static var emptyValue: Any { [Element]() }
@@ -25,7 +25,7 @@ extension Array: ProbedCollection where Element: Decodable {
 
 extension Set: ProbedCollection where Element: Decodable {
     static func probeShape(_ probe: ShapeProbe) -> (shape: TypeShape, value: Any) {
-        (.list(probe.describe(Element.self).shape), emptyValue)
+        (.list(probe.describe(Element.self, wantsValue: false).shape), emptyValue)
     }
 
     static var emptyValue: Any { Set<Element>() }
@@ -33,7 +33,7 @@ extension Set: ProbedCollection where Element: Decodable {
 
 extension Dictionary: ProbedCollection where Key: Decodable, Value: Decodable {
     static func probeShape(_ probe: ShapeProbe) -> (shape: TypeShape, value: Any) {
-        (.map(key: probe.describe(Key.self).shape, value: probe.describe(Value.self).shape), emptyValue)
+        (.map(key: probe.describe(Key.self, wantsValue: false).shape, value: probe.describe(Value.self, wantsValue: false).shape), emptyValue)
     }
 
     static var emptyValue: Any { [Key: Value]() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension TypeShape {
     /// The shape of `type`, found by running its `init(from:)` against a decoder that answers
@@ -25,21 +26,48 @@ extension TypeShape {
     /// It runs the type's own decoding code. A custom `init(from:)` that traps on a value it
     /// did not expect (`URL(string: text)!` given `""`) traps here too: probe in tools and
     /// tests, not where a trap would cost a user.
-    public static func of<T: Decodable>(_ type: T.Type) -> TypeShape {
-        ShapeProbe().describe(type).shape
+    ///
+    /// A type with `@BinaryCodable` has its shape written by the macro at compile time, and is
+    /// not probed: a graph of such types (and the standard ones) is described without running
+    /// any of its decoding code. With `probing: false`, a type without generated code is not
+    /// probed either but marked ``opaque(name:reason:)``.
+    ///
+    /// The result is computed once per type and mode, then cached.
+    public static func of<T: Decodable>(_ type: T.Type, probing: Bool = true) -> TypeShape {
+        let key = CacheKey(type: ObjectIdentifier(type), probing: probing)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let shape = ShapeProbe(probing: probing).describe(type, wantsValue: false).shape
+        cache.withLock { $0[key] = shape }
+        return shape
     }
+
+    private struct CacheKey: Hashable {
+        var type: ObjectIdentifier
+        var probing: Bool
+    }
+
+    private static let cache = Mutex<[CacheKey: TypeShape]>([:])
 }
 
 /// The probe behind ``TypeShape/of(_:)``. Single-threaded: one probe describes one type.
 final class ShapeProbe {
     /// The types being described, outermost first: a type met again is a recursive reference.
     private var describing: [ObjectIdentifier] = []
+    /// Whether a type without a generated shape is probed (or marked opaque).
+    private let probing: Bool
+    /// Whether generated shapes are used (turned off only to test them against probing).
+    private let generated: Bool
+
+    init(probing: Bool = true, generated: Bool = true) {
+        self.probing = probing
+        self.generated = generated
+    }
     /// How deep ``anyValue(_:depth:)`` may go looking for a non-recursive value.
     private static let valueDepth = 6
 
-    /// The shape of `type` and, when one could be made, a value of it to hand back to the
-    /// decoding that asked for it.
-    func describe<T: Decodable>(_ type: T.Type) -> (shape: TypeShape, value: T?) {
+    /// The shape of `type` and, when one could be made and `wantsValue`, a value of it to hand
+    /// back to the decoding that asked for it.
+    func describe<T: Decodable>(_ type: T.Type, wantsValue: Bool = true) -> (shape: TypeShape, value: T?) {
         if let leaf = Leaves.shape(of: type) { return leaf }
         if let container = type as? any ProbedCollection.Type {
             let (shape, value) = container.probeShape(self)
@@ -48,9 +76,16 @@ final class ShapeProbe {
         let name = Self.name(of: type)
         if let cases = Self.iterableCases(type) { return (.choice(name: name, cases: cases.cases), cases.first) }
         let id = ObjectIdentifier(type)
-        if describing.contains(id) { return (.reference(name), anyValue(type, depth: 0)) }
+        // A value is only made by probing: with probing off, nothing of the type's code runs.
+        let someValue = { wantsValue && self.probing ? self.anyValue(type, depth: 0) : nil }
+        if describing.contains(id) { return (.reference(name), someValue()) }
         describing.append(id)
         defer { describing.removeLast() }
+
+        if generated, let coded = type as? any BinaryCodable.Type, let shape = coded.generatedShape(TypeShapeDescriber(probe: self)) {
+            return (shape, someValue())
+        }
+        guard probing else { return (.opaque(name: name, reason: "its shape is not generated (no @BinaryCodable) and probing is off"), nil) }
 
         let top = ProbeRecorder()
         let value: T?
