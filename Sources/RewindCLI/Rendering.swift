@@ -77,6 +77,20 @@ enum Rendering {
         }.joined(separator: "\n")
     }
 
+    /// `session 4`, or `sessions 1–3, 7` for ids in ascending order: runs shown as ranges.
+    static func sessionList(_ ids: [Int64]) -> String {
+        var runs: [ClosedRange<Int64>] = []
+        for id in ids {
+            if let last = runs.last, last.upperBound < .max, last.upperBound + 1 == id {
+                runs[runs.count - 1] = last.lowerBound...id
+            } else {
+                runs.append(id...id)
+            }
+        }
+        let text = runs.map { $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)–\($0.upperBound)" }.joined(separator: ", ")
+        return (ids.count == 1 ? "session " : "sessions ") + text
+    }
+
     /// `1.2 MiB`.
     static func bytes(_ count: Int) -> String {
         let units = ["bytes", "KiB", "MiB", "GiB"]

@@ -14,7 +14,7 @@ struct RootCommand: AsyncParsableCommand {
                 nothing, check found damage); 2 usage or input errors.
                 """,
             subcommands: AppRegistry.extraCommands + [
-                SessionsCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
+                SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
                 ServeCommand.self, ExportCommand.self, ImportCommand.self, AppsCommand.self,
             ]

@@ -12,6 +12,8 @@ extension EventLog {
     ///   - codec: How to encode this session's actions and states.
     ///   - initialState: The state before the session's first action.
     ///   - info: Free-form JSON to keep with the session (device, build, …).
+    ///   - shapes: The shapes of the action and state types, so that a later build can say
+    ///     what changed in them (``SchemaDrift``); none by default.
     ///   - date: When the session starts.
     /// - Returns: The new session.
     /// - Throws: ``EventLogError``, e.g. when the state cannot be encoded.
@@ -20,17 +22,50 @@ extension EventLog {
         codec: any PayloadCodec = JSONPayloadCodec(),
         initialState: State,
         info: String? = nil,
+        shapes: SessionShapes = SessionShapes(),
         at date: Date = Date()
     ) throws(EventLogError) -> LogSession {
         try writeEncoding { db in
-            try insertSession(db, app: app, codec: codec, state: initialState, what: "initial state", info: info, at: date)
+            try insertSession(db, app: app, codec: codec, state: initialState, what: "initial state", info: info, shapes: shapes, at: date)
         }
+    }
+
+    /// The shapes of the types session `id` was recorded with; empty ones when it recorded none.
+    ///
+    /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is no such session,
+    ///   ``EventLogError/corrupt(path:detail:)`` when a stored shape cannot be read.
+    public func shapes(session id: Int64) throws(EventLogError) -> SessionShapes {
+        guard let texts = try read({ db in try Self.shapeTexts(db, session: id) }) else { throw .sessionNotFound(path: path, session: id) }
+        return try SessionShapes(storedAction: texts.action, state: texts.state, session: id, path: path)
+    }
+
+    /// The stored JSON of session `id`'s shapes, or `nil` when there is no such session.
+    static func shapeTexts(_ db: Database, session id: Int64) throws -> (action: String?, state: String?)? {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT a.shape AS action, st.shape AS state FROM sessions AS s
+            LEFT JOIN type_shapes AS a ON a.id = s.action_shape_id
+            LEFT JOIN type_shapes AS st ON st.id = s.state_shape_id
+            WHERE s.id = ?
+            """, arguments: [id])
+        return try row.map { row in (try row.optional("action", in: "type_shapes"), try row.optional("state", in: "type_shapes")) }
+    }
+
+    /// The id of `shape`'s row in `type_shapes`, added if it is not there yet: each distinct
+    /// shape is stored once, however many sessions share it.
+    static func internShape(_ db: Database, _ shape: TypeShape?) throws -> Int64? {
+        guard let shape else { return nil }
+        let text = try shape.storedJSON()
+        try db.execute(
+            sql: "INSERT INTO type_shapes (fingerprint, shape) VALUES (?, ?) ON CONFLICT (shape) DO NOTHING",
+            arguments: [shape.fingerprint, text]
+        )
+        return try Int64.fetchOne(db, sql: "SELECT id FROM type_shapes WHERE shape = ?", arguments: [text])
     }
 
     /// Inserts a session, encrypted with the current key if there is one, and its initial
     /// snapshot, numbered after the last seq ever assigned.
     private func insertSession<State: Encodable>(
-        _ db: Database, app: AppIdentity, codec: any PayloadCodec, state: State, what: String, info: String?, at date: Date
+        _ db: Database, app: AppIdentity, codec: any PayloadCodec, state: State, what: String, info: String?, shapes: SessionShapes, at date: Date
     ) throws -> LogSession {
         // The log's own instance: a codec with symbols keeps them per log file.
         let codec = codecs[codec.name] ?? codec
@@ -42,18 +77,20 @@ extension EventLog {
         }
         let encryption = keys.current.map(SessionEncryption.new(with:))
         let baseSeq = try Self.lastAssignedSeq(db)
+        let actionShape = try Self.internShape(db, shapes.action), stateShape = try Self.internShape(db, shapes.state)
         try db.execute(
             sql: """
                 INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
-                                      key_id, key_salt, key_check)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      key_id, key_salt, key_check, action_shape_id, state_shape_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info,
-                        encryption?.keyID, encryption?.salt, encryption?.check]
+                        encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape]
         )
         let session = LogSession(
             id: db.lastInsertedRowID, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info,
-            eventCount: 0, seqRange: nil, encryption: encryption
+            eventCount: 0, seqRange: nil, encryption: encryption,
+            actionFingerprint: shapes.action?.fingerprint, stateFingerprint: shapes.state?.fingerprint
         )
         let storage = try storage(for: session)
         try Self.insertSnapshot(
@@ -71,10 +108,11 @@ extension EventLog {
         codec: any PayloadCodec,
         state: State,
         info: String?,
+        shapes: SessionShapes,
         at date: Date
     ) throws(EventLogError) -> LogSession {
         try writeEncoding { db in
-            let session = try insertSession(db, app: app, codec: codec, state: state, what: "state snapshot", info: info, at: date)
+            let session = try insertSession(db, app: app, codec: codec, state: state, what: "state snapshot", info: info, shapes: shapes, at: date)
             var gap = gap
             gap.resumedSession = session.id
             try Self.insertGap(db, gap)
@@ -164,7 +202,9 @@ extension EventLog {
 
     private static let sessionQuery = """
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
-               s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq, s.key_id, s.key_salt, s.key_check
+               s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq, s.key_id, s.key_salt, s.key_check,
+               (SELECT fingerprint FROM type_shapes WHERE id = s.action_shape_id) AS action_fingerprint,
+               (SELECT fingerprint FROM type_shapes WHERE id = s.state_shape_id) AS state_fingerprint
         FROM sessions AS s
         """
 
@@ -193,7 +233,9 @@ extension EventLog {
             info: try row.optional("info", in: "sessions"),
             eventCount: try row.required("event_count", in: "sessions"),
             seqRange: try first.flatMap { first in try last.map { try .checked(first, $0, "session \(id)'s seqs") } },
-            encryption: encryption
+            encryption: encryption,
+            actionFingerprint: try row.optional("action_fingerprint", in: "type_shapes"),
+            stateFingerprint: try row.optional("state_fingerprint", in: "type_shapes")
         )
     }
 

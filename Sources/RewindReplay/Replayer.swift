@@ -1,6 +1,7 @@
 import Foundation
 public import Rewind
 public import RewindLog
+import Synchronization
 
 /// Rebuilds an app's state from a log by folding its reducer over the recorded actions.
 ///
@@ -54,6 +55,8 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     /// The policy the log was recorded under: ``verify(session:)`` scrubs replayed states the
     /// same way before comparing them with the (scrubbed) recorded snapshots.
     public var redaction: Redaction<State, Action>
+    /// The sessions whose schema drift was checked, shared by copies: each is reported once.
+    private let driftChecked = DriftChecks()
 
     /// Creates a replayer.
     ///
@@ -126,7 +129,19 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     /// The reader of `session`'s payloads, with this replayer's upgrades.
     func reader(for session: LogSession) throws(EventLogError) -> SessionReader {
-        try SessionReader(log: log, session: session, upgrades: options.upgrades)
+        if let report = options.onSchemaDrift, options.typeShapes != .none,
+           session.actionFingerprint != nil || session.stateFingerprint != nil,
+           driftChecked.sessions.withLock({ $0.insert(session.id).inserted }) {
+            // A damaged shape only loses the warning; `schemaDrift(session:)` throws it.
+            ((try? schemaDrift(session: session.id)) ?? []).forEach(report)
+        }
+        return try SessionReader(log: log, session: session, upgrades: options.upgrades, typeShapes: options.typeShapes)
+    }
+
+    /// How the action and state types changed since session `id` was recorded, by the rules
+    /// of ``SchemaDrift`` and with this replayer's ``ReplayOptions/upgrades``.
+    public func schemaDrift(session id: Int64) throws(EventLogError) -> [SchemaDrift] {
+        try log.schemaDrift(session: id, state: State.self, action: Action.self, upgrades: options.upgrades, shapes: options.typeShapes)
     }
 
     /// Folds the session from its nearest snapshot at or before `seq` through `seq`.
@@ -193,4 +208,9 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         if let id { return [try log.session(id)] }
         return try log.sessions()
     }
+}
+
+/// The sessions a replayer has checked for schema drift.
+private final class DriftChecks: Sendable {
+    let sessions = Mutex<Set<Int64>>([])
 }

@@ -238,6 +238,9 @@ struct EventLogOpeningTests {
                 DROP VIEW timeline;
                 DROP TABLE gaps;
                 DROP TABLE symbols;
+                ALTER TABLE sessions DROP COLUMN action_shape_id;
+                ALTER TABLE sessions DROP COLUMN state_shape_id;
+                DROP TABLE type_shapes;
                 ALTER TABLE sessions DROP COLUMN first_seq;
                 ALTER TABLE sessions DROP COLUMN last_seq;
                 ALTER TABLE sessions DROP COLUMN event_count;

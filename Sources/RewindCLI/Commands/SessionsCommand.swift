@@ -38,6 +38,10 @@ extension SessionsCommand {
         var firstSeq: Int64?
         var lastSeq: Int64?
         var info: String?
+        /// The fingerprints of the action and state types it was recorded with (see `schema`);
+        /// absent when not recorded.
+        var actionFingerprint: String?
+        var stateFingerprint: String?
         /// The loss that ended the session, when a recorder could not write (see `check`).
         var gap: LogGap?
 
@@ -48,6 +52,7 @@ extension SessionsCommand {
             (codec, startedAt, baseSeq, events) = (session.codec, Rendering.timestamp(session.startedAt), session.baseSeq, session.eventCount)
             (firstSeq, lastSeq, info) = (session.seqRange?.lowerBound, session.seqRange?.upperBound, session.info)
             keyID = session.encryption?.keyID
+            (actionFingerprint, stateFingerprint) = (session.actionFingerprint, session.stateFingerprint)
         }
     }
 
@@ -61,12 +66,14 @@ extension SessionsCommand {
 
         var text: String {
             guard !sessions.isEmpty else { return "no sessions" }
-            let header = ["session", "app", "version", "schemas (action/state)", "codec", "started", "events", "seqs"]
+            let header = ["session", "app", "version", "schemas (action/state)", "types (action/state)", "codec", "started", "events", "seqs"]
             let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + $0.summary }
             return Rendering.table([header] + sessions.map { session in
                 [
                     "\(session.id)", session.app, session.appVersion,
                     "\(session.actionSchemaVersion)/\(session.stateSchemaVersion)",
+                    session.actionFingerprint == nil && session.stateFingerprint == nil
+                        ? "—" : "\(session.actionFingerprint?.prefix(8) ?? "—")/\(session.stateFingerprint?.prefix(8) ?? "—")",
                     session.codec + (session.keyID.map { ", encrypted (key \($0))" } ?? ""), session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
                 ]

@@ -14,23 +14,37 @@ extension EventLog {
     /// ```
     ///
     /// Payloads recorded with older schema versions than `app` declares go through `upcaster`
-    /// first.
+    /// first. When the session recorded its types' shapes and they differ from the current
+    /// build's in a way the versions and `upcaster` do not account for (``SchemaDrift``), the
+    /// drift is handed to `onSchemaDrift` before restoring; a payload that then fails to
+    /// decode says what changed in its error.
     ///
     /// - Parameters:
     ///   - app: The app whose latest session to restore (matched by ``AppIdentity/id``), with
     ///     its current schema versions.
     ///   - reducer: The app's reducer.
     ///   - upcaster: Upgrades old payloads.
+    ///   - typeShapes: Where the current types' shapes come from, to compare them with the
+    ///     recorded ones (`.none` skips the check).
+    ///   - onSchemaDrift: Told of each drift; by default it prints a warning to standard error.
     /// - Returns: The state, or `nil` when the log has no session of this app.
     /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
     ///   the seq, the case and the versions when a payload does not decode.
     public func restoredState<State: Decodable & Sendable, Action: Decodable & Sendable>(
         app: AppIdentity,
         reducer: Reducer<State, Action>,
-        upcaster: Upcaster = .none
+        upcaster: Upcaster = .none,
+        typeShapes: SessionShapes.Source = .generatedOrProbed,
+        onSchemaDrift: @Sendable (SchemaDrift) -> Void = SchemaDrift.printWarning
     ) throws(EventLogError) -> State? {
         guard let session = try sessions().last(where: { $0.app.id == app.id }) else { return nil }
-        let reader = try SessionReader(log: self, session: session, upgrades: SchemaUpgrades(app: app, upcaster: upcaster))
+        let upgrades = SchemaUpgrades(app: app, upcaster: upcaster)
+        if typeShapes != .none {
+            // A damaged shape only loses the warning; restoring goes on.
+            let drifts = (try? schemaDrift(session: session.id, state: State.self, action: Action.self, upgrades: upgrades, shapes: typeShapes)) ?? []
+            drifts.forEach(onSchemaDrift)
+        }
+        let reader = try SessionReader(log: self, session: session, upgrades: upgrades, typeShapes: typeShapes)
         let start = try reader.state(State.self, atOrBefore: .max)
         var state = start.state
         try reader.forEachAction(Action.self, from: start.seq + 1, through: session.seqRange?.upperBound ?? start.seq) { _, action in

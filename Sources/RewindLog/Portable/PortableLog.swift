@@ -41,6 +41,10 @@ public enum PortableLog {
     struct SessionLine: Codable {
         var type = "session"
         var session: LogSession
+        /// The shapes of the session's types (schema 8), when recorded. Older readers ignore
+        /// the key; import recomputes the fingerprints from the shapes rather than trusting
+        /// the session's.
+        var shapes: SessionShapes?
     }
 
     struct SnapshotLine: Codable {
@@ -136,7 +140,7 @@ extension EventLog {
             var cursor = events(sessionFilter, pageSize: 2_000)
             guard let first = try cursor.next() else {
                 if filter.seqs == nil && filter.actionCase == nil && filter.file == nil && filter.line == nil {
-                    try write(PortableLog.SessionLine(session: session))
+                    try write(PortableLog.SessionLine(session: session, shapes: try exportedShapes(session)))
                     if let initial = try snapshot(session: session.id, atOrBefore: session.baseSeq) {
                         let (state, encoding) = PortableLog.encode(initial.state, isText: isText)
                         try write(PortableLog.SnapshotLine(session: session.id, seq: initial.seq, time: initial.time, kind: initial.kind, state: state, encoding: encoding))
@@ -144,7 +148,7 @@ extension EventLog {
                 }
                 continue
             }
-            try write(PortableLog.SessionLine(session: session))
+            try write(PortableLog.SessionLine(session: session, shapes: try exportedShapes(session)))
             // The snapshots a replay of the chosen events needs: the one at or before the first,
             // and every later one up to the last chosen event.
             // (A tampered seq of Int64.min has nothing before it.)
@@ -173,6 +177,12 @@ extension EventLog {
             try write(PortableLog.GapLine(gap: gap))
         }
         return count
+    }
+
+    /// A session's shapes for its export line; none when it recorded none.
+    private func exportedShapes(_ session: LogSession) throws(EventLogError) -> SessionShapes? {
+        guard session.actionFingerprint != nil || session.stateFingerprint != nil else { return nil }
+        return try shapes(session: session.id)
     }
 
     /// Creates a log at `path` from a portable export, keeping its sessions, seqs, snapshots,
@@ -244,22 +254,24 @@ extension EventLog {
                     log.symbolWatermark.withLock { $0 = max($0, symbol.id) }
                 case "session":
                     guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
-                    let session = try decode(PortableLog.SessionLine.self).session
+                    let line = try decode(PortableLog.SessionLine.self)
+                    let session = line.session
                     try requireSeq(session.id, "session id", min: 1)
                     try requireSeq(session.baseSeq, "base seq", min: 0)
                     let encryption = session.encryption
                     if let encryption, encryption.keyID.isEmpty || encryption.salt.count != PayloadSeal.saltSize || encryption.check.count != PayloadSeal.checkSize {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): session \(session.id)'s encryption has an empty key id, or a salt or check of the wrong size")
                     }
+                    let actionShape = try internShape(db, line.shapes?.action), stateShape = try internShape(db, line.shapes?.state)
                     try db.execute(
                         sql: """
                             INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
-                                                  key_id, key_salt, key_check)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                  key_id, key_salt, key_check, action_shape_id, state_shape_id)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """,
                         arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
                                     session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info,
-                                    encryption?.keyID, encryption?.salt, encryption?.check]
+                                    encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape]
                     )
                     codecs[session.id] = log.storesText(session)
                 case "snapshot":

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
 /// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:)``, the `rewind`
@@ -15,6 +16,12 @@ package struct SessionReader: Sendable {
     let storage: SessionStorage
     var codec: any PayloadCodec { storage.codec }
     let upgrades: SchemaUpgrades?
+    /// Where the current types' shapes come from, to say in a decoding failure what changed
+    /// since the session was recorded.
+    let typeShapes: SessionShapes.Source
+    /// Those explanations, found once per part and type: a fold that skips undecodable events
+    /// may fail on thousands.
+    private let driftNotes: DriftNotes
 
     /// A reader of `session`, upgrading payloads recorded at older versions than `upgrades.app`.
     ///
@@ -22,7 +29,9 @@ package struct SessionReader: Sendable {
     ///   session's codec; ``EventLogError/keyMissing(path:session:keyID:)`` or
     ///   ``EventLogError/wrongKey(path:session:keyID:)`` when it is encrypted and the log lacks
     ///   its key.
-    package init(log: EventLog, session: LogSession, upgrades: SchemaUpgrades? = nil) throws(EventLogError) {
+    package init(
+        log: EventLog, session: LogSession, upgrades: SchemaUpgrades? = nil, typeShapes: SessionShapes.Source = .generatedOrProbed
+    ) throws(EventLogError) {
         let storage = try log.storage(for: session)
         // Seqs beyond the largest a log holds only come from a tampered file; refusing them
         // here keeps every `seq + 1` of a replay from overflowing.
@@ -34,6 +43,12 @@ package struct SessionReader: Sendable {
         self.session = session
         self.storage = storage
         self.upgrades = upgrades
+        self.typeShapes = typeShapes
+        // The stored shapes are read now, not when a failure needs them: that happens inside a
+        // fold, while the log's connection is busy reading events.
+        let recorded = session.actionFingerprint == nil && session.stateFingerprint == nil || typeShapes == .none
+            ? nil : try log.read { db in try EventLog.shapeTexts(db, session: session.id) }
+        driftNotes = DriftNotes(recorded: recorded)
     }
 
     // MARK: - States
@@ -53,9 +68,11 @@ package struct SessionReader: Sendable {
         let encoded = try storage.encoded(snapshot.state, seq: snapshot.seq, kind: .snapshot, what: "the \(what)")
         let versions = (recorded: session.app.stateSchemaVersion, current: upgrades?.app.stateSchemaVersion)
         let upgraded = try upgrade(encoded, seq: snapshot.seq, what: what, versions: versions, with: upgrades?.upcaster.state)
-        let state = try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.state != nil) { () throws(EventLogError) in
-            try DecodingFailure.map(path: log.path, seq: snapshot.seq, actionCase: what) {
-                try codec.decode(State.self, from: upgraded ?? encoded)
+        let state = try explainingDrift(.state, State.self) { () throws(EventLogError) in
+            try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.state != nil) { () throws(EventLogError) in
+                try DecodingFailure.map(path: log.path, seq: snapshot.seq, actionCase: what) {
+                    try codec.decode(State.self, from: upgraded ?? encoded)
+                }
             }
         }
         return (snapshot.seq, state)
@@ -136,19 +153,58 @@ package struct SessionReader: Sendable {
         _ decode: PayloadDecoder<Action>, seq: Int64, actionCase: @autoclosure () -> String, encoded payload: UnsafeRawBufferPointer
     ) throws(EventLogError) -> Action {
         let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
-        guard versions.current.map({ $0 != versions.recorded }) == true else {
-            // The hot path: same version (or no upgrades asked for), decoded in place.
-            return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
-                try decode(payload)
+        return try explainingDrift(.action, Action.self) { () throws(EventLogError) in
+            guard versions.current.map({ $0 != versions.recorded }) == true else {
+                // The hot path: same version (or no upgrades asked for), decoded in place.
+                return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
+                    try decode(payload)
+                }
+            }
+            let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
+            return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
+                try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
+                    if let upgraded { return try upgraded.withUnsafeBytes { try decode($0) } }
+                    return try decode(payload)
+                }
             }
         }
-        let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
-        return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
-            try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
-                if let upgraded { return try upgraded.withUnsafeBytes { try decode($0) } }
-                return try decode(payload)
-            }
+    }
+
+    // MARK: - Schema drift
+
+    /// Runs `decode`; a decoding failure also says how `type` changed since the session was
+    /// recorded, when the session recorded its shape and it differs from the current one.
+    @inline(__always)
+    private func explainingDrift<T: Decodable, Result>(
+        _ part: SchemaDrift.Part, _ type: T.Type, _ decode: () throws(EventLogError) -> Result
+    ) throws(EventLogError) -> Result {
+        do {
+            return try decode()
+        } catch let .decodingFailed(path, seq, actionCase, codingPath, reason) {
+            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath, reason: reason + driftNote(part, type))
         }
+    }
+
+    /// `. ShopAction changed since session 3 was recorded: …`, or nothing.
+    private func driftNote<T: Decodable>(_ part: SchemaDrift.Part, _ type: T.Type) -> String {
+        let fingerprint = part == .action ? session.actionFingerprint : session.stateFingerprint
+        guard fingerprint != nil, typeShapes != .none else { return "" }
+        let key = DriftNotes.Key(part: part, type: ObjectIdentifier(type))
+        if let note = driftNotes.notes.withLock({ $0[key] }) { return note }
+        // A damaged stored shape only loses the note.
+        let recorded = driftNotes.recorded.flatMap { try? SessionShapes(storedAction: $0.action, state: $0.state, session: session.id, path: log.path) }
+        let current = TypeShape.of(type, probing: typeShapes == .generatedOrProbed)
+        let drift = SchemaDrift.find(
+            session: session, part: part, recorded: part == .action ? recorded?.action : recorded?.state, current: current,
+            currentVersion: part == .action ? upgrades?.app.actionSchemaVersion : upgrades?.app.stateSchemaVersion,
+            hasUpcaster: (part == .action ? upgrades?.upcaster.action : upgrades?.upcaster.state) != nil, whatever: true
+        )
+        let note = drift.map { drift in
+            ". \(drift.typeName) changed since session \(session.id) was recorded: "
+                + drift.changes.map(\.description).joined(separator: "; ") + ". " + drift.advice
+        } ?? ""
+        driftNotes.notes.withLock { $0[key] = note }
+        return note
     }
 
     // MARK: - Upcasting
@@ -223,5 +279,21 @@ extension EventLog {
         guard let payload = event.payload else { return nil }
         guard event.keyID != nil else { return payload }
         return try storage(for: session(event.session)).encoded(payload, seq: event.seq, kind: .event, what: "the payload of \(event.actionCase)")
+    }
+}
+
+/// A reader's explanations of decoding failures by schema drift, shared by its copies.
+private final class DriftNotes: Sendable {
+    struct Key: Hashable {
+        var part: SchemaDrift.Part
+        var type: ObjectIdentifier
+    }
+
+    /// The session's stored shapes (JSON), read when the reader was made; `nil` when it has none.
+    let recorded: (action: String?, state: String?)?
+    let notes = Mutex<[Key: String]>([:])
+
+    init(recorded: (action: String?, state: String?)?) {
+        self.recorded = recorded
     }
 }

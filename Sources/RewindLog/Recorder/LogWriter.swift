@@ -59,7 +59,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         do {
             let session = try log.beginSession(
                 app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(initialState),
-                info: configuration.sessionInfo, at: configuration.clock()
+                info: configuration.sessionInfo, shapes: shapes, at: configuration.clock()
             )
             currentSession.withLock { $0 = session }
         } catch {
@@ -67,6 +67,12 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             buffer.contents.withLock { $0.permanentFailure = error }
             report(RecorderFailure(error: error, unrecorded: []))
         }
+    }
+
+    /// The shapes every session of this writer records (found once per type and process:
+    /// ``TypeShape/of(_:probing:)`` caches them).
+    private var shapes: SessionShapes {
+        SessionShapes.of(state: State.self, action: Action.self, source: configuration.typeShapes)
     }
 
     private enum Job {
@@ -202,7 +208,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         let reopened = try EventLog(path: path, codecs: log.codecs, keys: log.keys)
         let standIn = try reopened.beginSession(
             app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
-            info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, at: date
+            info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, shapes: shapes, at: date
         )
         let previous = target.withLock { target in
             defer { target = (reopened, FileIdentity(path: path), true) }
@@ -299,7 +305,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 }
                 session = try log.recordGap(
                     gap.record, resumingWith: session.app, codec: configuration.codec, state: configuration.redaction.scrubbed(state),
-                    info: configuration.sessionInfo, at: Date(timeIntervalSince1970: time)
+                    info: configuration.sessionInfo, shapes: shapes, at: Date(timeIntervalSince1970: time)
                 )
             } catch {
                 // Still failing: the whole batch is lost too, and another fresh state is needed.

@@ -73,6 +73,10 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     public var retention: Retention?
     /// Free-form JSON kept with the session (device, build, …).
     public var sessionInfo: String?
+    /// Where the shapes of the action and state types recorded with each session come from,
+    /// so that a later build can say what changed in them (``SchemaDrift``). By default the
+    /// shapes `@BinaryCodable` generates, else probed once per type when the first store binds.
+    public var typeShapes: SessionShapes.Source = .generatedOrProbed
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log, in order.
