@@ -11,7 +11,7 @@ struct RootCommand: AsyncParsableCommand {
                 Apps this tool can replay: \(AppRegistry.apps.map(\.id).joined(separator: ", ").ifEmpty("none")).
 
                 Exit codes: 0 ok; 1 the answer is "no" (verify found a divergence, bisect found \
-                nothing, check found damage); 2 usage or input errors.
+                nothing, check found damage, schema --diff found an unaccounted change); 2 usage or input errors.
                 """,
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,

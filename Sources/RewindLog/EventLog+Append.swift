@@ -15,7 +15,7 @@ extension EventLog {
     ///
     /// - Parameters:
     ///   - records: The actions, in the order they were reduced.
-    ///   - session: The session they belong to (from ``beginSession(app:codec:initialState:info:at:)``).
+    ///   - session: The session they belong to (from ``beginSession(app:codec:initialState:info:shapes:at:)``).
     /// - Returns: The seqs given to the records, or `nil` when there were none.
     /// - Throws: ``EventLogError``; when an action cannot be encoded nothing is written.
     @discardableResult
@@ -30,7 +30,7 @@ extension EventLog {
     /// says, and returns the seqs they were given.
     ///
     /// The policy's state scrub applies to states this log is given, so pass states through
-    /// ``Redaction/scrubbed(_:)`` before ``beginSession(app:codec:initialState:info:at:)`` and
+    /// ``Redaction/scrubbed(_:)`` before ``beginSession(app:codec:initialState:info:shapes:at:)`` and
     /// ``appendSnapshot(_:to:after:at:)``, as the ``Recorder`` does.
     ///
     /// - Parameters:

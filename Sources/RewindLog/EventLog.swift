@@ -22,7 +22,7 @@ import Darwin
 /// while let event = try events.next() { print(event.seq, event.actionCase, event.source) }
 /// ```
 ///
-/// Any store can record through ``beginSession(app:codec:initialState:info:at:)`` and
+/// Any store can record through ``beginSession(app:codec:initialState:info:shapes:at:)`` and
 /// ``append(_:to:redaction:)``; Rewind's own ``Recorder`` middleware does so off the dispatch path.
 ///
 /// ## Topics
@@ -37,7 +37,7 @@ import Darwin
 /// - ``close()``
 ///
 /// ### Recording
-/// - ``beginSession(app:codec:initialState:info:at:)``
+/// - ``beginSession(app:codec:initialState:info:shapes:at:)``
 /// - ``append(_:to:)``
 /// - ``append(_:to:redaction:)``
 /// - ``appendSnapshot(_:to:after:at:)``
@@ -53,9 +53,11 @@ import Darwin
 /// - ``payload(of:)``
 /// - ``snapshot(session:atOrBefore:)``
 /// - ``snapshotIndex(session:)``
+/// - ``shapes(session:)``
 ///
 /// ### Persistence
-/// - ``restoredState(app:reducer:upcaster:)``
+/// - ``restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``
+/// - ``schemaDrift(session:state:action:upgrades:shapes:)``
 ///
 /// ### Maintenance
 /// - ``trim(to:now:)``

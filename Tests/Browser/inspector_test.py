@@ -3,14 +3,16 @@
 
 Records the demo's log with the built `rewind`, serves it with `rewind serve`, and does what a
 user does on the page: step to seq 12 and read the diff, run the non-negative-total invariant,
-shrink it to a test, skip seq 11 in what-if, verify, and follow a log while a recorder appends
-to it. Saves a screenshot of each view. Run by Tools/browser-tests.sh (which installs what is
+shrink it to a test, skip seq 11 in what-if, verify, see the warning for a log recorded with
+other types, and follow a log while a recorder appends to it. Saves a screenshot of each view. Run by Tools/browser-tests.sh (which installs what is
 missing); exits non-zero on the first failed check.
 
 usage: inspector_test.py BIN_DIR WORK_DIR SCREENSHOT_DIR
 """
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -166,6 +168,23 @@ def main():
         tab(driver, "sessions")
         wait_text(driver, "#stats", "Actions per case")
         shot(driver, "sessions")
+
+        # Drift: the same log, as if recorded before the cart's `clear` case existed.
+        check(not driver.find_element(By.ID, "drift").is_displayed(), "a log recorded with today's types shows no drift")
+        drifted = os.path.join(WORK, "drifted.rewind")
+        shutil.copyfile(demo, drifted)
+        database = sqlite3.connect(drifted)
+        for (row, shape) in database.execute("SELECT id, shape FROM type_shapes").fetchall():
+            earlier = shape.replace('{"fields":[],"name":"clear"},', "").replace(',{"fields":[],"name":"clear"}', "")
+            database.execute("UPDATE type_shapes SET shape = ? WHERE id = ?", (earlier, row))
+        database.commit()
+        database.close()
+        driver.get(serve(drifted))
+        wait_text(driver, "#drift", "CartAction: case `clear` added")
+        check("session 1: ShopAction changed since recorded at action schema version 1" in text_of(driver, "#drift"),
+              "the drift names the session, the type and the recorded version")
+        check("bump actionSchemaVersion to 2" in text_of(driver, "#drift"), "and says what to do")
+        shot(driver, "drift")
 
         # Live: follow a log while a recorder appends to it.
         live = os.path.join(WORK, "live.rewind")

@@ -21,9 +21,29 @@ struct InspectorAPITests {
         let app = try #require((overview["apps"] as? [[String: Any]])?.first)
         #expect(app["replayable"] as? Bool == true)
         #expect((app["invariants"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["non-negative-total", "discount-within-subtotal"])
+        #expect((overview["drifts"] as? [Any])?.isEmpty == true)
         let head = try await inspector.json("/api/head")
         #expect(head["seqs"] as? [Int] == [1, 60])
         #expect(head["sessions"] as? Int == 1)
+    }
+
+    @Test("overview: how the app's types changed since the sessions were recorded, as `schema --diff` says")
+    func overviewDrift() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(in: folder)
+        // The shop's action type as a build without the cart's `clear` case recorded it.
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                UPDATE type_shapes SET shape = replace(shape, ',{"fields":[],"name":"clear"}', '')
+                WHERE id = (SELECT action_shape_id FROM sessions WHERE id = 1)
+                """)
+        }
+        let overview = try await InspectorHarness(path: path).json("/api/overview")
+        let drift = try #require((overview["drifts"] as? [[String: Any]])?.first)
+        #expect(drift["sessions"] as? [Int] == [1])
+        #expect(drift["label"] as? String == "session 1")
+        #expect(drift["changes"] as? [String] == ["CartAction: case `clear` added"])
+        #expect((drift["drift"] as? [String: Any])?["typeName"] as? String == "ShopAction")
     }
 
     @Test("paging forward and backward through the timeline yields every event once, in order, whatever the page size")

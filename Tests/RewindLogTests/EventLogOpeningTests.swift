@@ -94,6 +94,12 @@ struct EventLogOpeningTests {
             #expect(generated.contains(indented), "Migrations/\(file) changed: run Tools/embed-migrations.sh")
             #expect(generated.contains("name: \"\(file.dropLast(4))\""))
         }
+        // Nor does the binary embed a migration that has no file.
+        let embedded = generated.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "name: \""), line.hasSuffix("\",") else { return nil }
+            return line[start.upperBound...].dropLast(2) + ".sql"
+        }
+        #expect(embedded == files, "run Tools/embed-migrations.sh")
     }
 
     @Test("a missing file opened read-only is reported as missing")

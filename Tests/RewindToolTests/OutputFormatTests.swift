@@ -42,7 +42,8 @@ struct OutputFormatTests {
     }
 
     @Test("every subcommand's --json prints one JSON document with its report's fields", arguments: [
-        (["sessions", "LOG"], ["id", "app", "events", "firstSeq", "lastSeq"]),
+        (["sessions", "LOG"], ["id", "app", "events", "firstSeq", "lastSeq", "actionFingerprint", "stateFingerprint"]),
+        (["schema", "LOG", "--diff"], ["groups", "drifted"]),
         (["stats", "LOG"], ["events", "sessions", "actionCases", "sources", "from", "to"]),
         (["check", "LOG"], ["sound", "sqlite", "events", "gaps"]),
         (["show", "LOG", "BUG"], ["seq", "action", "file", "line", "payload"]),
@@ -82,7 +83,7 @@ struct OutputFormatTests {
     func completionScripts(shell: String) throws {
         let result = try run(builtProduct("rewind"), ["--generate-completion-script", shell])
         #expect(result.status == 0, "\(result.standardError)")
-        for subcommand in ["sessions", "log", "show", "state", "diff", "bisect", "shrink", "verify", "replay", "export", "import", "demo"] {
+        for subcommand in ["sessions", "schema", "log", "show", "state", "diff", "bisect", "shrink", "verify", "replay", "export", "import", "demo"] {
             #expect(result.standardOutput.contains(subcommand), "\(shell) script lacks \(subcommand)")
         }
     }

@@ -28,21 +28,31 @@ struct SchemaCommand: ReportingCommand {
     func report() throws -> Report {
         let log = try options.open()
         let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        var groups: [Group] = []
+        guard diff else { return Report(groups: try Self.groups(of: sessions, in: log)) }
+        guard !sessions.isEmpty else { throw ValidationError("\(log.path) holds no sessions to compare") }
+        return try Self.compared(sessions, in: log)
+    }
+
+    /// `sessions` in groups that share an app, its versions and their shapes, in the order of
+    /// their first sessions: each distinct shape is read and compared once.
+    static func groups(of sessions: [LogSession], in log: EventLog) throws -> [Group] {
+        var groups: [Group] = [], index: [Group.Key: Int] = [:]
         for session in sessions {
-            let shapes = try log.shapes(session: session.id)
-            let key = Group.Key(app: session.app, action: shapes.action?.fingerprint, state: shapes.state?.fingerprint)
-            if let index = groups.firstIndex(where: { $0.key == key }) {
-                groups[index].sessions.append(session.id)
+            let key = Group.Key(app: session.app, action: session.actionFingerprint, state: session.stateFingerprint)
+            if let at = index[key] {
+                groups[at].sessions.append(session.id)
             } else {
-                groups.append(Group(key: key, sessions: [session.id], recorded: shapes))
+                index[key] = groups.count
+                groups.append(Group(key: key, sessions: [session.id], recorded: try log.shapes(session: session.id)))
             }
         }
-        var report = Report(groups: groups)
-        guard diff else { return report }
-        guard !sessions.isEmpty else { throw ValidationError("\(log.path) holds no sessions to compare") }
-        report = try ReplayFlags.parse([]).replay(log, sessions: sessions).run(Comparison(report: report, log: log))
-        return report
+        return groups
+    }
+
+    /// The groups of `sessions` (all of one app) compared with the registered app's types.
+    static func compared(_ sessions: [LogSession], in log: EventLog) throws -> Report {
+        let report = Report(groups: try groups(of: sessions, in: log))
+        return try ReplayFlags.parse([]).replay(log, sessions: sessions).run(Comparison(report: report))
     }
 }
 
@@ -149,7 +159,6 @@ extension SchemaCommand {
     /// The typed half of `--diff`: the app's current shapes against each group's.
     struct Comparison: ReplayingCommand {
         var report: Report
-        var log: EventLog
 
         func run<State: Codable & Sendable & Equatable, Action: Codable & Sendable>(with app: TypedAppReplay<State, Action>) throws -> Report {
             let current = SessionShapes.of(state: State.self, action: Action.self, source: app.replayer.options.typeShapes)

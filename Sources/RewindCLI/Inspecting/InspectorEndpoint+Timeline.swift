@@ -4,14 +4,30 @@ import RewindLog
 
 extension InspectorEndpoint {
     /// `GET /api/overview`: what the page shows first: the log's seq range, its sessions (as
-    /// `rewind sessions --json`), and for each app that recorded them whether this tool can
-    /// replay it and its invariants.
+    /// `rewind sessions --json`), for each app that recorded them whether this tool can
+    /// replay it and its invariants, and how the app's types changed since sessions were
+    /// recorded where the schema versions do not account for it (as `rewind schema --diff`).
     static let overview = InspectorEndpoint { call, inspection in
         let sessions: SessionsCommand = try inspection.parse(call)
         let log = try sessions.options.open()
         let range = try log.seqRange()
         let report = try sessions.report()
         let ids = Array(Set(report.sessions.map(\.app))).sorted()
+        let all = try log.sessions()
+        var drifts: [Overview.Drift] = []
+        for id in ids where AppRegistry.app(id: id) != nil {
+            let recorded = all.filter { $0.app.id == id && ($0.actionFingerprint != nil || $0.stateFingerprint != nil) }
+            guard !recorded.isEmpty else { continue }
+            // A damaged shape loses the warning, not the page (`rewind schema` names the damage).
+            guard let compared = try? SchemaCommand.compared(recorded, in: log) else { continue }
+            for group in compared.groups {
+                for drift in [group.action?.drift, group.state?.drift].compactMap({ $0 }) {
+                    drifts.append(.init(
+                        sessions: group.sessions, label: Rendering.sessionList(group.sessions), changes: drift.changes.map(\.description), drift: drift
+                    ))
+                }
+            }
+        }
         return try .json(encoding: Overview(
             path: inspection.path,
             seqs: range.map { [$0.lowerBound, $0.upperBound] },
@@ -19,7 +35,8 @@ extension InspectorEndpoint {
             apps: ids.map { id in
                 let app = AppRegistry.app(id: id)
                 return .init(id: id, replayable: app != nil, invariants: app.map(AppsCommand.Invariant.all(of:)) ?? [])
-            }
+            },
+            drifts: drifts
         ))
     }
 
@@ -96,6 +113,19 @@ extension InspectorEndpoint {
             var replayable: Bool
             /// As `rewind apps --json` lists them.
             var invariants: [AppsCommand.Invariant]
+        }
+
+        /// A change to the app's types since these sessions were recorded.
+        var drifts: [Drift]
+
+        struct Drift: Encodable {
+            var sessions: [Int64]
+            /// `sessions 1–3, 7`.
+            var label: String
+            /// Each change as the tools print it.
+            var changes: [String]
+            /// For the first of them (they share app, versions and shapes).
+            var drift: SchemaDrift
         }
     }
 

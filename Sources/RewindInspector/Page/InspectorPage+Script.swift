@@ -301,11 +301,13 @@ extension InspectorPage {
           const overview = view.overview;
           const rows = (overview.sessions || []).map((s) => el("tr", {},
             el("td", {}, s.id), el("td", {}, s.app), el("td", {}, s.appVersion), el("td", {}, `${s.actionSchemaVersion}/${s.stateSchemaVersion}`),
+            el("td", { title: [s.actionFingerprint, s.stateFingerprint].filter(Boolean).join(" / ") },
+              s.actionFingerprint || s.stateFingerprint ? `${(s.actionFingerprint || "\u2014").slice(0, 8)}/${(s.stateFingerprint || "\u2014").slice(0, 8)}` : "\u2014"),
             el("td", {}, s.codec + (s.keyID ? ` \u00b7 key ${s.keyID}` : "")), el("td", {}, s.startedAt), el("td", {}, s.events),
             el("td", {}, s.firstSeq ? `${s.firstSeq}\u2013${s.lastSeq}` : "\u2014"),
             el("td", { class: s.gap ? "bad" : "" }, s.gap ? `gap: ${s.gap.lost} actions lost after seq ${s.gap.afterSeq}` : "")));
           fill($("sessions"), el("h2", {}, "Sessions"), el("table", {},
-            el("tr", {}, ["session", "app", "version", "schemas", "codec", "started", "events", "seqs", ""].map((h) => el("th", {}, h))), rows));
+            el("tr", {}, ["session", "app", "version", "schemas", "types", "codec", "started", "events", "seqs", ""].map((h) => el("th", {}, h))), rows));
           const stats = await busy("stats", () => api("stats", { top: 20, session: view.filter.session, buckets: 60 }));
           const cases = Object.entries(stats.actionCases).sort((a, b) => b[1] - a[1]).slice(0, 20);
           const max = Math.max(1, ...cases.map((c) => c[1]), ...stats.sources.map((s) => s.count));
@@ -542,6 +544,17 @@ extension InspectorPage {
           void events;
         }
 
+        // How the app's types changed since sessions were recorded, where the schema versions
+        // do not account for it: what `rewind schema --diff` and replaying warn of.
+        function renderDrift() {
+          const drifts = view.overview.drifts || [];
+          $("drift").hidden = drifts.length === 0;
+          fill($("drift"), drifts.map((d) => el("div", { class: "drift" },
+            el("strong", {}, `${d.label}: ${d.drift.typeName} changed since recorded at ${d.drift.part} schema version ${d.drift.recordedVersion}`),
+            el("ul", {}, d.changes.map((c) => el("li", {}, c))),
+            el("div", { class: "advice" }, d.drift.advice))));
+        }
+
         async function refreshOverview() {
           view.overview = await api("overview");
           view.sessions = view.overview.sessions.length;
@@ -556,6 +569,7 @@ extension InspectorPage {
           $("scrubber").max = high;
           view.last = high;
           summarize();
+          renderDrift();
           renderInvariants();
           renderMarks();
         }

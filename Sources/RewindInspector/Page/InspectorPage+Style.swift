@@ -16,6 +16,9 @@ extension InspectorPage {
         #status { margin-left: auto; }
         .live { white-space: nowrap; }
         .error { background: var(--minus); color: var(--bad); padding: 8px 14px; white-space: pre-wrap; }
+        .warning { background: color-mix(in srgb, var(--mark) 14%, var(--panel)); border-bottom: 1px solid var(--line); padding: 6px 14px; }
+        .warning ul { margin: 2px 0; padding-left: 20px; }
+        .warning .advice { color: var(--dim); }
         main { flex: 1; display: grid; grid-template-columns: minmax(420px, 46%) 1fr; min-height: 0; }
         section { min-height: 0; display: flex; flex-direction: column; }
         #timeline { border-right: 1px solid var(--line); }

@@ -37,6 +37,7 @@ enum InspectorPage {
           <span id="status" role="status"></span>
         </header>
         <div id="banner" class="error" hidden></div>
+        <div id="drift" class="warning" role="note" hidden></div>
         <main>
           <section id="timeline" aria-label="Timeline">
             <form id="filters">

@@ -2,7 +2,7 @@ public import Foundation
 import Synchronization
 
 /// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
-/// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:)``, the `rewind`
+/// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``, the `rewind`
 /// tool) decodes through here, so the session's codec, upcasting and the errors that name a
 /// seq are the same everywhere.
 ///
@@ -44,11 +44,7 @@ package struct SessionReader: Sendable {
         self.storage = storage
         self.upgrades = upgrades
         self.typeShapes = typeShapes
-        // The stored shapes are read now, not when a failure needs them: that happens inside a
-        // fold, while the log's connection is busy reading events.
-        let recorded = session.actionFingerprint == nil && session.stateFingerprint == nil || typeShapes == .none
-            ? nil : try log.read { db in try EventLog.shapeTexts(db, session: session.id) }
-        driftNotes = DriftNotes(recorded: recorded)
+        driftNotes = DriftNotes()
     }
 
     // MARK: - States
@@ -96,9 +92,11 @@ package struct SessionReader: Sendable {
         }
         // `withUnsafeBytes` rethrows untyped errors: carry the typed one out in a result.
         let decoder = codec.decoder(for: type)
-        return try payload.withUnsafeBytes { bytes in
-            Result { () throws(EventLogError) in try action(decoder, seq: event.seq, actionCase: event.actionCase, payload: bytes) }
-        }.get()
+        return try explainingDrift(.action, type) { () throws(EventLogError) in
+            try payload.withUnsafeBytes { bytes in
+                Result { () throws(EventLogError) in try action(decoder, seq: event.seq, actionCase: event.actionCase, payload: bytes) }
+            }.get()
+        }
     }
 
     /// Calls `body` with each decoded (and upgraded) action of the session from `first` through
@@ -121,20 +119,31 @@ package struct SessionReader: Sendable {
     ) throws(EventLogError) -> Bool {
         guard first <= last else { return false }
         let decoder = codec.decoder(for: type)
-        return try log.forEachRawEvent(session: session.id, from: first, through: last) { event throws(EventLogError) -> FoldStep in
-            if !skipped.isEmpty, skipped.contains(event.seq) { return .continue }
-            let action: Action
-            do throws(EventLogError) {
-                guard let payload = event.payload else {
-                    throw LoggedEvent.missingPayload(path: log.path, seq: event.seq, actionCase: event.actionCase, redaction: event.redaction)
+        // Whether the fold stopped on an action that did not decode (rather than on `body`):
+        // that error is explained once the read is over, since explaining reads the log.
+        var stoppedUndecodable = false
+        do {
+            return try log.forEachRawEvent(session: session.id, from: first, through: last) { event throws(EventLogError) -> FoldStep in
+                if !skipped.isEmpty, skipped.contains(event.seq) { return .continue }
+                let action: Action
+                do throws(EventLogError) {
+                    guard let payload = event.payload else {
+                        throw LoggedEvent.missingPayload(path: log.path, seq: event.seq, actionCase: event.actionCase, redaction: event.redaction)
+                    }
+                    action = try self.action(decoder, seq: event.seq, actionCase: event.actionCase, payload: payload)
+                } catch {
+                    guard let undecodable else {
+                        stoppedUndecodable = true
+                        throw error
+                    }
+                    undecodable(event.seq, event.actionCase, error)
+                    return .continue
                 }
-                action = try self.action(decoder, seq: event.seq, actionCase: event.actionCase, payload: payload)
-            } catch {
-                guard let undecodable else { throw error }
-                undecodable(event.seq, event.actionCase, error)
-                return .continue
+                return try body(event.seq, action)
             }
-            return try body(event.seq, action)
+        } catch {
+            guard stoppedUndecodable else { throw error }
+            throw explained(error, .action, type)
         }
     }
 
@@ -153,19 +162,17 @@ package struct SessionReader: Sendable {
         _ decode: PayloadDecoder<Action>, seq: Int64, actionCase: @autoclosure () -> String, encoded payload: UnsafeRawBufferPointer
     ) throws(EventLogError) -> Action {
         let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
-        return try explainingDrift(.action, Action.self) { () throws(EventLogError) in
-            guard versions.current.map({ $0 != versions.recorded }) == true else {
-                // The hot path: same version (or no upgrades asked for), decoded in place.
-                return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
-                    try decode(payload)
-                }
+        guard versions.current.map({ $0 != versions.recorded }) == true else {
+            // The hot path: same version (or no upgrades asked for), decoded in place.
+            return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
+                try decode(payload)
             }
-            let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
-            return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
-                try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
-                    if let upgraded { return try upgraded.withUnsafeBytes { try decode($0) } }
-                    return try decode(payload)
-                }
+        }
+        let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
+        return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
+            try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
+                if let upgraded { return try upgraded.withUnsafeBytes { try decode($0) } }
+                return try decode(payload)
             }
         }
     }
@@ -173,16 +180,22 @@ package struct SessionReader: Sendable {
     // MARK: - Schema drift
 
     /// Runs `decode`; a decoding failure also says how `type` changed since the session was
-    /// recorded, when the session recorded its shape and it differs from the current one.
-    @inline(__always)
+    /// recorded (``explained(_:_:_:)``). Not inside a read of the log: explaining reads it.
     private func explainingDrift<T: Decodable, Result>(
         _ part: SchemaDrift.Part, _ type: T.Type, _ decode: () throws(EventLogError) -> Result
     ) throws(EventLogError) -> Result {
         do {
             return try decode()
-        } catch let .decodingFailed(path, seq, actionCase, codingPath, reason) {
-            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath, reason: reason + driftNote(part, type))
+        } catch {
+            throw explained(error, part, type)
         }
+    }
+
+    /// A decoding failure with, when the session recorded `type`'s shape and it differs from
+    /// the current one, what changed and what to do; any other error as it is.
+    private func explained<T: Decodable>(_ error: EventLogError, _ part: SchemaDrift.Part, _ type: T.Type) -> EventLogError {
+        guard case let .decodingFailed(path, seq, actionCase, codingPath, reason) = error else { return error }
+        return .decodingFailed(path: path, seq: seq, actionCase: actionCase, codingPath: codingPath, reason: reason + driftNote(part, type))
     }
 
     /// `. ShopAction changed since session 3 was recorded: …`, or nothing.
@@ -192,7 +205,7 @@ package struct SessionReader: Sendable {
         let key = DriftNotes.Key(part: part, type: ObjectIdentifier(type))
         if let note = driftNotes.notes.withLock({ $0[key] }) { return note }
         // A damaged stored shape only loses the note.
-        let recorded = driftNotes.recorded.flatMap { try? SessionShapes(storedAction: $0.action, state: $0.state, session: session.id, path: log.path) }
+        let recorded = try? log.shapes(session: session.id)
         let current = TypeShape.of(type, probing: typeShapes == .generatedOrProbed)
         let drift = SchemaDrift.find(
             session: session, part: part, recorded: part == .action ? recorded?.action : recorded?.state, current: current,
@@ -289,11 +302,5 @@ private final class DriftNotes: Sendable {
         var type: ObjectIdentifier
     }
 
-    /// The session's stored shapes (JSON), read when the reader was made; `nil` when it has none.
-    let recorded: (action: String?, state: String?)?
     let notes = Mutex<[Key: String]>([:])
-
-    init(recorded: (action: String?, state: String?)?) {
-        self.recorded = recorded
-    }
 }
