@@ -18,10 +18,10 @@ public struct LogSession: Codable, Sendable, Hashable, Identifiable {
     public var seqRange: ClosedRange<Int64>?
     /// How its payloads and snapshots are encrypted; `nil` when they are stored in the clear.
     public var encryption: SessionEncryption?
-    /// The ``TypeShape/fingerprint`` of the action type it was recorded with; `nil` when its
+    /// The `TypeShape.fingerprint` of the action type it was recorded with; `nil` when its
     /// shape was not recorded (an older log, or ``SessionShapes/Source/none``).
     public var actionFingerprint: String?
-    /// The ``TypeShape/fingerprint`` of the state type it was recorded with, or `nil`.
+    /// The `TypeShape.fingerprint` of the state type it was recorded with, or `nil`.
     public var stateFingerprint: String?
 
     /// The seq replay of the whole session goes to: its last event's, or its base seq when it

@@ -6,7 +6,7 @@ public import RewindCoding
 ///
 /// The recorder records them (``RecorderConfiguration/typeShapes``); ``EventLog/shapes(session:)``
 /// reads them back. A log stores each distinct shape once, with its
-/// ``TypeShape/fingerprint``, and ``LogSession`` carries the fingerprints.
+/// `TypeShape.fingerprint`, and ``LogSession`` carries the fingerprints.
 public struct SessionShapes: Sendable, Hashable, Codable {
     /// The action type's shape; `nil` when it was not recorded.
     public var action: TypeShape?
@@ -21,11 +21,11 @@ public struct SessionShapes: Sendable, Hashable, Codable {
     /// Where a recorder gets the shapes it records.
     public enum Source: Sendable, Hashable {
         /// The shape `@BinaryCodable` wrote at compile time, else one found by probing the
-        /// type's `init(from:)` (``TypeShape/of(_:probing:)``). Probing runs the type's own
+        /// type's `init(from:)` (`TypeShape.of(_:probing:)`). Probing runs the type's own
         /// decoding code once per type and process, when the first store binds.
         case generatedOrProbed
         /// Only shapes written at compile time: a type without `@BinaryCodable` (or one
-        /// whose fields are such types) is recorded as ``TypeShape/opaque(name:reason:)``
+        /// whose fields are such types) is recorded as `TypeShape.opaque(name:reason:)`
         /// at that point. For apps with custom `init(from:)` code that must not run on
         /// placeholder values.
         case generatedOnly

@@ -12,7 +12,7 @@ public struct ReplayOptions: Sendable {
     /// recorded (`.none` skips the check).
     public var typeShapes: SessionShapes.Source = .generatedOrProbed
     /// Told, once per session a replayer reads, how its types changed since it was recorded
-    /// when the versions and ``upgrades`` do not account for it (``SchemaDrift``); `nil` stays
+    /// when the versions and ``upgrades`` do not account for it (`SchemaDrift`); `nil` stays
     /// silent. By default it prints a warning to standard error.
     public var onSchemaDrift: (@Sendable (SchemaDrift) -> Void)? = SchemaDrift.printWarning
     /// Called every ``progressInterval`` events during long replays.

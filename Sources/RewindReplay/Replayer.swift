@@ -139,7 +139,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     }
 
     /// How the action and state types changed since session `id` was recorded, by the rules
-    /// of ``SchemaDrift`` and with this replayer's ``ReplayOptions/upgrades``.
+    /// of `SchemaDrift` and with this replayer's ``ReplayOptions/upgrades``.
     public func schemaDrift(session id: Int64) throws(EventLogError) -> [SchemaDrift] {
         try log.schemaDrift(session: id, state: State.self, action: Action.self, upgrades: options.upgrades, shapes: options.typeShapes)
     }

@@ -49,7 +49,7 @@ extension TypeShape {
     private static let cache = Mutex<[CacheKey: TypeShape]>([:])
 }
 
-/// The probe behind ``TypeShape/of(_:)``. Single-threaded: one probe describes one type.
+/// The probe behind ``TypeShape/of(_:probing:)``. Single-threaded: one probe describes one type.
 final class ShapeProbe {
     /// The types being described, outermost first: a type met again is a recursive reference.
     private var describing: [ObjectIdentifier] = []

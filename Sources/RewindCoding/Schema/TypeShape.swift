@@ -9,7 +9,7 @@
 /// shape.fingerprint          // "3f9c2a61d04b7e15": changes when the encoding's structure does
 /// ```
 ///
-/// Shapes are derived at run time by probing the type's `init(from:)` (see ``of(_:)`` for what
+/// Shapes are derived at run time by probing the type's `init(from:)` (see ``of(_:probing:)`` for what
 /// that can and cannot see).
 public indirect enum TypeShape: Sendable, Hashable, Codable {
     /// A leaf: `Int`, `String`, `Double`, `Bool`, `Date`, `UUID`, `Data`, `URL`, `Decimal`, the

@@ -1,7 +1,7 @@
 import Foundation
 import RewindCoding
 
-/// How a ``TypeShape`` is stored in a log's `type_shapes` table and in an export: JSON with
+/// How a `TypeShape` is stored in a log's `type_shapes` table and in an export: JSON with
 /// sorted keys, so that equal shapes are equal text and the table's `UNIQUE` stores each once.
 extension TypeShape {
     func storedJSON() throws -> String {

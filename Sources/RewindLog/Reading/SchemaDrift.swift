@@ -19,7 +19,7 @@ import Foundation
 ///   version.
 ///
 /// Equal fingerprints are never a drift, and neither are differences that are only where one
-/// side could not be seen (``TypeShape/opaque(name:reason:)``).
+/// side could not be seen (`TypeShape.opaque(name:reason:)`).
 ///
 /// ```
 /// rewind: warning: session 3's ShopAction changed since it was recorded at action schema version 1 (fingerprint 3f9c2a61d04b7e15, now 7a1b09e2c4d35f80):
@@ -142,6 +142,8 @@ extension EventLog {
     ///
     /// - Parameters:
     ///   - id: The session.
+    ///   - state: The current state type.
+    ///   - action: The current action type.
     ///   - upgrades: The app's current versions and upcasters; `nil` when not known.
     ///   - source: Where the current types' shapes come from (probing runs their decoding code).
     public func schemaDrift<State: Decodable, Action: Decodable>(

@@ -70,7 +70,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     }
 
     /// The shapes every session of this writer records (found once per type and process:
-    /// ``TypeShape/of(_:probing:)`` caches them).
+    /// `TypeShape.of(_:probing:)` caches them).
     private var shapes: SessionShapes {
         SessionShapes.of(state: State.self, action: Action.self, source: configuration.typeShapes)
     }
