@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "RewindCoding", targets: ["RewindCoding"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
+        .library(name: "RewindPostgres", targets: ["RewindPostgres"]),
         .library(name: "RewindTesting", targets: ["RewindTesting"]),
         .library(name: "RewindCLI", targets: ["RewindCLI"]),
         .library(name: "RewindInspector", targets: ["RewindInspector"]),
@@ -42,6 +43,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         // Counts heap allocations for `rewind-allocations` (the tool only; no library uses it).
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        // The PostgreSQL log store (RewindPostgres only): the server's wire protocol over NIO,
+        // TLS through swift-nio-ssl, and the Logger type its API takes.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // `swift package generate-documentation` (Tools/docs.sh): builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -69,6 +76,19 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // The log store in PostgreSQL, for fleets and servers: connection, credentials, schema.
+        .target(
+            name: "RewindPostgres",
+            dependencies: [
+                "RewindLog",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -213,6 +233,10 @@ let package = Package(
                 "rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "RewindPostgresTests",
+            dependencies: ["RewindLog", "RewindPostgres", "RewindTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "RewindReplayTests",

@@ -2,12 +2,14 @@
 # Rewind's one-stop developer command: installs what a fresh machine lacks, then runs a job.
 #
 #   Tools/dev.sh demo [rewind demo options]   record the shop app's session, then replay it with rewind
-#   Tools/dev.sh test [swift test options]    build and run the whole test suite
+#   Tools/dev.sh test [swift test options]    build and run the whole test suite (with a throwaway
+#                                             PostgreSQL server for the PostgreSQL store's tests)
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
 #
-# On Debian or Ubuntu it installs libsqlite3-dev through apt-get when it is missing (with sudo
-# when not root). On macOS the system SQLite is used.
+# On Debian or Ubuntu it installs libsqlite3-dev (and, for the tests, postgresql) through apt-get
+# when missing (with sudo when not root). On macOS the system SQLite is used, and PostgreSQL's
+# tests run when its initdb and pg_ctl are on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,7 +69,23 @@ case "$job" in
     test)
         require_swift
         ensure_sqlite
-        exec swift test "$@"
+        # The PostgreSQL store's tests need a server: a throwaway one (Tools/postgres.sh),
+        # unless REWIND_TEST_POSTGRES_URL names one. Without one they are skipped, except
+        # under CI=true, where they fail.
+        if [ -z "${REWIND_TEST_POSTGRES_URL:-}" ]; then
+            pgdir="$(mktemp -d)"
+            trap 'Tools/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+            if url="$(Tools/postgres.sh start "$pgdir")"; then
+                export REWIND_TEST_POSTGRES_URL="$url"
+                say "PostgreSQL for the tests: a throwaway server on 127.0.0.1:$(cat "$pgdir/port"), stopped on exit"
+            elif [ "${CI:-}" = "true" ]; then
+                say "could not start PostgreSQL for the tests"
+                exit 1
+            else
+                say "could not start PostgreSQL: its tests are skipped (set REWIND_TEST_POSTGRES_URL to run them)"
+            fi
+        fi
+        swift test "$@"
         ;;
     bench)
         require_swift
@@ -80,7 +98,7 @@ case "$job" in
         exec swift run -c release rewind-allocations "$@"
         ;;
     *)
-        sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
         [ -z "$job" ] && exit 0
         say "unknown job '$job'"
         exit 2

@@ -7,12 +7,7 @@ import GRDB
 /// `schema_migrations` table. Migrations only go forward; a log whose version is newer than the
 /// newest migration this build knows is refused before anything is written.
 struct SchemaMigrator {
-    /// One numbered SQL file.
-    struct Migration: Sendable {
-        var version: Int
-        var name: String
-        var sql: String
-    }
+    typealias Migration = SchemaMigration
 
     /// The schema version this build writes.
     static var latestVersion: Int { embedded.last?.version ?? 0 }

@@ -1,0 +1,143 @@
+public import Foundation
+
+/// Where a PostgreSQL log store is and how to sign in: what `rewind` takes wherever it takes a
+/// log, as a `postgres://` (or `postgresql://`) URL in libpq's form.
+///
+/// ```
+/// postgres://rewind@db.internal:5432/fleet?sslmode=require&install=ios-4411
+/// ```
+///
+/// What the URL leaves out comes from where libpq's own tools look, in this order: the
+/// environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`, `PGSSLMODE`), the
+/// password file (`PGPASSFILE`, else `~/.pgpass`, matched by host, port, database and user),
+/// then the defaults (`127.0.0.1`, `5432`, the user's login name, a database named after the
+/// user). Credentials are never stored in a log, and ``description`` never shows the password:
+/// errors name the location by it.
+public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
+    /// How a connection uses TLS: libpq's `sslmode` values.
+    public enum TLSMode: String, Sendable, Hashable, CaseIterable {
+        /// Never.
+        case disable
+        /// When the server offers it (libpq's default); otherwise in the clear.
+        case prefer
+        /// Always, without checking the server's certificate: a server that offers no TLS is
+        /// refused.
+        case require
+        /// Always, checking the certificate chain and that it names the host.
+        case verifyFull = "verify-full"
+    }
+
+    public var host: String
+    public var port: Int
+    public var user: String
+    /// `nil` when none was found: a server that asks for one then refuses the connection.
+    public var password: String?
+    public var database: String
+    public var tls: TLSMode
+
+    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.password = password
+        self.database = database
+        self.tls = tls
+    }
+
+    /// Whether `text` is meant as a PostgreSQL location rather than a file path.
+    public static func isURL(_ text: String) -> Bool {
+        let lowered = text.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://")
+    }
+
+    /// Reads a `postgres://` URL, filling what it leaves out from `environment` and the password
+    /// file.
+    ///
+    /// - Parameters:
+    ///   - text: The URL.
+    ///   - environment: The variables to read (the process's by default).
+    ///   - home: The folder `~/.pgpass` is looked for in (the user's home by default).
+    /// - Throws: ``PostgresLocationError`` saying what is wrong, without the password.
+    public init(
+        parsing text: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        home: String = NSHomeDirectory()
+    ) throws(PostgresLocationError) {
+        guard Self.isURL(text), let components = URLComponents(string: text) else {
+            throw PostgresLocationError("not a postgres:// URL: \(Self.redacting(text))")
+        }
+        func value(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let host = components.host.flatMap { $0.isEmpty ? nil : $0.removingPercentEncoding } ?? value("PGHOST") ?? "127.0.0.1"
+        guard !host.hasPrefix("/") else {
+            throw PostgresLocationError("\(Self.redacting(text)): Unix-domain sockets are not supported; give a host name or address")
+        }
+        let port: Int
+        if let given = components.port {
+            port = given
+        } else if let variable = value("PGPORT") {
+            guard let number = Int(variable) else { throw PostgresLocationError("PGPORT=\(variable) is not a port number") }
+            port = number
+        } else {
+            port = 5432
+        }
+        guard (1...65_535).contains(port) else {
+            throw PostgresLocationError("\(Self.redacting(text)): port \(port) is outside 1…65535")
+        }
+        let user = components.user.flatMap { $0.isEmpty ? nil : $0.removingPercentEncoding } ?? value("PGUSER") ?? NSUserName()
+        var path = components.path
+        if path.hasPrefix("/") { path.removeFirst() }
+        guard !path.contains("/") else {
+            throw PostgresLocationError("\(Self.redacting(text)): the path must be one database name")
+        }
+        let database = path.isEmpty ? value("PGDATABASE") ?? user : path.removingPercentEncoding ?? path
+        var tls = TLSMode.prefer
+        if let mode = components.queryItems?.last(where: { $0.name == "sslmode" })?.value ?? value("PGSSLMODE") {
+            guard let known = TLSMode(rawValue: mode) else {
+                throw PostgresLocationError("sslmode=\(mode) is not supported: use \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            tls = known
+        }
+        let known = Set(["sslmode"])
+        if let unknown = components.queryItems?.first(where: { !known.contains($0.name) }) {
+            throw PostgresLocationError("\(Self.redacting(text)): unknown parameter '\(unknown.name)' (only sslmode is understood)")
+        }
+        let password = components.password.flatMap { $0.isEmpty ? nil : $0.removingPercentEncoding }
+            ?? value("PGPASSWORD")
+            ?? PostgresPassFile.password(
+                path: value("PGPASSFILE") ?? (home as NSString).appendingPathComponent(".pgpass"),
+                host: host, port: port, database: database, user: user
+            )
+        self.init(host: host, port: port, user: user, password: password, database: database, tls: tls)
+    }
+
+    /// The location as a URL without its password: `postgres://rewind@127.0.0.1:5432/fleet`.
+    public var description: String {
+        var components = URLComponents()
+        components.scheme = "postgres"
+        components.user = user
+        components.host = host
+        components.port = port
+        components.path = "/" + database
+        if tls != .prefer { components.queryItems = [URLQueryItem(name: "sslmode", value: tls.rawValue)] }
+        return components.string ?? "postgres://\(host):\(port)/\(database)"
+    }
+
+    /// `text` with any password replaced, for errors about a URL that did not parse.
+    static func redacting(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else { return text }
+        let credentials = text[scheme.upperBound..<at]
+        guard let colon = credentials.firstIndex(of: ":") else { return text }
+        return String(text[..<colon]) + ":•••" + String(text[at...])
+    }
+}
+
+/// Why a PostgreSQL location could not be read. Its text never holds a password.
+public struct PostgresLocationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

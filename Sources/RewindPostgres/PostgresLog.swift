@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+public import RewindLog
+
+/// A Rewind log store in a PostgreSQL database: for a fleet's logs in one place, and for a
+/// server-side service that keeps its history in the database it already runs.
+///
+/// ```swift
+/// let store = try await PostgresLog.open(try PostgresLocation(parsing: "postgres://rewind@db.internal/fleet"))
+/// print(try await store.schemaVersion())
+/// await store.close()
+/// ```
+///
+/// Opening connects once (one connection per store: a writer, or a reader), and, for writing,
+/// brings the `rewind` schema up to date (the migrations in `Migrations/postgres/`).
+/// Errors are `EventLogError`s naming the location without its password.
+public final class PostgresLog: Sendable {
+    /// Where the store is (its ``PostgresLocation/description`` names it in errors).
+    public let location: PostgresLocation
+    /// How it was opened.
+    public let mode: EventLog.Mode
+    let connection: PostgresConnection
+    static let logger = Logger(label: "RewindPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    private init(location: PostgresLocation, mode: EventLog.Mode, connection: PostgresConnection) {
+        self.location = location
+        self.mode = mode
+        self.connection = connection
+    }
+
+    /// The newest store schema this build reads and writes.
+    public static var latestSchemaVersion: Int { PostgresMigrator.latestVersion }
+
+    /// Connects to the store at `location`.
+    ///
+    /// - Parameters:
+    ///   - location: The server, database and credentials.
+    ///   - mode: `.readWrite` creates or migrates the store's schema; `.readOnly` changes
+    ///     nothing and needs a store of the latest schema.
+    ///   - connectTimeout: How long to wait for the server to answer.
+    /// - Throws: `EventLogError`: the server cannot be reached, refuses the credentials or the
+    ///   TLS mode, holds no store (read-only), a newer store, or a `rewind` schema that is not
+    ///   a store's.
+    public static func open(
+        _ location: PostgresLocation, mode: EventLog.Mode = .readWrite, connectTimeout: Duration = .seconds(10)
+    ) async throws(EventLogError) -> PostgresLog {
+        let connection: PostgresConnection
+        do {
+            var configuration = PostgresConnection.Configuration(
+                host: location.host, port: location.port, username: location.user, password: location.password,
+                database: location.database, tls: try tls(for: location)
+            )
+            configuration.options.connectTimeout = .init(connectTimeout)
+            if location.tls == .verifyFull { configuration.options.tlsServerName = location.host }
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        } catch {
+            throw PostgresFailure.describe(error, at: location, doing: "connect")
+        }
+        do {
+            let version = try await PostgresMigrator.version(connection, location: location, logger: logger)
+            switch mode {
+            case .readWrite:
+                try await PostgresMigrator.migrate(connection, location: location, logger: logger)
+            case .readOnly:
+                guard version > 0 else {
+                    throw EventLogError.fileNotFound(path: location.description + " (no Rewind log store in this database)")
+                }
+                guard version <= latestSchemaVersion else {
+                    throw EventLogError.newerSchema(path: location.description, found: version, supported: latestSchemaVersion)
+                }
+                guard version == latestSchemaVersion else {
+                    throw EventLogError.failed(
+                        path: location.description,
+                        reason: "the store is at schema version \(version); open it for writing once to migrate it to \(latestSchemaVersion)"
+                    )
+                }
+            }
+        } catch {
+            try? await connection.close()
+            throw PostgresFailure.describe(error, at: location, doing: "open the store")
+        }
+        return PostgresLog(location: location, mode: mode, connection: connection)
+    }
+
+    /// The store's schema version (`rewind.schema_migrations`).
+    public func schemaVersion() async throws(EventLogError) -> Int {
+        do {
+            return try await PostgresMigrator.version(connection, location: location, logger: Self.logger)
+        } catch {
+            throw PostgresFailure.describe(error, at: location, doing: "read the schema version")
+        }
+    }
+
+    /// Closes the connection. Further use fails.
+    public func close() async {
+        try? await connection.close()
+    }
+
+    private static func tls(for location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
+        switch location.tls {
+        case .disable:
+            return .disable
+        case .prefer, .require:
+            // libpq's `prefer` and `require` encrypt without checking the certificate.
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .none
+            let context = try NIOSSLContext(configuration: configuration)
+            return location.tls == .prefer ? .prefer(context) : .require(context)
+        case .verifyFull:
+            return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+    }
+}

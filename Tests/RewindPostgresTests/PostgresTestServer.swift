@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import PostgresNIO
+@testable import RewindPostgres
+import Testing
+
+/// The PostgreSQL server the tests use: `REWIND_TEST_POSTGRES_URL`, which `Tools/dev.sh test`
+/// sets to a throwaway cluster it starts (Tools/postgres.sh), or to your own server (the role
+/// needs CREATEDB: every test gets a database of its own).
+///
+/// Without it the server tests are skipped on a developer's machine, and fail under `CI=true`:
+/// CI must have run them.
+enum PostgresTestServer {
+    static let url = ProcessInfo.processInfo.environment["REWIND_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let required = ProcessInfo.processInfo.environment["CI"] == "true"
+    /// Whether the server tests run: with a server, or under CI (where they then fail).
+    static var enabled: Bool { url != nil || required }
+
+    /// The server's own location (its default database).
+    static func location() throws -> PostgresLocation {
+        guard let url else {
+            throw Unavailable(description: "REWIND_TEST_POSTGRES_URL is not set: run the tests with Tools/dev.sh test, which starts a throwaway server")
+        }
+        return try PostgresLocation(parsing: url, environment: [:])
+    }
+
+    /// A new, empty database on the server, dropped when `body` returns.
+    static func withDatabase<T>(_ body: (PostgresLocation) async throws -> T) async throws -> T {
+        let server = try location()
+        var location = server
+        location.database = "rewind_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await admin(server, "CREATE DATABASE \(location.database)")
+        do {
+            let result = try await body(location)
+            try await admin(server, "DROP DATABASE \(location.database) WITH (FORCE)")
+            return result
+        } catch {
+            try? await admin(server, "DROP DATABASE \(location.database) WITH (FORCE)")
+            throw error
+        }
+    }
+
+    /// Runs `sql` on `location`'s database, outside any store.
+    static func admin(_ location: PostgresLocation, _ sql: String) async throws {
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
+            id: 99, logger: PostgresLog.logger
+        )
+        defer { Task { try? await connection.close() } }
+        try await PostgresMigrator.run(connection, sql, logger: PostgresLog.logger)
+    }
+
+    /// The first column of `sql`'s rows as text, on `location`'s database.
+    static func strings(_ location: PostgresLocation, _ sql: String) async throws -> [String] {
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
+            id: 98, logger: PostgresLog.logger
+        )
+        defer { Task { try? await connection.close() } }
+        var values: [String] = []
+        for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLog.logger).decode(String.self) {
+            values.append(value)
+        }
+        return values
+    }
+
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+}

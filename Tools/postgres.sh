@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the tests: a new cluster in a folder of its own, on a free
+# loopback port, with a password-protected role and database; nothing outside the folder is
+# touched, and stopping it leaves nothing running.
+#
+#   Tools/postgres.sh start DIR   install PostgreSQL if missing, create and start the cluster in
+#                                 DIR (which must be empty or absent); prints its URL, e.g.
+#                                 postgres://rewind:…@127.0.0.1:5433/rewind
+#   Tools/postgres.sh stop DIR    stop it (fast shutdown); safe to call when it is not running
+#
+# Tools/dev.sh test starts one for the suite when REWIND_TEST_POSTGRES_URL is not set, and
+# stops it on exit. Set REWIND_TEST_POSTGRES_URL to test against a server of your own.
+#
+# On Debian or Ubuntu it installs the postgresql package through apt-get when initdb is missing
+# (with sudo when not root). initdb refuses to run as root: as root, the cluster is created and
+# run as the postgres user the package creates.
+set -euo pipefail
+
+say() { printf 'postgres.sh: %s\n' "$*" >&2; }
+
+find_bin() {
+    local dir
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        [ -x "$dir/initdb" ] && { echo "$dir"; return 0; }
+    done
+    if command -v initdb >/dev/null 2>&1; then dirname "$(command -v initdb)"; return 0; fi
+    return 1
+}
+
+ensure_postgres() {
+    find_bin >/dev/null && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        say "PostgreSQL's server programs (initdb, pg_ctl) are needed: install PostgreSQL with your package manager"
+        exit 2
+    fi
+    say "installing postgresql (a throwaway server for the tests)"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null
+    find_bin >/dev/null || { say "postgresql installed, but initdb was not found"; exit 2; }
+}
+
+# Runs a server program as the cluster's owner.
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- "$@"
+    else
+        "$@"
+    fi
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+command="${1:-}"
+dir="${2:-}"
+[ -n "$command" ] && [ -n "$dir" ] || { say "usage: Tools/postgres.sh start|stop DIR"; exit 2; }
+
+case "$command" in
+    start)
+        ensure_postgres
+        bin="$(find_bin)"
+        mkdir -p "$dir"
+        dir="$(cd "$dir" && pwd)"
+        [ -z "$(ls -A "$dir")" ] || { say "$dir is not empty"; exit 2; }
+        if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
+        password="$(python3 -c 'import secrets; print(secrets.token_hex(16))')"
+        printf '%s\n' "$password" > "$dir/.password"
+        chmod 600 "$dir/.password"
+        if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir/.password"; fi
+        mkdir -p "$dir/data"
+        if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir/data"; fi
+        as_owner "$bin/initdb" -D "$dir/data" -U rewind --pwfile="$dir/.password" -A scram-sha-256 -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; exit 1; }
+        port="$(free_port)"
+        # Loopback only; the socket lives in the cluster's folder, not in /var/run.
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on" start >/dev/null \
+            || { cat "$dir/server.log" >&2; exit 1; }
+        printf '%s\n' "$port" > "$dir/port"
+        PGPASSWORD="$password" "$bin/createdb" -h 127.0.0.1 -p "$port" -U rewind rewind
+        echo "postgres://rewind:$password@127.0.0.1:$port/rewind"
+        ;;
+    stop)
+        bin="$(find_bin || true)"
+        if [ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ]; then
+            as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+        fi
+        ;;
+    *)
+        say "unknown command '$command': start or stop"
+        exit 2
+        ;;
+esac
