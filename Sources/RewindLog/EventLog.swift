@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 import Synchronization
 #if canImport(Glibc)
@@ -249,6 +249,22 @@ public final class EventLog: Sendable {
     public func schemaVersion() throws(EventLogError) -> Int {
         if temporaryCopy != nil { return fileSchemaVersion }
         return try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    /// The log's identity: a random UUID made when the file was created (or migrated to schema
+    /// 9), kept by copies of the file and by an export and its import. A PostgreSQL store
+    /// knows the sessions pushed from this log by it.
+    ///
+    /// - Returns: `nil` for a file older than schema 9 opened read-only: it has none yet, and
+    ///   the migrated copy it is read through would give another each time it is opened. Open
+    ///   it for writing once to give it one.
+    public func identity() throws(EventLogError) -> UUID? {
+        guard temporaryCopy == nil || fileSchemaVersion >= 9 else { return nil }
+        let text = try read { db in try String.fetchOne(db, sql: "SELECT uuid FROM log_identity LIMIT 1") }
+        guard let text, let uuid = UUID(uuidString: text) else {
+            throw .corrupt(path: path, detail: "the log's identity is missing or not a UUID")
+        }
+        return uuid
     }
 
     /// A copy of an older log, migrated to the latest schema, in a temporary file that only

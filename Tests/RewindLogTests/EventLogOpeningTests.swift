@@ -85,6 +85,24 @@ struct EventLogOpeningTests {
         #expect(try embeddedMigrationDifferences(folder: "Migrations", generated: "Sources/RewindLog/Schema/EmbeddedMigrations.swift") == [])
     }
 
+    @Test("a log's identity: made once, kept by reopening, by a copy of the file and by export and import; another log has another")
+    func identity() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let log = try EventLog(path: path)
+        _ = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        let identity = try #require(try log.identity())
+        try log.close()
+        #expect(try EventLog(path: path, mode: .readOnly).identity() == identity)
+        try FileManager.default.copyItem(atPath: path, toPath: folder.file("copy.rewind"))
+        #expect(try EventLog(path: folder.file("copy.rewind")).identity() == identity)
+        let export = URL(fileURLWithPath: folder.file("app.jsonl"))
+        _ = try EventLog(path: path, mode: .readOnly).export(to: export)
+        #expect(try EventLog.importLog(from: export, to: folder.file("imported.rewind")).identity() == identity)
+        let other = try #require(try EventLog(path: folder.file("other.rewind")).identity())
+        #expect(other != identity)
+    }
+
     @Test("a missing file opened read-only is reported as missing")
     func missingFile() throws {
         let folder = try TemporaryDirectory()
@@ -227,6 +245,7 @@ struct EventLogOpeningTests {
                 DROP VIEW timeline;
                 DROP TABLE gaps;
                 DROP TABLE symbols;
+                DROP TABLE log_identity;
                 ALTER TABLE sessions DROP COLUMN action_shape_id;
                 ALTER TABLE sessions DROP COLUMN state_shape_id;
                 DROP TABLE type_shapes;
@@ -276,6 +295,7 @@ struct EventLogOpeningTests {
             // Read through a migrated copy: the file itself is never changed.
             let old = try EventLog(path: path, mode: .readOnly)
             #expect(try old.schemaVersion() == 1)
+            #expect(try old.identity() == nil, "a read-only file older than identities has none")
             try expectReadsAsRecorded(old)
             let during = try temporaryFiles()
             withExtendedLifetime(old) { #expect(during.count == temporaryBefore.count + 1) }
@@ -286,6 +306,8 @@ struct EventLogOpeningTests {
 
         let migrated = try EventLog(path: path)
         #expect(try migrated.schemaVersion() == EventLog.latestSchemaVersion)
+        let identity = try #require(try migrated.identity())
+        #expect(try EventLog(path: path, mode: .readOnly).identity() == identity, "migrating gave the file its identity for good")
         try expectReadsAsRecorded(migrated)
         #expect(try migrated.checkIntegrity().isSound)
         let versions = try DatabaseQueue(path: path).read { db in try Int.fetchAll(db, sql: "SELECT version FROM schema_migrations ORDER BY version") }

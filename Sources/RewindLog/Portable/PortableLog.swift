@@ -30,6 +30,9 @@ public enum PortableLog {
         var version: Int
         var exportedAt: Double
         var schemaVersion: Int
+        /// The exported log's identity (schema 9), which its import keeps; older readers
+        /// ignore it.
+        var logID: UUID?
     }
 
     struct SymbolLine: Codable {
@@ -125,7 +128,9 @@ extension EventLog {
         var sessions = try self.sessions()
         if let session = filter.session { sessions = sessions.filter { $0.id == session } }
         let version = sessions.contains { $0.encryption != nil } ? PortableLog.version : 2
-        try write(PortableLog.Header(version: version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion()))
+        try write(PortableLog.Header(
+            version: version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion(), logID: try identity()
+        ))
         let symbols = try read { db in
             try (db.tableExists("symbols") ? try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") : []).map { row in
                 PortableLog.SymbolLine(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols"))
@@ -240,6 +245,8 @@ extension EventLog {
                     guard header.format == "rewind-export", header.version <= PortableLog.version else {
                         throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
                     }
+                    // The import is the same log, moved: it keeps the identity.
+                    if let id = header.logID { try db.execute(sql: "UPDATE log_identity SET uuid = ?", arguments: [id.uuidString.lowercased()]) }
                     sawHeader = true
                 case "symbol":
                     let symbol = try decode(PortableLog.SymbolLine.self)
