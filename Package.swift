@@ -83,6 +83,7 @@ let package = Package(
         .target(
             name: "RewindPostgres",
             dependencies: [
+                "Rewind",
                 "RewindLog",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -236,7 +237,15 @@ let package = Package(
         ),
         .testTarget(
             name: "RewindPostgresTests",
-            dependencies: ["RewindLog", "RewindPostgres", "RewindTestSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "Rewind",
+                "RewindLog",
+                "RewindPostgres",
+                "RewindExamples",
+                "RewindTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "RewindReplayTests",

@@ -320,14 +320,25 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// Every symbol the log's binary payloads use (coding keys by number), in order: for what
+    /// copies a log's payloads byte for byte elsewhere (export, a push into another store).
+    package func storedSymbols() throws(EventLogError) -> [CodecSymbol] {
+        try read { db in try Self.symbols(db, after: 0) }
+    }
+
+    static func symbols(_ db: Database, after known: Int64) throws -> [CodecSymbol] {
+        guard try db.tableExists("symbols") else { return [] }
+        return try Row.fetchAll(db, sql: "SELECT id, name FROM symbols WHERE id > ? ORDER BY id", arguments: [known]).map { row in
+            CodecSymbol(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols"))
+        }
+    }
+
     /// Teaches the codecs the symbols stored since the last look. Call inside a transaction that
     /// also reads the payloads, so both come from the same snapshot of the file.
     func refreshSymbols(_ db: Database) throws {
         let known = symbolWatermark.withLock { $0 }
-        guard try db.tableExists("symbols") else { return }
-        let rows = try Row.fetchAll(db, sql: "SELECT id, name FROM symbols WHERE id > ? ORDER BY id", arguments: [known])
-        guard !rows.isEmpty else { return }
-        let symbols = try rows.map { row in CodecSymbol(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols")) }
+        let symbols = try Self.symbols(db, after: known)
+        guard !symbols.isEmpty else { return }
         do {
             for codec in codecs.interning { try codec.learn(symbols) }
         } catch let damage as SymbolTableDamage {

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// How a session's payloads and snapshots are encrypted: with which key, by the id the app gave
 /// it, and what the log keeps to derive the session's own key from it and to check it. None of
@@ -7,10 +7,10 @@ public struct SessionEncryption: Codable, Sendable, Hashable {
     /// The id of the app's key (``LogKey/id``).
     public var keyID: String
     /// 16 random bytes, mixed with the app's key into the session's own.
-    var salt: Data
+    package var salt: Data
     /// 16 bytes derived from the key and the salt: a key that does not give them is the wrong
     /// key, told apart from a damaged payload.
-    var check: Data
+    package var check: Data
 
     init(keyID: String, salt: Data, check: Data) {
         self.keyID = keyID

@@ -4,7 +4,7 @@ import RewindCoding
 /// How a `TypeShape` is stored in a log's `type_shapes` table and in an export: JSON with
 /// sorted keys, so that equal shapes are equal text and the table's `UNIQUE` stores each once.
 extension TypeShape {
-    func storedJSON() throws -> String {
+    package func storedJSON() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: try encoder.encode(self), as: UTF8.self)

@@ -131,12 +131,7 @@ extension EventLog {
         try write(PortableLog.Header(
             version: version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion(), logID: try identity()
         ))
-        let symbols = try read { db in
-            try (db.tableExists("symbols") ? try Row.fetchAll(db, sql: "SELECT id, name FROM symbols ORDER BY id") : []).map { row in
-                PortableLog.SymbolLine(id: try row.required("id", in: "symbols"), name: try row.required("name", in: "symbols"))
-            }
-        }
-        for symbol in symbols { try write(symbol) }
+        for symbol in try storedSymbols() { try write(PortableLog.SymbolLine(id: symbol.id, name: symbol.name)) }
         var count = 0
         for session in sessions {
             let isText = storesText(session)

@@ -20,6 +20,8 @@ extension PostgresMigrator {
             --   order is exact), not gapless across sessions (concurrent writers take turns);
             -- - binary payloads name coding keys by symbol ids; each log pushed in keeps its own ids in a
             --   symbol space of its own, so its payloads are stored byte for byte;
+            -- - a session pushed from a log keeps where it came from (the log's identity, its number there,
+            --   each event's seq there): pushing again adds nothing, and a push cut short resumes;
             -- - events are partitioned by a hash of their session, so the table keeps working at billions
             --   of rows; a session's events are in one partition.
 
@@ -45,8 +47,11 @@ extension PostgresMigrator {
 
             CREATE TABLE rewind.sessions (
                 id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                uuid uuid NOT NULL UNIQUE,
+                uuid uuid NOT NULL UNIQUE DEFAULT gen_random_uuid(),
                 install_id text,                            -- the device or install that recorded it
+                origin uuid,                                -- pushed: the identity of the log it came from …
+                origin_session bigint,                      -- … and its number there
+                UNIQUE (origin, origin_session),
                 app_id text NOT NULL,
                 app_version text NOT NULL,
                 action_schema_version integer NOT NULL,
@@ -88,13 +93,16 @@ extension PostgresMigrator {
             CREATE TABLE rewind.events (
                 session_id bigint NOT NULL,
                 seq bigint NOT NULL,
+                origin_seq bigint,                          -- pushed: its seq in the log it came from (an
+                                                            -- encrypted payload is sealed to it)
                 time double precision NOT NULL,
                 action_id bigint NOT NULL,
                 payload bytea,                              -- as the session's codec wrote it (JSON as UTF-8)
                 source_id bigint NOT NULL,
                 info text,
                 redaction text,
-                PRIMARY KEY (session_id, seq)
+                PRIMARY KEY (session_id, seq),
+                UNIQUE (session_id, origin_seq)
             ) PARTITION BY HASH (session_id);
             CREATE TABLE rewind.events_00 PARTITION OF rewind.events FOR VALUES WITH (MODULUS 16, REMAINDER 0);
             CREATE TABLE rewind.events_01 PARTITION OF rewind.events FOR VALUES WITH (MODULUS 16, REMAINDER 1);
@@ -118,10 +126,12 @@ extension PostgresMigrator {
             CREATE TABLE rewind.snapshots (
                 session_id bigint NOT NULL REFERENCES rewind.sessions (id),
                 seq bigint NOT NULL,                        -- the state after that event (or the base seq)
+                origin_seq bigint,                          -- pushed: its seq in the log it came from
                 time double precision NOT NULL,
                 kind text NOT NULL,                         -- initial, periodic, retention
                 state bytea NOT NULL,
-                PRIMARY KEY (session_id, seq)
+                PRIMARY KEY (session_id, seq),
+                UNIQUE (session_id, origin_seq)
             );
 
             CREATE TABLE rewind.gaps (
@@ -133,7 +143,8 @@ extension PostgresMigrator {
                 reason text NOT NULL,
                 first_time double precision NOT NULL,
                 last_time double precision NOT NULL,
-                resumed_session_id bigint REFERENCES rewind.sessions (id)
+                resumed_session_id bigint REFERENCES rewind.sessions (id),
+                UNIQUE (session_id, after_seq)
             );
             """#
         ),

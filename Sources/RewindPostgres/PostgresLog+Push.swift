@@ -1,0 +1,395 @@
+import Foundation
+import Logging
+import Rewind
+import PostgresNIO
+public import RewindLog
+
+extension PostgresLog {
+    /// How far a push has got.
+    public struct PushProgress: Sendable, Hashable {
+        /// The session being pushed, by its number in the log.
+        public var session: Int64
+        /// Sessions finished, of all.
+        public var sessionsDone: Int
+        public var sessions: Int
+        /// Events in the store from this log so far (pushed now or before), of all the log holds.
+        public var events: Int64
+        public var eventsTotal: Int64
+    }
+
+    /// What a push did.
+    public struct PushReport: Sendable, Hashable, Codable {
+        /// Sessions in the log.
+        public var sessions: Int
+        /// Of them, sessions the store did not have yet.
+        public var newSessions: Int
+        /// Events added now.
+        public var events: Int64
+        /// Events the store had already (an earlier push, or one cut short).
+        public var alreadyThere: Int64
+        /// Snapshots added now.
+        public var snapshots: Int
+        /// Recorded gaps added now.
+        public var gaps: Int
+    }
+
+    /// Copies `log`'s sessions into the store — their events, snapshots, gaps, type shapes and
+    /// binary symbols, byte for byte — each session under a new number, its events under new
+    /// seqs in the same order.
+    ///
+    /// Pushing is idempotent and resumable: the store knows each session by the log's identity
+    /// and the session's number there, and each event by its seq there. Pushing the same log
+    /// again adds only what the log gained since; a push cut short (killed, the server
+    /// restarted, the network gone) loses nothing and leaves nothing half-written — each batch
+    /// of events goes in one transaction with the session's bounds and the snapshots it reaches —
+    /// and pushing again finishes it. Two processes pushing the same log at once add each event
+    /// once.
+    ///
+    /// - Parameters:
+    ///   - log: The log to push; it must have an identity (schema 9, or opened for writing once).
+    ///   - install: The install or device it came from, kept with each session (for fleet
+    ///     queries); the log's identity when not given.
+    ///   - batchSize: Events per transaction (1–10,000).
+    ///   - progress: Called after each batch.
+    public func push(
+        _ log: EventLog,
+        install: String? = nil,
+        batchSize: Int = 1_000,
+        progress: (@Sendable (PushProgress) -> Void)? = nil
+    ) async throws(EventLogError) -> PushReport {
+        try await push(log, install: install, batchSize: batchSize, progress: progress, stoppingAfter: nil)
+    }
+
+    /// `push`, stopping with an error after `stoppingAfter` batches: a push cut short, for tests.
+    func push(
+        _ log: EventLog,
+        install: String?,
+        batchSize: Int,
+        progress: (@Sendable (PushProgress) -> Void)?,
+        stoppingAfter: Int?
+    ) async throws(EventLogError) -> PushReport {
+        guard (1...10_000).contains(batchSize) else {
+            throw .failed(path: location.description, reason: "a batch of \(batchSize) events: give 1 to 10,000")
+        }
+        guard mode == .readWrite else { throw .readOnly(path: location.description, detail: "the store was opened read-only") }
+        guard let origin = try log.identity() else {
+            throw .readOnly(path: log.path, detail: "the log predates log identities (schema 9) and was opened read-only: open it for writing once, so that pushes can recognise it")
+        }
+        var pusher = Pusher(store: self, log: log, origin: origin, install: install ?? origin.uuidString.lowercased(), batchSize: batchSize)
+        pusher.stoppingAfter = stoppingAfter
+        do {
+            return try await pusher.run(progress: progress)
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw PostgresFailure.describe(error, at: location, doing: "push \(log.path)")
+        }
+    }
+}
+
+/// One push: what it has interned so far, and the walk over the log.
+private struct Pusher {
+    let store: PostgresLog
+    let log: EventLog
+    let origin: UUID
+    let install: String
+    let batchSize: Int
+    var stoppingAfter: Int?
+    private var batches = 0
+    private var sourceIDs: [ActionSource: Int64] = [:]
+    private var actionIDs: [String: Int64] = [:]
+    private var report = PostgresLog.PushReport(sessions: 0, newSessions: 0, events: 0, alreadyThere: 0, snapshots: 0, gaps: 0)
+
+    init(store: PostgresLog, log: EventLog, origin: UUID, install: String, batchSize: Int) {
+        self.store = store
+        self.log = log
+        self.origin = origin
+        self.install = install
+        self.batchSize = batchSize
+    }
+
+    private var connection: PostgresConnection { store.connection }
+    private var logger: Logger { PostgresLog.logger }
+
+    mutating func run(progress: (@Sendable (PostgresLog.PushProgress) -> Void)?) async throws -> PostgresLog.PushReport {
+        let sessions = try log.sessions()
+        report.sessions = sessions.count
+        let total = sessions.reduce(0) { $0 + $1.eventCount }
+        let space = try await symbolSpace()
+        var done: Int64 = 0
+        var numbers: [Int64: (id: Int64, base: Int64)] = [:]
+        for (index, session) in sessions.enumerated() {
+            let target = try await pushSession(session, space: space)
+            numbers[session.id] = target
+            done += try await pushEvents(of: session, into: target) { pushed in
+                progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: done + pushed, eventsTotal: total))
+            }
+            progress?(.init(session: session.id, sessionsDone: index + 1, sessions: sessions.count, events: done, eventsTotal: total))
+        }
+        for gap in try log.gaps() {
+            guard let target = numbers[gap.session] else { continue }
+            try await pushGap(gap, into: target, resumed: gap.resumedSession.flatMap { numbers[$0]?.id })
+        }
+        return report
+    }
+
+    // MARK: - Sessions
+
+    /// The log's symbol space in the store, when its payloads use symbols.
+    private func symbolSpace() async throws -> Int64? {
+        let symbols = try log.storedSymbols()
+        guard !symbols.isEmpty else { return nil }
+        _ = try await connection.query("INSERT INTO rewind.symbol_spaces (origin) VALUES (\(origin)) ON CONFLICT (origin) DO NOTHING", logger: logger)
+        let space = try await single(Int64.self, "SELECT id FROM rewind.symbol_spaces WHERE origin = \(origin)")
+        for part in stride(from: 0, to: symbols.count, by: 1_000) {
+            let chunk = symbols[part..<min(part + 1_000, symbols.count)]
+            var bindings = PostgresBindings()
+            var rows: [String] = []
+            for symbol in chunk {
+                bindings.append(space)
+                bindings.append(symbol.id)
+                bindings.append(symbol.name)
+                let first = bindings.count - 2
+                rows.append("($\(first), $\(first + 1), $\(first + 2))")
+            }
+            _ = try await connection.query(PostgresQuery(
+                unsafeSQL: "INSERT INTO rewind.symbols (space_id, id, name) VALUES \(rows.joined(separator: ", ")) ON CONFLICT DO NOTHING",
+                binds: bindings
+            ), logger: logger)
+        }
+        return space
+    }
+
+    /// The session's number and base seq in the store, adding it (with its initial snapshot, in
+    /// one transaction) when it is not there yet.
+    private mutating func pushSession(_ session: LogSession, space: Int64?) async throws -> (id: Int64, base: Int64) {
+        if let found = try await existing(session) { return found }
+        let shapes = try log.shapes(session: session.id)
+        let actionShape = try await intern(shapes.action), stateShape = try await intern(shapes.state)
+        let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
+        let connection = connection, logger = logger, origin = origin, install = install
+        let created = try await Self.transaction(connection, logger) { () async throws -> Bool in
+            let app = session.app
+            let key = session.encryption
+            let rows = try await connection.query("""
+                INSERT INTO rewind.sessions (origin, origin_session, install_id, app_id, app_version, action_schema_version, state_schema_version,
+                                             codec, symbol_space_id, started_at, base_seq, info, key_id, key_salt, key_check,
+                                             action_shape_id, state_shape_id)
+                VALUES (\(origin), \(session.id), \(install), \(app.id), \(app.version), \(app.actionSchemaVersion), \(app.stateSchemaVersion),
+                        \(session.codec), \(space), \(session.startedAt), nextval('rewind.seqs'), \(session.info), \(key?.keyID), \(key?.salt), \(key?.check),
+                        \(actionShape), \(stateShape))
+                ON CONFLICT (origin, origin_session) DO NOTHING
+                RETURNING id, base_seq
+                """, logger: logger)
+            var created: (Int64, Int64)?
+            for try await row in rows.decode((Int64, Int64).self) { created = row }
+            // Another pusher of the same log got there first: its transaction has it all.
+            guard let (id, base) = created else { return false }
+            if let initial {
+                _ = try await connection.query("""
+                    INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
+                    VALUES (\(id), \(base), \(initial.seq), \(initial.time), \(initial.kind), \(initial.state))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            return true
+        }
+        if created {
+            report.newSessions += 1
+            if initial != nil { report.snapshots += 1 }
+        }
+        guard let found = try await existing(session) else {
+            throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was added but cannot be found")
+        }
+        return found
+    }
+
+    private func existing(_ session: LogSession) async throws -> (id: Int64, base: Int64)? {
+        let rows = try await connection.query(
+            "SELECT id, base_seq FROM rewind.sessions WHERE origin = \(origin) AND origin_session = \(session.id)", logger: logger
+        )
+        for try await row in rows.decode((Int64, Int64).self) { return row }
+        return nil
+    }
+
+    /// The id of `shape`'s row, added when the store does not have it.
+    private func intern(_ shape: TypeShape?) async throws -> Int64? {
+        guard let shape else { return nil }
+        let text = try shape.storedJSON()
+        _ = try await connection.query("""
+            INSERT INTO rewind.type_shapes (fingerprint, digest, shape) VALUES (\(shape.fingerprint), sha256(convert_to(\(text), 'UTF8')), \(text))
+            ON CONFLICT (digest) DO NOTHING
+            """, logger: logger)
+        return try await single(Int64.self, "SELECT id FROM rewind.type_shapes WHERE digest = sha256(convert_to(\(text), 'UTF8'))")
+    }
+
+    // MARK: - Events
+
+    /// Pushes the session's events the store lacks, a batch per transaction, with the snapshots
+    /// each batch reaches. Returns how many of the session's events the store now has.
+    private mutating func pushEvents(
+        of session: LogSession, into target: (id: Int64, base: Int64), progress: (Int64) -> Void
+    ) async throws -> Int64 {
+        // Where an earlier push stopped: its last committed batch's last event.
+        var after = try await single(Int64.self, """
+            SELECT coalesce(max(origin_seq), \(session.baseSeq)) FROM rewind.events WHERE session_id = \(target.id)
+            """)
+        var there = try await single(Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(target.id)")
+        report.alreadyThere += there
+        if let last = session.seqRange?.upperBound, after < last {
+            var cursor = log.events(EventFilter(seqs: (after + 1)...last, session: session.id), pageSize: batchSize)
+            while true {
+                var batch: [LoggedEvent] = []
+                while batch.count < batchSize, let event = try cursor.next() { batch.append(event) }
+                guard let through = batch.last?.seq else { break }
+                there += try await pushBatch(batch, of: session, into: target, after: after, through: through)
+                after = through
+                progress(there)
+                batches += 1
+                if let stop = stoppingAfter, batches >= stop {
+                    throw EventLogError.failed(path: store.location.description, reason: "stopped after \(batches) batches (a push cut short)")
+                }
+            }
+        }
+        // Snapshots past the last event (retention's, of a session emptied by it).
+        let connection = connection, logger = logger
+        let added = try await Self.transaction(connection, logger) {
+            try await insertSnapshots(of: session, into: target, after: after, through: .max)
+        }
+        report.snapshots += added
+        return there
+    }
+
+    /// One batch of events, and the snapshots after `after` through its last event, in one
+    /// transaction with the session's bounds. Returns how many events were added.
+    private mutating func pushBatch(
+        _ batch: [LoggedEvent], of session: LogSession, into target: (id: Int64, base: Int64), after: Int64, through: Int64
+    ) async throws -> Int64 {
+        // Interned outside the transaction: committed ids stay valid whatever the batch does.
+        for event in batch {
+            if sourceIDs[event.source] == nil { sourceIDs[event.source] = try await sourceID(event.source) }
+            if actionIDs[event.actionCase] == nil { actionIDs[event.actionCase] = try await actionID(event.actionCase) }
+        }
+        let sources = sourceIDs, actions = actionIDs, connection = connection, logger = logger
+        let (added, snapshots) = try await Self.transaction(connection, logger) { () async throws -> (Int64, Int) in
+            var seqs: [Int64] = []
+            for try await seq in try await connection.query(
+                "SELECT nextval('rewind.seqs') FROM generate_series(1, \(batch.count))", logger: logger
+            ).decode(Int64.self) {
+                seqs.append(seq)
+            }
+            seqs.sort()
+            var bindings = PostgresBindings(capacity: batch.count * 9)
+            var rows: [String] = []
+            rows.reserveCapacity(batch.count)
+            for (event, seq) in zip(batch, seqs) {
+                let first = bindings.count + 1
+                bindings.append(target.id)
+                bindings.append(seq)
+                bindings.append(event.seq)
+                bindings.append(event.time)
+                bindings.append(actions[event.actionCase] ?? 0)
+                try bindings.append(event.payload)
+                bindings.append(sources[event.source] ?? 0)
+                bindings.append(event.source.info)
+                bindings.append(event.redaction)
+                rows.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
+            }
+            var inserted: [Int64] = []
+            for try await seq in try await connection.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction)
+                VALUES \(rows.joined(separator: ", "))
+                ON CONFLICT DO NOTHING
+                RETURNING seq
+                """, binds: bindings), logger: logger).decode(Int64.self) {
+                inserted.append(seq)
+            }
+            if let low = inserted.min(), let high = inserted.max() {
+                _ = try await connection.query("""
+                    UPDATE rewind.sessions
+                    SET first_seq = LEAST(coalesce(first_seq, \(low)), \(low)), last_seq = GREATEST(coalesce(last_seq, \(high)), \(high)),
+                        event_count = event_count + \(Int64(inserted.count))
+                    WHERE id = \(target.id)
+                    """, logger: logger)
+            }
+            return (Int64(inserted.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
+        }
+        report.events += added
+        report.snapshots += snapshots
+        return added
+    }
+
+    /// Inserts the session's snapshots after `after` through `through`, each at the store seq
+    /// of the event it follows (a snapshot whose event retention removed goes just before the
+    /// next event kept). Returns how many were added.
+    private func insertSnapshots(of session: LogSession, into target: (id: Int64, base: Int64), after: Int64, through: Int64) async throws -> Int {
+        var added = 0
+        for entry in try log.snapshotIndex(session: session.id) where entry.seq > after && entry.seq <= through && entry.seq > session.baseSeq {
+            guard let snapshot = try log.snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
+            let rows = try await connection.query("""
+                INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
+                SELECT \(target.id), coalesce(
+                           (SELECT seq FROM rewind.events WHERE session_id = \(target.id) AND origin_seq = \(snapshot.seq)),
+                           (SELECT max(seq) FROM rewind.events WHERE session_id = \(target.id) AND origin_seq < \(snapshot.seq)),
+                           \(target.base)),
+                       \(snapshot.seq), \(snapshot.time), \(snapshot.kind), \(snapshot.state)
+                ON CONFLICT DO NOTHING
+                RETURNING seq
+                """, logger: logger)
+            for try await _ in rows.decode(Int64.self) { added += 1 }
+        }
+        return added
+    }
+
+    private func sourceID(_ source: ActionSource) async throws -> Int64 {
+        _ = try await connection.query("""
+            INSERT INTO rewind.sources (file, function, line, "column", origin)
+            VALUES (\(source.file), \(source.function), \(Int64(source.line)), \(Int64(source.column)), \(source.origin.rawValue))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+        return try await single(Int64.self, """
+            SELECT id FROM rewind.sources
+            WHERE file = \(source.file) AND function = \(source.function) AND line = \(Int64(source.line))
+              AND "column" = \(Int64(source.column)) AND origin = \(source.origin.rawValue)
+            """)
+    }
+
+    private func actionID(_ name: String) async throws -> Int64 {
+        _ = try await connection.query("INSERT INTO rewind.actions (name) VALUES (\(name)) ON CONFLICT DO NOTHING", logger: logger)
+        return try await single(Int64.self, "SELECT id FROM rewind.actions WHERE name = \(name)")
+    }
+
+    // MARK: - Gaps
+
+    private mutating func pushGap(_ gap: LogGap, into target: (id: Int64, base: Int64), resumed: Int64?) async throws {
+        let cases = String(decoding: try JSONSerialization.data(withJSONObject: gap.cases, options: [.sortedKeys]), as: UTF8.self)
+        let rows = try await connection.query("""
+            INSERT INTO rewind.gaps (session_id, after_seq, lost, cases, reason, first_time, last_time, resumed_session_id)
+            SELECT \(target.id), coalesce((SELECT seq FROM rewind.events WHERE session_id = \(target.id) AND origin_seq = \(gap.afterSeq)), \(target.base)),
+                   \(Int64(gap.lost)), \(cases), \(gap.reason), \(gap.firstTime), \(gap.lastTime), \(resumed)
+            ON CONFLICT DO NOTHING
+            RETURNING id
+            """, logger: logger)
+        for try await _ in rows.decode(Int64.self) { report.gaps += 1 }
+    }
+
+    // MARK: - Helpers
+
+    private func single<T: PostgresDecodable & Sendable>(_ type: T.Type, _ query: PostgresQuery) async throws -> T {
+        for try await value in try await connection.query(query, logger: logger).decode(T.self) { return value }
+        throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    private static func transaction<T>(_ connection: PostgresConnection, _ logger: Logger, _ body: () async throws -> T) async throws -> T {
+        _ = try await connection.query("BEGIN", logger: logger)
+        do {
+            let result = try await body()
+            _ = try await connection.query("COMMIT", logger: logger)
+            return result
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Crypto
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+@testable import RewindPostgres
+import RewindTestSupport
+import Testing
+
+/// Pushing device logs into a store: everything arrives once, in order, byte for byte, however
+/// often and however interrupted the push.
+@Suite("PostgreSQL push", .enabled(if: PostgresTestServer.enabled))
+struct PostgresPushTests {
+    /// A log of three todo sessions (120, 0 and 75 actions), binary-coded with snapshots every
+    /// 25 actions, so it has symbols, periodic snapshots and an empty session.
+    static func deviceLog(in folder: TemporaryDirectory) async throws -> EventLog {
+        let log = try EventLog(path: folder.file("device.rewind"))
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.snapshotInterval = 25
+        configuration.snapshotBudget = .infinity
+        for (seed, actions) in [(1, 120), (2, 0), (3, 75)] {
+            _ = try await recordSession(
+                into: log, app: AppIdentity(id: "com.example.todo", version: "2.\(seed)"), initialState: TodoState(),
+                reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: UInt64(seed)), actions: actions,
+                configuration: configuration
+            )
+        }
+        return log
+    }
+
+    /// What the store holds of the pushed log, in a form to compare with the log: per session
+    /// (by its number in the log) the origin seqs in store-seq order, the payloads by origin
+    /// seq, the snapshots' origin seqs and the session's bounds.
+    static func contents(of location: PostgresLocation) async throws -> [String] {
+        try await PostgresTestServer.strings(location, """
+            SELECT s.origin_session || ':' || s.app_version || ':' || s.event_count || ':' ||
+                   coalesce((SELECT string_agg(e.origin_seq::text || '=' || md5(coalesce(e.payload, ''::bytea)), ',' ORDER BY e.seq)
+                             FROM rewind.events e WHERE e.session_id = s.id), '') || ':' ||
+                   coalesce((SELECT string_agg(p.origin_seq::text || '=' || md5(p.state), ',' ORDER BY p.seq)
+                             FROM rewind.snapshots p WHERE p.session_id = s.id), '') || ':' ||
+                   coalesce(s.first_seq = (SELECT min(seq) FROM rewind.events e WHERE e.session_id = s.id)
+                            AND s.last_seq = (SELECT max(seq) FROM rewind.events e WHERE e.session_id = s.id), true)::text
+            FROM rewind.sessions s ORDER BY s.origin_session
+            """)
+    }
+
+    /// The same, read from the log.
+    static func contents(of log: EventLog) throws -> [String] {
+        try log.sessions().map { session in
+            var cursor = log.events(EventFilter(session: session.id), pageSize: 500)
+            let events = try cursor.collect().map { "\($0.seq)=\(md5($0.payload ?? Data()))" }.joined(separator: ",")
+            let snapshots = try log.snapshotIndex(session: session.id).map { entry in
+                "\(entry.seq)=\(md5(try #require(try log.snapshot(session: session.id, atOrBefore: entry.seq)).state))"
+            }.joined(separator: ",")
+            return "\(session.id):\(session.app.version):\(session.eventCount):\(events):\(snapshots):true"
+        }
+    }
+
+    /// What the server's `md5()` gives for the same bytes: a short, exact stand-in for them.
+    static func md5(_ data: Data) -> String {
+        Insecure.MD5.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The log's totals: events and snapshots.
+    static func totals(_ log: EventLog) throws -> (events: Int64, snapshots: Int) {
+        let sessions = try log.sessions()
+        return (sessions.reduce(0) { $0 + $1.eventCount }, try sessions.reduce(0) { $0 + (try log.snapshotIndex(session: $1.id).count) })
+    }
+
+    @Test("a pushed log arrives whole: every session, event, payload and snapshot, in order; pushing again adds nothing")
+    func pushAndRepush() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let progress = Recorded<PostgresLog.PushProgress>()
+            let report = try await store.push(log, batchSize: 40, progress: progress.append)
+            let totals = try Self.totals(log)
+            #expect(totals.events == 195 && totals.snapshots > 5, "three sessions, periodic snapshots")
+            #expect(report == .init(sessions: 3, newSessions: 3, events: totals.events, alreadyThere: 0, snapshots: totals.snapshots, gaps: 0))
+            #expect(progress.all.last?.events == 195 && progress.all.last?.sessionsDone == 3)
+            #expect(progress.all.map(\.events) == progress.all.map(\.events).sorted(), "progress only goes forward")
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+            let spaces = try await PostgresTestServer.strings(location, "SELECT count(*)::text FROM rewind.symbols")
+            #expect(spaces == ["\(try log.storedSymbols().count)"])
+
+            let again = try await store.push(log, batchSize: 40)
+            #expect(again == .init(sessions: 3, newSessions: 0, events: 0, alreadyThere: 195, snapshots: 0, gaps: 0))
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
+    @Test("a push cut short keeps every committed batch and nothing half-written; pushing again finishes it")
+    func resumes() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let error = await #expect(throws: EventLogError.self) {
+                try await store.push(log, install: nil, batchSize: 30, progress: nil, stoppingAfter: 2)
+            }
+            #expect(error.map(String.init(describing:))?.contains("a push cut short") == true)
+            let partial = try await PostgresTestServer.strings(location, "SELECT count(*)::text || '/' || count(DISTINCT origin_seq)::text FROM rewind.events")
+            #expect(partial == ["60/60"], "two whole batches")
+            let finished = try await store.push(log, batchSize: 30)
+            #expect(finished.events == 135 && finished.alreadyThere == 60 && finished.newSessions == 2)
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
+    @Test("a log that grew since its last push: only the new events go, after the old ones")
+    func grows() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(log)
+            _ = try await recordSession(
+                into: log, app: AppIdentity(id: "com.example.todo", version: "2.4"), initialState: TodoState(),
+                reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 4), actions: 30
+            )
+            let report = try await store.push(log)
+            #expect(report.newSessions == 1 && report.events == 30 && report.alreadyThere == 195)
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
+    @Test("two processes pushing the same log at once add each event once")
+    func concurrentPushers() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            await (try PostgresLog.open(location)).close()
+            try await withThrowingTaskGroup(of: PostgresLog.PushReport.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        let store = try await PostgresLog.open(location)
+                        defer { Task { await store.close() } }
+                        return try await store.push(log, batchSize: 20)
+                    }
+                }
+                var events: Int64 = 0, sessions = 0
+                for try await report in group {
+                    events += report.events
+                    sessions += report.newSessions
+                }
+                #expect(events == 195 && sessions == 3, "between them, each event and session once")
+            }
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
+    @Test("recorded gaps arrive, pointing at the event before the loss and the session recording resumed in")
+    func gaps() async throws {
+        let (folder, path) = try logWithRecordedGap()
+        _ = folder
+        let log = try EventLog(path: path)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let report = try await store.push(log)
+            #expect(report.gaps == 1)
+            let gap = try await PostgresTestServer.strings(location, """
+                SELECT g.lost || ':' || (SELECT origin_seq FROM rewind.events e WHERE e.session_id = g.session_id AND e.seq = g.after_seq)
+                       || ':' || (SELECT origin_session FROM rewind.sessions WHERE id = g.resumed_session_id)
+                FROM rewind.gaps g
+                """)
+            let recorded = try #require(try log.gaps().first)
+            #expect(gap == ["\(recorded.lost):\(recorded.afterSeq):\(recorded.resumedSession ?? 0)"])
+            #expect(try await store.push(log).gaps == 0)
+        }
+    }
+
+    @Test("bad pushes are refused before anything is written")
+    func refusals() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            for size in [0, -1, 10_001, Int.max] {
+                let error = await #expect(throws: EventLogError.self) { try await store.push(log, batchSize: size) }
+                #expect(error.map(String.init(describing:))?.contains("give 1 to 10,000") == true)
+            }
+            let reader = try await PostgresLog.open(location, mode: .readOnly)
+            defer { Task { await reader.close() } }
+            let readOnly = await #expect(throws: EventLogError.self) { try await reader.push(log) }
+            #expect(readOnly.map(String.init(describing:))?.contains("opened read-only") == true)
+            let sessions = try await PostgresTestServer.strings(location, "SELECT count(*)::text FROM rewind.sessions")
+            #expect(sessions == ["0"])
+        }
+    }
+}
