@@ -28,6 +28,14 @@ let package = Package(
         .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
+    // `PostgreSQL` (on by default): the `rewind` commands take a postgres:// store wherever they
+    // take a log, and `push` is offered. It brings postgres-nio and SwiftNIO into every replay
+    // tool built on RewindCLI; an app that wants its tool without them depends on Rewind with
+    // `traits: []`.
+    traits: [
+        .trait(name: "PostgreSQL", description: "PostgreSQL log stores in the rewind commands (postgres-nio, SwiftNIO)."),
+        .default(enabledTraits: ["PostgreSQL"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -131,6 +139,7 @@ let package = Package(
                 "RewindLog",
                 "RewindReplay",
                 "RewindInspector",
+                .target(name: "RewindPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
@@ -243,6 +252,7 @@ let package = Package(
                 "RewindPostgres",
                 "RewindExamples",
                 "RewindTestSupport",
+                "rewind",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -6,6 +6,7 @@
 #   Tools/postgres.sh start DIR   install PostgreSQL if missing, create and start the cluster in
 #                                 DIR (which must be empty or absent); prints its URL, e.g.
 #                                 postgres://rewind:…@127.0.0.1:5433/rewind
+#   Tools/postgres.sh restart DIR restart it (fast: open connections are cut), same port
 #   Tools/postgres.sh stop DIR    stop it (fast shutdown); safe to call when it is not running
 #
 # Tools/dev.sh test starts one for the suite when REWIND_TEST_POSTGRES_URL is not set, and
@@ -56,7 +57,7 @@ free_port() {
 
 command="${1:-}"
 dir="${2:-}"
-[ -n "$command" ] && [ -n "$dir" ] || { say "usage: Tools/postgres.sh start|stop DIR"; exit 2; }
+[ -n "$command" ] && [ -n "$dir" ] || { say "usage: Tools/postgres.sh start|restart|stop DIR"; exit 2; }
 
 case "$command" in
     start)
@@ -75,13 +76,20 @@ case "$command" in
         as_owner "$bin/initdb" -D "$dir/data" -U rewind --pwfile="$dir/.password" -A scram-sha-256 -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
         port="$(free_port)"
-        # Loopback only; the socket lives in the cluster's folder, not in /var/run.
+        # Loopback only; the socket lives in the cluster's folder, not in /var/run. Detached from
+        # the caller's output (the log is server.log): the server must not hold a pipe open.
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on" start >/dev/null \
+            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on" start </dev/null >/dev/null 2>&1 \
             || { cat "$dir/server.log" >&2; exit 1; }
         printf '%s\n' "$port" > "$dir/port"
         PGPASSWORD="$password" "$bin/createdb" -h 127.0.0.1 -p "$port" -U rewind rewind
         echo "postgres://rewind:$password@127.0.0.1:$port/rewind"
+        ;;
+    restart)
+        bin="$(find_bin)"
+        # Detached from the caller's output: the server it starts must not hold a pipe open.
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart </dev/null >/dev/null 2>&1 \
+            || { cat "$dir/server.log" >&2; exit 1; }
         ;;
     stop)
         bin="$(find_bin || true)"
@@ -90,7 +98,7 @@ case "$command" in
         fi
         ;;
     *)
-        say "unknown command '$command': start or stop"
+        say "unknown command '$command': start, restart or stop"
         exit 2
         ;;
 esac

@@ -16,10 +16,19 @@ struct RootCommand: AsyncParsableCommand {
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
-                ServeCommand.self, ExportCommand.self, ImportCommand.self, AppsCommand.self,
-            ]
+                ServeCommand.self, ExportCommand.self, ImportCommand.self,
+            ] + storeCommands + [AppsCommand.self]
         )
     }
+}
+
+/// The subcommands that move logs between stores, when the tool is built with PostgreSQL.
+private var storeCommands: [any ParsableCommand.Type] {
+    #if PostgreSQL
+    [PushCommand.self]
+    #else
+    []
+    #endif
 }
 
 extension String {

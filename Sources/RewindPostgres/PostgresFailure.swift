@@ -22,6 +22,10 @@ enum PostgresFailure {
                 return .failed(path: path, reason: "the server refused user '\(location.user)': \(message ?? "authentication failed") (check the password in the URL, PGPASSWORD or ~/.pgpass)")
             case .server where state == "3D000":
                 return .fileNotFound(path: path + " (the database '\(location.database)' does not exist)")
+            case .server where state?.hasPrefix("57P") == true:
+                // Admin shutdown, crash shutdown, cannot connect now: the server is going away or
+                // not back yet.
+                return .failed(path: path, reason: "could not \(what): the server at \(server) is restarting or shutting down (\(message ?? state ?? "")); run it again to resume")
             case .server where state == "42501":
                 return .readOnly(path: path, detail: "user '\(location.user)' may not \(what): \(message ?? "permission denied")")
             case .server:

@@ -108,8 +108,6 @@ private struct Pusher {
         self.batchSize = batchSize
     }
 
-    private var connection: PostgresConnection { store.connection }
-    private var logger: Logger { PostgresLog.logger }
 
     mutating func run(progress: (@Sendable (PostgresLog.PushProgress) -> Void)?) async throws -> PostgresLog.PushReport {
         let sessions = try log.sessions()
@@ -139,7 +137,7 @@ private struct Pusher {
     private func symbolSpace() async throws -> Int64? {
         let symbols = try log.storedSymbols()
         guard !symbols.isEmpty else { return nil }
-        _ = try await connection.query("INSERT INTO rewind.symbol_spaces (origin) VALUES (\(origin)) ON CONFLICT (origin) DO NOTHING", logger: logger)
+        _ = try await store.rows("INSERT INTO rewind.symbol_spaces (origin) VALUES (\(origin)) ON CONFLICT (origin) DO NOTHING")
         let space = try await single(Int64.self, "SELECT id FROM rewind.symbol_spaces WHERE origin = \(origin)")
         for part in stride(from: 0, to: symbols.count, by: 1_000) {
             let chunk = symbols[part..<min(part + 1_000, symbols.count)]
@@ -152,10 +150,10 @@ private struct Pusher {
                 let first = bindings.count - 2
                 rows.append("($\(first), $\(first + 1), $\(first + 2))")
             }
-            _ = try await connection.query(PostgresQuery(
+            _ = try await store.rows(PostgresQuery(
                 unsafeSQL: "INSERT INTO rewind.symbols (space_id, id, name) VALUES \(rows.joined(separator: ", ")) ON CONFLICT DO NOTHING",
                 binds: bindings
-            ), logger: logger)
+            ))
         }
         return space
     }
@@ -167,11 +165,11 @@ private struct Pusher {
         let shapes = try log.shapes(session: session.id)
         let actionShape = try await intern(shapes.action), stateShape = try await intern(shapes.state)
         let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
-        let connection = connection, logger = logger, origin = origin, install = install
-        let created = try await Self.transaction(connection, logger) { () async throws -> Bool in
+        let store = store, origin = origin, install = install
+        let created = try await Self.transaction(store) { () async throws -> Bool in
             let app = session.app
             let key = session.encryption
-            let rows = try await connection.query("""
+            let created = try await store.rows("""
                 INSERT INTO rewind.sessions (origin, origin_session, install_id, app_id, app_version, action_schema_version, state_schema_version,
                                              codec, symbol_space_id, started_at, base_seq, info, key_id, key_salt, key_check,
                                              action_shape_id, state_shape_id)
@@ -180,17 +178,15 @@ private struct Pusher {
                         \(actionShape), \(stateShape))
                 ON CONFLICT (origin, origin_session) DO NOTHING
                 RETURNING id, base_seq
-                """, logger: logger)
-            var created: (Int64, Int64)?
-            for try await row in rows.decode((Int64, Int64).self) { created = row }
+                """).first.map { try $0.decode((Int64, Int64).self) }
             // Another pusher of the same log got there first: its transaction has it all.
             guard let (id, base) = created else { return false }
             if let initial {
-                _ = try await connection.query("""
+                _ = try await store.rows("""
                     INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
                     VALUES (\(id), \(base), \(initial.seq), \(initial.time), \(initial.kind), \(initial.state))
                     ON CONFLICT DO NOTHING
-                    """, logger: logger)
+                    """)
             }
             return true
         }
@@ -205,21 +201,18 @@ private struct Pusher {
     }
 
     private func existing(_ session: LogSession) async throws -> (id: Int64, base: Int64)? {
-        let rows = try await connection.query(
-            "SELECT id, base_seq FROM rewind.sessions WHERE origin = \(origin) AND origin_session = \(session.id)", logger: logger
-        )
-        for try await row in rows.decode((Int64, Int64).self) { return row }
-        return nil
+        try await store.rows("SELECT id, base_seq FROM rewind.sessions WHERE origin = \(origin) AND origin_session = \(session.id)")
+            .first.map { try $0.decode((Int64, Int64).self) }
     }
 
     /// The id of `shape`'s row, added when the store does not have it.
     private func intern(_ shape: TypeShape?) async throws -> Int64? {
         guard let shape else { return nil }
         let text = try shape.storedJSON()
-        _ = try await connection.query("""
+        _ = try await store.rows("""
             INSERT INTO rewind.type_shapes (fingerprint, digest, shape) VALUES (\(shape.fingerprint), sha256(convert_to(\(text), 'UTF8')), \(text))
             ON CONFLICT (digest) DO NOTHING
-            """, logger: logger)
+            """)
         return try await single(Int64.self, "SELECT id FROM rewind.type_shapes WHERE digest = sha256(convert_to(\(text), 'UTF8'))")
     }
 
@@ -252,8 +245,7 @@ private struct Pusher {
             }
         }
         // Snapshots past the last event (retention's, of a session emptied by it).
-        let connection = connection, logger = logger
-        let added = try await Self.transaction(connection, logger) {
+        let added = try await Self.transaction(store) {
             try await insertSnapshots(of: session, into: target, after: after, through: .max)
         }
         report.snapshots += added
@@ -270,15 +262,10 @@ private struct Pusher {
             if sourceIDs[event.source] == nil { sourceIDs[event.source] = try await sourceID(event.source) }
             if actionIDs[event.actionCase] == nil { actionIDs[event.actionCase] = try await actionID(event.actionCase) }
         }
-        let sources = sourceIDs, actions = actionIDs, connection = connection, logger = logger
-        let (added, snapshots) = try await Self.transaction(connection, logger) { () async throws -> (Int64, Int) in
-            var seqs: [Int64] = []
-            for try await seq in try await connection.query(
-                "SELECT nextval('rewind.seqs') FROM generate_series(1, \(batch.count))", logger: logger
-            ).decode(Int64.self) {
-                seqs.append(seq)
-            }
-            seqs.sort()
+        let sources = sourceIDs, actions = actionIDs, store = store
+        let (added, snapshots) = try await Self.transaction(store) { () async throws -> (Int64, Int) in
+            let seqs = try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(batch.count))")
+                .map { try $0.decode(Int64.self) }.sorted()
             var bindings = PostgresBindings(capacity: batch.count * 9)
             var rows: [String] = []
             rows.reserveCapacity(batch.count)
@@ -295,22 +282,19 @@ private struct Pusher {
                 bindings.append(event.redaction)
                 rows.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
             }
-            var inserted: [Int64] = []
-            for try await seq in try await connection.query(PostgresQuery(unsafeSQL: """
+            let inserted = try await store.rows(PostgresQuery(unsafeSQL: """
                 INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction)
                 VALUES \(rows.joined(separator: ", "))
                 ON CONFLICT DO NOTHING
                 RETURNING seq
-                """, binds: bindings), logger: logger).decode(Int64.self) {
-                inserted.append(seq)
-            }
+                """, binds: bindings)).map { try $0.decode(Int64.self) }
             if let low = inserted.min(), let high = inserted.max() {
-                _ = try await connection.query("""
+                _ = try await store.rows("""
                     UPDATE rewind.sessions
                     SET first_seq = LEAST(coalesce(first_seq, \(low)), \(low)), last_seq = GREATEST(coalesce(last_seq, \(high)), \(high)),
                         event_count = event_count + \(Int64(inserted.count))
                     WHERE id = \(target.id)
-                    """, logger: logger)
+                    """)
             }
             return (Int64(inserted.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
         }
@@ -326,7 +310,7 @@ private struct Pusher {
         var added = 0
         for entry in try log.snapshotIndex(session: session.id) where entry.seq > after && entry.seq <= through && entry.seq > session.baseSeq {
             guard let snapshot = try log.snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
-            let rows = try await connection.query("""
+            added += try await store.rows("""
                 INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
                 SELECT \(target.id), coalesce(
                            (SELECT seq FROM rewind.events WHERE session_id = \(target.id) AND origin_seq = \(snapshot.seq)),
@@ -335,18 +319,17 @@ private struct Pusher {
                        \(snapshot.seq), \(snapshot.time), \(snapshot.kind), \(snapshot.state)
                 ON CONFLICT DO NOTHING
                 RETURNING seq
-                """, logger: logger)
-            for try await _ in rows.decode(Int64.self) { added += 1 }
+                """).count
         }
         return added
     }
 
     private func sourceID(_ source: ActionSource) async throws -> Int64 {
-        _ = try await connection.query("""
+        _ = try await store.rows("""
             INSERT INTO rewind.sources (file, function, line, "column", origin)
             VALUES (\(source.file), \(source.function), \(Int64(source.line)), \(Int64(source.column)), \(source.origin.rawValue))
             ON CONFLICT DO NOTHING
-            """, logger: logger)
+            """)
         return try await single(Int64.self, """
             SELECT id FROM rewind.sources
             WHERE file = \(source.file) AND function = \(source.function) AND line = \(Int64(source.line))
@@ -355,7 +338,7 @@ private struct Pusher {
     }
 
     private func actionID(_ name: String) async throws -> Int64 {
-        _ = try await connection.query("INSERT INTO rewind.actions (name) VALUES (\(name)) ON CONFLICT DO NOTHING", logger: logger)
+        _ = try await store.rows("INSERT INTO rewind.actions (name) VALUES (\(name)) ON CONFLICT DO NOTHING")
         return try await single(Int64.self, "SELECT id FROM rewind.actions WHERE name = \(name)")
     }
 
@@ -363,32 +346,30 @@ private struct Pusher {
 
     private mutating func pushGap(_ gap: LogGap, into target: (id: Int64, base: Int64), resumed: Int64?) async throws {
         let cases = String(decoding: try JSONSerialization.data(withJSONObject: gap.cases, options: [.sortedKeys]), as: UTF8.self)
-        let rows = try await connection.query("""
+        report.gaps += try await store.rows("""
             INSERT INTO rewind.gaps (session_id, after_seq, lost, cases, reason, first_time, last_time, resumed_session_id)
             SELECT \(target.id), coalesce((SELECT seq FROM rewind.events WHERE session_id = \(target.id) AND origin_seq = \(gap.afterSeq)), \(target.base)),
                    \(Int64(gap.lost)), \(cases), \(gap.reason), \(gap.firstTime), \(gap.lastTime), \(resumed)
             ON CONFLICT DO NOTHING
             RETURNING id
-            """, logger: logger)
-        for try await _ in rows.decode(Int64.self) { report.gaps += 1 }
+            """).count
     }
 
     // MARK: - Helpers
 
     private func single<T: PostgresDecodable & Sendable>(_ type: T.Type, _ query: PostgresQuery) async throws -> T {
-        for try await value in try await connection.query(query, logger: logger).decode(T.self) { return value }
-        throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
+        try await store.single(type, query)
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    private static func transaction<T>(_ connection: PostgresConnection, _ logger: Logger, _ body: () async throws -> T) async throws -> T {
-        _ = try await connection.query("BEGIN", logger: logger)
+    private static func transaction<T>(_ store: PostgresLog, _ body: () async throws -> T) async throws -> T {
+        _ = try await store.rows("BEGIN")
         do {
             let result = try await body()
-            _ = try await connection.query("COMMIT", logger: logger)
+            _ = try await store.rows("COMMIT")
             return result
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
+            _ = try? await store.rows("ROLLBACK")
             throw error
         }
     }

@@ -109,14 +109,12 @@ struct PostgresLogOpeningTests {
         #expect(error.map(String.init(describing:))?.contains("offers no TLS, and sslmode=require requires it") == true, "\(String(describing: error))")
     }
 
-    @Test("nothing listening: connection refused, at once")
+    @Test("nothing listening: connection refused (said so, not left to time out)")
     func refused() async throws {
         var location = try PostgresTestServer.location()
         location.port = try freePort()
-        let started = ContinuousClock.now
         let error = await #expect(throws: EventLogError.self) { try await PostgresLog.open(location) }
         #expect(error.map(String.init(describing:))?.contains("connection refused") == true, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(5), "refused, not left to time out")
     }
 
     /// A loopback port nothing listens on (bound, read, released).

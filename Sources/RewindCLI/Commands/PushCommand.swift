@@ -1,0 +1,86 @@
+#if PostgreSQL
+import ArgumentParser
+import Foundation
+import RewindLog
+import RewindPostgres
+
+/// `rewind push LOG postgres://…`: a device log's sessions into a PostgreSQL store.
+struct PushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Copy a log's sessions into a PostgreSQL store (idempotent, resumable).",
+        discussion: """
+            Pushing the same log twice adds nothing; a push cut short (killed, the server restarted) loses nothing and \
+            finishes when run again. The store's schema is created or migrated first. Credentials come from the URL, \
+            PGPASSWORD or ~/.pgpass; errors never show the password. A log older than schema 9 has no identity yet and \
+            is migrated in place first, to get one.
+            """
+    )
+
+    @OptionGroup var options: LogOptions
+    @Argument(help: ArgumentHelp("The store: postgres://user@host:port/database[?sslmode=…].", valueName: "url"))
+    var store: String
+    @Option(help: "The install or device the log came from, kept with each session (default: the log's identity).")
+    var install: String?
+    @Option(help: "Events per transaction (1–10000).") var batchSize = 1_000
+
+    func validate() throws {
+        guard (1...10_000).contains(batchSize) else { throw InputError("--batch-size \(batchSize): give 1 to 10000 events") }
+        if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
+    }
+
+    func run() async throws {
+        let location: PostgresLocation
+        do { location = try PostgresLocation(parsing: store) } catch { throw InputError(error.description) }
+        var log = try options.open()
+        if try log.identity() == nil {
+            // Older than identities: give it one, for good, so that pushing it again is recognised.
+            log = try EventLog(path: options.path, keys: options.keys())
+            FileHandle.standardError.write(Data("rewind: migrated \(options.path) to log schema \(EventLog.latestSchemaVersion) to give it an identity\n".utf8))
+        }
+        let target = try await PostgresLog.open(location)
+        let showsProgress = isatty(STDERR_FILENO) != 0 && !options.json
+        let report: PostgresLog.PushReport
+        do {
+            report = try await target.push(log, install: install, batchSize: batchSize) { progress in
+                guard showsProgress else { return }
+                FileHandle.standardError.write(Data(
+                    "\rpushing: session \(progress.sessionsDone)/\(progress.sessions), \(progress.events) of \(progress.eventsTotal) events".utf8
+                ))
+            }
+        } catch {
+            if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+            await target.close()
+            throw error
+        }
+        if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+        await target.close()
+        try options.print(Report(store: location.description, report: report))
+    }
+}
+
+extension PushCommand {
+    /// What the push did: sessions and events added now and already there.
+    struct Report: CommandReport {
+        /// The store, without its password.
+        var store: String
+        var sessions: Int
+        var newSessions: Int
+        var events: Int64
+        var alreadyThere: Int64
+        var snapshots: Int
+        var gaps: Int
+
+        init(store: String, report: PostgresLog.PushReport) {
+            self.store = store
+            (sessions, newSessions, events, alreadyThere) = (report.sessions, report.newSessions, report.events, report.alreadyThere)
+            (snapshots, gaps) = (report.snapshots, report.gaps)
+        }
+
+        var text: String {
+            "pushed \(events) events (\(newSessions) new of \(sessions) sessions, \(snapshots) snapshots, \(gaps) gaps) to \(store)"
+                + (alreadyThere > 0 ? "; \(alreadyThere) events were there already" : "")
+        }
+    }
+}
+#endif

@@ -1,0 +1,157 @@
+import Foundation
+import RewindLog
+@testable import RewindPostgres
+import RewindTestSupport
+import Testing
+
+/// `rewind push`, as the built binary, under the faults that threaten it: killed mid-push, the
+/// server restarted mid-push, wrong credentials.
+@Suite("rewind push", .enabled(if: PostgresTestServer.enabled))
+struct PushCommandTests {
+    /// The demo's shop log of `actions` actions, recorded by the built `rewind`.
+    static func demoLog(actions: Int, in folder: TemporaryDirectory) throws -> String {
+        let result = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"], in: folder.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        return folder.file("demo.rewind")
+    }
+
+    /// The URL `rewind` takes for `location`, password included.
+    static func url(_ location: PostgresLocation) -> String {
+        "postgres://\(location.user):\(location.password ?? "")@\(location.host):\(location.port)/\(location.database)?sslmode=disable"
+    }
+
+    /// Events in the store, and how many distinct (session, origin seq) pairs: equal when
+    /// nothing was added twice.
+    static func counts(_ location: PostgresLocation) async throws -> (events: Int, distinct: Int) {
+        let row = try await PostgresTestServer.strings(location, """
+            SELECT count(*)::text || ' ' || count(DISTINCT (session_id, origin_seq))::text FROM rewind.events
+            """).first ?? "0 0"
+        let parts = row.split(separator: " ").compactMap { Int($0) }
+        return (parts.first ?? 0, parts.last ?? 0)
+    }
+
+    /// Starts `rewind push` in the background; the caller waits for it.
+    static func startPush(_ log: String, _ url: String, batchSize: Int, in folder: TemporaryDirectory) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
+        process.arguments = ["push", log, url, "--batch-size", "\(batchSize)"]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors)
+    }
+
+    /// Waits until the store has at least `count` events (or `seconds` pass).
+    static func waitForEvents(_ location: PostgresLocation, atLeast count: Int, seconds: Double = 60) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (try? await counts(location).events) ?? 0 >= count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the store never reached \(count) events")
+    }
+
+    /// Runs `Tools/postgres.sh COMMAND DIR` to the end, its output going to `DIR.out`, and
+    /// returns its exit status. Not through Foundation's `Process`: a script that starts a
+    /// server daemon (through runuser as root) can leave Process waiting for an exit it never
+    /// sees, so this spawns and reaps the child itself.
+    static func script(_ script: String, _ command: String, _ directory: String) -> Int32 {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, directory + ".out", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let arguments = ["/bin/bash", script, command, directory]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/bash", &actions, nil, &argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            // Reaped by someone else (Foundation reaps children it did not start, too): the
+            // script's effects (the port file, a running server) say how it went.
+            if errno != EINTR { return 0 }
+        }
+        return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+    }
+
+    @Test("push reports what it added; pushing again adds nothing; a wrong password is refused without being shown")
+    func pushTwice() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try Self.demoLog(actions: 400, in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let first = try run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
+            #expect(first.status == 0, "\(first.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
+            #expect(report["events"] as? Int == 400 && report["newSessions"] as? Int == 1)
+            var named = location
+            named.tls = .disable
+            #expect(report["store"] as? String == named.description, "named without its password")
+            let second = try run(builtProduct("rewind"), ["push", log, Self.url(location)], in: folder.path)
+            #expect(second.standardOutput.hasPrefix("pushed 0 events (0 new of 1 sessions") && second.standardOutput.contains("400 events were there already"))
+            var wrong = location
+            wrong.password = "hunter2-wrong"
+            let refused = try run(builtProduct("rewind"), ["push", log, Self.url(wrong)], in: folder.path)
+            #expect(refused.status == 2 && refused.standardError.contains("the server refused user '\(location.user)'"))
+            #expect(!refused.standardError.contains("hunter2") && !refused.standardOutput.contains("hunter2"))
+            #expect(try await Self.counts(location) == (400, 400))
+        }
+    }
+
+    @Test("a pusher killed mid-push (SIGKILL) leaves whole batches; pushing again completes without duplicates")
+    func killedMidPush() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try Self.demoLog(actions: 6_000, in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            await (try PostgresLog.open(location)).close()
+            let (process, _) = try Self.startPush(log, Self.url(location), batchSize: 25, in: folder)
+            try await Self.waitForEvents(location, atLeast: 500)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            let partial = try await Self.counts(location)
+            #expect(partial.events == partial.distinct && partial.events % 25 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
+            let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
+            #expect(finished.status == 0, "\(finished.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(finished.standardOutput.utf8)) as? [String: Any])
+            #expect(report["alreadyThere"] as? Int == partial.events && report["events"] as? Int == 6_000 - partial.events)
+            #expect(try await Self.counts(location) == (6_000, 6_000))
+        }
+    }
+
+    @Test("the server restarted mid-push: a clean error naming the store, then pushing again completes")
+    func serverRestarted() async throws {
+        // A server of the test's own, to restart: started by the same script as the suite's.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let cluster = try TemporaryDirectory()
+        let script = root.appendingPathComponent("Tools/postgres.sh").path
+        let directory = cluster.file("pg")
+        guard Self.script(script, "start", directory) == 0,
+              let port = try? String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+              let password = try? String(contentsOfFile: directory + "/.password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
+            #expect(!PostgresTestServer.required, "could not start a server to restart (see \(directory))")
+            return
+        }
+        defer { _ = Self.script(script, "stop", directory) }
+        let location = try PostgresLocation(parsing: "postgres://rewind:\(password)@127.0.0.1:\(port)/rewind", environment: [:])
+        let folder = try TemporaryDirectory()
+        let log = try Self.demoLog(actions: 6_000, in: folder)
+        await (try PostgresLog.open(location)).close()
+        // Small batches, so the push is still going when the server restarts.
+        let (process, errors) = try Self.startPush(log, Self.url(location), batchSize: 5, in: folder)
+        try await Self.waitForEvents(location, atLeast: 200)
+        #expect(Self.script(script, "restart", directory) == 0)
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 2, "the push fails when its connection is cut")
+        #expect(message.contains("127.0.0.1:\(location.port)") && !message.contains(location.password ?? "<none>"), "\(message)")
+        let partial = try await Self.counts(location)
+        #expect(partial.events == partial.distinct && partial.events % 5 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
+        let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location)], in: folder.path)
+        #expect(finished.status == 0, "\(finished.standardError)")
+        #expect(try await Self.counts(location) == (6_000, 6_000))
+    }
+}
