@@ -1,7 +1,6 @@
 import Foundation
-import Logging
-import Rewind
 import PostgresNIO
+import Rewind
 public import RewindLog
 
 extension PostgresLog {
@@ -107,7 +106,6 @@ private struct Pusher {
         self.install = install
         self.batchSize = batchSize
     }
-
 
     mutating func run(progress: (@Sendable (PostgresLog.PushProgress) -> Void)?) async throws -> PostgresLog.PushReport {
         let sessions = try log.sessions()
