@@ -25,7 +25,7 @@ struct RootCommand: AsyncParsableCommand {
 /// The subcommands that move logs between stores, when the tool is built with PostgreSQL.
 private var storeCommands: [any ParsableCommand.Type] {
     #if PostgreSQL
-    [PushCommand.self]
+    [PushCommand.self, PullCommand.self]
     #else
     []
     #endif

@@ -27,4 +27,21 @@ public struct LogSession: Codable, Sendable, Hashable, Identifiable {
     /// The seq replay of the whole session goes to: its last event's, or its base seq when it
     /// has none (an app launched and closed without an action, or emptied by retention).
     public var lastSeq: Int64 { seqRange?.upperBound ?? baseSeq }
+
+    package init(
+        id: Int64, app: AppIdentity, codec: String, startedAt: Double, baseSeq: Int64, info: String?, eventCount: Int64,
+        seqRange: ClosedRange<Int64>?, encryption: SessionEncryption?, actionFingerprint: String?, stateFingerprint: String?
+    ) {
+        self.id = id
+        self.app = app
+        self.codec = codec
+        self.startedAt = startedAt
+        self.baseSeq = baseSeq
+        self.info = info
+        self.eventCount = eventCount
+        self.seqRange = seqRange
+        self.encryption = encryption
+        self.actionFingerprint = actionFingerprint
+        self.stateFingerprint = stateFingerprint
+    }
 }

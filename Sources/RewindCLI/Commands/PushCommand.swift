@@ -38,24 +38,22 @@ struct PushCommand: AsyncParsableCommand {
             log = try EventLog(path: options.path, keys: options.keys())
             FileHandle.standardError.write(Data("rewind: migrated \(options.path) to log schema \(EventLog.latestSchemaVersion) to give it an identity\n".utf8))
         }
+        guard let identity = try log.identity() else { throw InputError("\(options.path): the log has no identity, even after migrating it") }
         let target = try await PostgresLog.open(location)
-        let showsProgress = isatty(STDERR_FILENO) != 0 && !options.json
+        let line = ProgressLine(json: options.json)
         let report: PostgresLog.PushReport
         do {
-            report = try await target.push(log, install: install, batchSize: batchSize) { progress in
-                guard showsProgress else { return }
-                FileHandle.standardError.write(Data(
-                    "\rpushing: session \(progress.sessionsDone)/\(progress.sessions), \(progress.events) of \(progress.eventsTotal) events".utf8
-                ))
+            report = try await line.around {
+                try await target.push(log, install: install, batchSize: batchSize) { progress in
+                    line.update("pushing: session \(progress.sessionsDone)/\(progress.sessions), \(progress.events) of \(progress.eventsTotal) events")
+                }
             }
         } catch {
-            if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             await target.close()
             throw error
         }
-        if showsProgress { FileHandle.standardError.write(Data("\n".utf8)) }
         await target.close()
-        try options.print(Report(store: location.description, report: report))
+        try options.print(Report(store: location.description, logID: identity, report: report))
     }
 }
 
@@ -64,6 +62,8 @@ extension PushCommand {
     struct Report: CommandReport {
         /// The store, without its password.
         var store: String
+        /// The log's identity: `rewind pull --log` brings its sessions back.
+        var logID: String
         var sessions: Int
         var newSessions: Int
         var events: Int64
@@ -71,15 +71,16 @@ extension PushCommand {
         var snapshots: Int
         var gaps: Int
 
-        init(store: String, report: PostgresLog.PushReport) {
+        init(store: String, logID: UUID, report: PostgresLog.PushReport) {
             self.store = store
+            self.logID = logID.uuidString.lowercased()
             (sessions, newSessions, events, alreadyThere) = (report.sessions, report.newSessions, report.events, report.alreadyThere)
             (snapshots, gaps) = (report.snapshots, report.gaps)
         }
 
         var text: String {
             "pushed \(events) events (\(newSessions) new of \(sessions) sessions, \(snapshots) snapshots, \(gaps) gaps) to \(store)"
-                + (alreadyThere > 0 ? "; \(alreadyThere) events were there already" : "")
+                + (alreadyThere > 0 ? "; \(alreadyThere) events were there already" : "") + "\nlog \(logID) (rewind pull --log \(logID) brings it back)"
         }
     }
 }

@@ -12,7 +12,7 @@ public struct SessionEncryption: Codable, Sendable, Hashable {
     /// key, told apart from a damaged payload.
     package var check: Data
 
-    init(keyID: String, salt: Data, check: Data) {
+    package init(keyID: String, salt: Data, check: Data) {
         self.keyID = keyID
         self.salt = salt
         self.check = check

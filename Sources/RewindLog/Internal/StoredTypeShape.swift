@@ -28,7 +28,7 @@ extension SessionShapes {
     ///
     /// - Throws: ``EventLogError/corrupt(path:detail:)`` naming the session and the part when
     ///   one does not read as a shape.
-    init(storedAction action: String?, state: String?, session: Int64, path: String) throws(EventLogError) {
+    package init(storedAction action: String?, state: String?, session: Int64, path: String) throws(EventLogError) {
         func shape(_ text: String?, _ part: String) throws(EventLogError) -> TypeShape? {
             guard let text else { return nil }
             do {

@@ -105,33 +105,16 @@ extension EventLog {
     /// - Returns: How many events were written.
     @discardableResult
     public func export(to url: URL, filter: EventFilter = EventFilter()) throws(EventLogError) -> Int {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         for suffix in ["", "-wal", "-shm"] where FileIdentity(path: path + suffix).map({ $0 == FileIdentity(path: url.path) }) == true {
             throw .readOnly(path: url.path, detail: "it is the log being exported (or its\(suffix.isEmpty ? "" : " " + suffix) file); export to another file")
         }
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-              let handle = try? FileHandle(forWritingTo: url) else {
-            throw .readOnly(path: url.path, detail: "cannot create the export file")
-        }
-        defer { try? handle.close() }
-        func write<T: Encodable>(_ line: T) throws(EventLogError) {
-            do {
-                var data = try encoder.encode(line)
-                data.append(UInt8(ascii: "\n"))
-                try handle.write(contentsOf: data)
-            } catch {
-                throw .readOnly(path: url.path, detail: "cannot write the export file: \(error)")
-            }
-        }
+        let writer = try PortableLogWriter(url: url)
 
         var sessions = try self.sessions()
         if let session = filter.session { sessions = sessions.filter { $0.id == session } }
         let version = sessions.contains { $0.encryption != nil } ? PortableLog.version : 2
-        try write(PortableLog.Header(
-            version: version, exportedAt: Date().timeIntervalSince1970, schemaVersion: try schemaVersion(), logID: try identity()
-        ))
-        for symbol in try storedSymbols() { try write(PortableLog.SymbolLine(id: symbol.id, name: symbol.name)) }
+        try writer.header(version: version, schemaVersion: try schemaVersion(), logID: try identity())
+        for symbol in try storedSymbols() { try writer.symbol(id: symbol.id, name: symbol.name) }
         var count = 0
         for session in sessions {
             let isText = storesText(session)
@@ -140,31 +123,28 @@ extension EventLog {
             var cursor = events(sessionFilter, pageSize: 2_000)
             guard let first = try cursor.next() else {
                 if filter.seqs == nil && filter.actionCase == nil && filter.file == nil && filter.line == nil {
-                    try write(PortableLog.SessionLine(session: session, shapes: try exportedShapes(session)))
+                    try writer.session(session, shapes: try exportedShapes(session))
                     if let initial = try snapshot(session: session.id, atOrBefore: session.baseSeq) {
-                        let (state, encoding) = PortableLog.encode(initial.state, isText: isText)
-                        try write(PortableLog.SnapshotLine(session: session.id, seq: initial.seq, time: initial.time, kind: initial.kind, state: state, encoding: encoding))
+                        try writer.snapshot(session: session.id, seq: initial.seq, time: initial.time, kind: initial.kind, state: initial.state, isText: isText)
                     }
                 }
                 continue
             }
-            try write(PortableLog.SessionLine(session: session, shapes: try exportedShapes(session)))
+            try writer.session(session, shapes: try exportedShapes(session))
             // The snapshots a replay of the chosen events needs: the one at or before the first,
             // and every later one up to the last chosen event.
             // (A tampered seq of Int64.min has nothing before it.)
             let start = try snapshot(session: session.id, atOrBefore: first.seq == .min ? .min : first.seq - 1)
             for entry in try snapshotIndex(session: session.id) where entry.seq >= (start?.seq ?? 0) {
                 guard let snapshot = try snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
-                let (state, encoding) = PortableLog.encode(snapshot.state, isText: isText)
-                try write(PortableLog.SnapshotLine(session: session.id, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: state, encoding: encoding))
+                try writer.snapshot(session: session.id, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: snapshot.state, isText: isText)
             }
             var event: LoggedEvent? = first
             while let current = event {
-                let payload = current.payload.map { PortableLog.encode($0, isText: isText) }
-                try write(PortableLog.EventLine(
+                try writer.event(
                     seq: current.seq, session: current.session, time: current.time, action: current.actionCase,
-                    payload: payload?.0, encoding: payload?.1, source: current.source, redaction: current.redaction
-                ))
+                    payload: current.payload, isText: isText, source: current.source, redaction: current.redaction
+                )
                 count += 1
                 event = try cursor.next()
             }
@@ -174,7 +154,7 @@ extension EventLog {
         let exported = Set(sessions.map(\.id))
         for var gap in try gaps() where exported.contains(gap.session) {
             if let resumed = gap.resumedSession, !exported.contains(resumed) { gap.resumedSession = nil }
-            try write(PortableLog.GapLine(gap: gap))
+            try writer.gap(gap)
         }
         return count
     }

@@ -1,0 +1,82 @@
+import Foundation
+import RewindLog
+@testable import RewindPostgres
+import RewindTestSupport
+import Testing
+
+/// `rewind pull`, as the built binary: a pushed log comes back as a file every command reads as
+/// the device's own.
+@Suite("rewind pull", .enabled(if: PostgresTestServer.enabled))
+struct PullCommandTests {
+    @Test("a pushed demo log pulled back answers every read command exactly as the original file")
+    func sameAnswers() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try PushCommandTests.demoLog(actions: 400, in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let url = PushCommandTests.url(location)
+            let pushed = try run(builtProduct("rewind"), ["push", log, url, "--json"], in: folder.path)
+            #expect(pushed.status == 0, "\(pushed.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(pushed.standardOutput.utf8)) as? [String: Any])
+            let logID = try #require(report["logID"] as? String)
+            #expect(logID == (try EventLog(path: log, mode: .readOnly).identity())?.uuidString.lowercased())
+
+            let pulled = try run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
+            #expect(pulled.status == 0, "\(pulled.standardError)")
+            #expect(pulled.standardOutput.hasPrefix("pulled 1 session (400 events,") && pulled.standardOutput.contains("into pulled.rewind"))
+            #expect(!pulled.standardOutput.contains(location.password ?? "no password"), "the store is named without its password")
+
+            let commands: [[String]] = [
+                ["sessions"], ["log"], ["log", "--case", "cart.*"], ["show", "123"], ["stats"], ["check"], ["schema"],
+                ["state", "--at", "250"], ["diff", "--from", "10", "--to", "300"], ["verify"],
+                ["bisect", "--invariant", "non-negative-total"], ["export", "--output", "X.jsonl"],
+            ]
+            for command in commands {
+                let original = try run(builtProduct("rewind"), [command[0], log] + command.dropFirst().map { $0 == "X.jsonl" ? "original.jsonl" : $0 }, in: folder.path)
+                let copy = try run(builtProduct("rewind"), [command[0], "pulled.rewind"] + command.dropFirst().map { $0 == "X.jsonl" ? "pulled.jsonl" : $0 }, in: folder.path)
+                #expect(original.status == copy.status, "\(command)")
+                let normalized = copy.standardOutput.replacingOccurrences(of: "pulled.rewind", with: "demo.rewind")
+                    .replacingOccurrences(of: folder.file("pulled.rewind"), with: log).replacingOccurrences(of: "pulled.jsonl", with: "original.jsonl")
+                #expect(normalized == original.standardOutput.replacingOccurrences(of: log, with: "demo.rewind"), "\(command)")
+                #expect(!original.standardOutput.isEmpty, "\(command) printed something to compare")
+            }
+            let exports = try [folder.file("original.jsonl"), folder.file("pulled.jsonl")].map { path in
+                try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().joined(separator: "\n")
+            }
+            #expect(exports[0] == exports[1], "every line after the header (which holds the export time) is the same")
+
+            let again = try run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
+            #expect(again.status == 2 && again.standardError.contains("the file exists already"))
+        }
+    }
+
+    @Test("odd selections and credentials are refused with exit 2, a clear error, no password and no file")
+    func refusals() async throws {
+        let folder = try TemporaryDirectory()
+        try await PostgresTestServer.withDatabase { location in
+            await (try PostgresLog.open(location)).close()
+            let url = PushCommandTests.url(location)
+            var wrong = location
+            wrong.password = "hunter2-wrong"
+            let cases: [([String], String)] = [
+                (["pull", url, "--output", "x.rewind"], "choose the sessions with one of --session, --log or --install"),
+                (["pull", url, "--session", "1", "--log", UUID().uuidString, "--output", "x.rewind"], "choose the sessions with one of"),
+                (["pull", url, "--session", "0", "--output", "x.rewind"], "--session 0: give a session's number in the store (1 or more) or its UUID"),
+                (["pull", url, "--session=-1", "--output", "x.rewind"], "--session -1: give a session's number"),
+                (["pull", url, "--session", "abc", "--output", "x.rewind"], "--session abc: give a session's number"),
+                (["pull", url, "--session", "9223372036854775808", "--output", "x.rewind"], "give a session's number"),
+                (["pull", url, "--log", "not-a-uuid", "--output", "x.rewind"], "--log not-a-uuid: not a log identity (a UUID)"),
+                (["pull", url, "--install", "", "--output", "x.rewind"], "--install: give a non-empty id"),
+                (["pull", url, "--session", "9223372036854775807", "--output", "x.rewind"], "no session in the store matches sessions 9223372036854775807"),
+                (["pull", "mysql://db/x", "--session", "1", "--output", "x.rewind"], "postgres"),
+                (["pull", PushCommandTests.url(wrong), "--session", "1", "--output", "x.rewind"], "the server refused user '\(location.user)'"),
+            ]
+            for (arguments, message) in cases {
+                let result = try run(builtProduct("rewind"), arguments, in: folder.path)
+                #expect(result.status == 2, "\(arguments)")
+                #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+                #expect(!result.standardError.contains("hunter2") && !result.standardError.contains(location.password ?? "no password"))
+                #expect(!FileManager.default.fileExists(atPath: folder.file("x.rewind")), "\(arguments) left a file")
+            }
+        }
+    }
+}
