@@ -4,7 +4,7 @@ import RewindLog
 
 /// The log argument, its keys and the output format every subcommand shares.
 struct LogOptions: ParsableArguments {
-    @Argument(help: "The Rewind log file.")
+    @Argument(help: "The Rewind log file (bisect and verify with --all-sessions: or a postgres:// store).")
     var path: String
 
     @Option(
@@ -37,9 +37,32 @@ struct LogOptions: ParsableArguments {
         }
     }
 
+    /// The log argument when it names a PostgreSQL store rather than a file.
+    var storeURL: String? {
+        let lowered = path.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? path : nil
+    }
+
     /// Opens the log read-only, with the keys in `--key-file`.
+    ///
+    /// - Throws: ``InputError`` for a store's URL, naming it without its password: the
+    ///   commands that read a store by URL take it before opening a file.
     func open() throws -> EventLog {
-        try EventLog(path: path, mode: .readOnly, keys: keys())
+        if let storeURL {
+            throw InputError("""
+                \(Self.redacted(storeURL)): a PostgreSQL store; this command reads a log file. Bring the sessions into one with \
+                `rewind pull` (bisect and verify ask every session of a store with --all-sessions).
+                """)
+        }
+        return try EventLog(path: path, mode: .readOnly, keys: keys())
+    }
+
+    /// A URL without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "a postgres:// URL that does not parse" }
+        guard components.password != nil else { return url }
+        components.password = nil
+        return components.string ?? "the store"
     }
 
     /// Prints a report as text or JSON.

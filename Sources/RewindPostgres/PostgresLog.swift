@@ -65,7 +65,7 @@ public final class PostgresLog: Sendable {
                 try await PostgresMigrator.migrate(connection, location: location, logger: logger)
             case .readOnly:
                 guard version > 0 else {
-                    throw EventLogError.fileNotFound(path: location.description + " (no Rewind log store in this database)")
+                    throw EventLogError.failed(path: location.description, reason: "there is no Rewind log store in this database (nothing was pushed or recorded into it yet)")
                 }
                 guard version <= latestSchemaVersion else {
                     throw EventLogError.newerSchema(path: location.description, found: version, supported: latestSchemaVersion)

@@ -51,7 +51,7 @@ struct PostgresLogOpeningTests {
     func readOnlyWithoutStore() async throws {
         try await PostgresTestServer.withDatabase { location in
             let error = await #expect(throws: EventLogError.self) { try await PostgresLog.open(location, mode: .readOnly) }
-            #expect(error.map(String.init(describing:))?.contains("no Rewind log store in this database") == true, "\(String(describing: error))")
+            #expect(error.map(String.init(describing:))?.contains(": there is no Rewind log store in this database (nothing was pushed or recorded into it yet)") == true, "\(String(describing: error))")
             let schemas = try await PostgresTestServer.strings(location, "SELECT nspname::text FROM pg_namespace WHERE nspname = 'rewind'")
             #expect(schemas.isEmpty)
         }

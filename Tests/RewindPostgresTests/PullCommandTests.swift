@@ -44,6 +44,11 @@ struct PullCommandTests {
             }
             #expect(exports[0] == exports[1], "every line after the header (which holds the export time) is the same")
 
+            let json = try run(builtProduct("rewind"), ["pull", url, "--session", "1", "--output", "one.rewind", "--json"], in: folder.path)
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            #expect(Set(fields.keys) == ["store", "path", "sessions", "events", "snapshots", "gaps", "logID"])
+            #expect(fields["logID"] as? String == logID && fields["events"] as? Int == 400)
+
             let again = try run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
             #expect(again.status == 2 && again.standardError.contains("the file exists already"))
         }

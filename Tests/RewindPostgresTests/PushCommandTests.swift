@@ -87,6 +87,7 @@ struct PushCommandTests {
             #expect(first.status == 0, "\(first.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
             #expect(report["events"] as? Int == 400 && report["newSessions"] as? Int == 1)
+            #expect(Set(report.keys) == ["store", "logID", "sessions", "newSessions", "events", "alreadyThere", "snapshots", "gaps"])
             var named = location
             named.tls = .disable
             #expect(report["store"] as? String == named.description, "named without its password")

@@ -3,14 +3,16 @@ import RewindLog
 import RewindReplay
 
 /// `rewind bisect PATH --invariant NAME` or `--where EXPR`.
-struct BisectCommand: ReportingCommand {
+struct BisectCommand: ReportingCommand, AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bisect",
         abstract: "Find the first action that breaks an invariant, or after which a condition holds.",
         discussion: """
             --invariant names one of the app's registered invariants (see `apps`); --where takes a \
             condition on the state's JSON, e.g. 'cart.total < 0' or 'cart.lines.count >= 3'. \
-            Exits 1 when no action does it.
+            Exits 1 when no action does it. With --all-sessions, every session is searched on its own, \
+            in parallel — of the log file, or of a PostgreSQL store given by its postgres:// URL — and the \
+            report lists each session where it happens, with its first bad seq and source.
             """
     )
 
@@ -18,10 +20,39 @@ struct BisectCommand: ReportingCommand {
     @OptionGroup var replay: ReplayFlags
     @OptionGroup var target: ConditionOptions
     @Flag(help: "Skip ahead by snapshots: faster, for conditions that stay true once true.") var skipAhead = false
+    @OptionGroup var fleet: FleetOptions
+
+    func validate() throws {
+        try fleet.validate(session: target.session)
+    }
+
+    mutating func run() async throws {
+        if fleet.allSessions {
+            try await runFleet()
+        } else {
+            try printReport()
+        }
+    }
 
     func report() throws -> Report {
         let log = try options.open()
         return try target.app(in: log, with: replay).run(self)
+    }
+}
+
+extension BisectCommand: FleetCommand {
+    var fleetQuestion: String {
+        target.invariant.map { "sessions that break \($0)" } ?? "sessions where \(target.condition ?? "") holds"
+    }
+
+    static var hitsAnswerNo: Bool { false }
+
+    func answer(in log: EventLog, session: Int64) throws -> FleetEntry.Answer {
+        var command = self
+        command.target.session = session
+        let report = try command.target.app(in: log, with: replay).run(command)
+        let status: FleetEntry.Status = !report.found ? .notFound : report.atStart == true ? .atStart : .found
+        return FleetEntry.Answer(status: status, seq: report.seq, event: report.event, eventsFolded: report.eventsFolded)
     }
 }
 

@@ -3,25 +3,52 @@ import RewindLog
 import RewindReplay
 
 /// `rewind verify PATH`: does today's reducer reproduce the recording?
-struct VerifyCommand: ReportingCommand {
+struct VerifyCommand: ReportingCommand, AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Replay the log and compare with every recorded snapshot.",
-        discussion: "Exits 1 at the first divergence: a changed or non-deterministic reducer."
+        discussion: """
+            Exits 1 at the first divergence: a changed or non-deterministic reducer. With --all-sessions, every \
+            session is replayed on its own, in parallel — of the log file, or of a PostgreSQL store given by its \
+            postgres:// URL — and the report lists each session that diverges, with where.
+            """
     )
 
     @OptionGroup var options: LogOptions
     @OptionGroup var replay: ReplayFlags
     @Option(help: "Only this session.") var session: Int64?
+    @OptionGroup var fleet: FleetOptions
 
     func validate() throws {
         try InputError.requirePositive(session, "--session", what: "a session number")
+        try fleet.validate(session: session)
+    }
+
+    mutating func run() async throws {
+        if fleet.allSessions {
+            try await runFleet()
+        } else {
+            try printReport()
+        }
     }
 
     func report() throws -> Report {
         let log = try options.open()
         let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
         return try replay.replay(log, sessions: sessions).run(self)
+    }
+}
+
+extension VerifyCommand: FleetCommand {
+    var fleetQuestion: String { "sessions whose replay diverges from the recording" }
+
+    static var hitsAnswerNo: Bool { true }
+
+    func answer(in log: EventLog, session: Int64) throws -> FleetEntry.Answer {
+        var command = self
+        command.session = session
+        let report = try replay.replay(log, sessions: [try log.session(session)]).run(command)
+        return FleetEntry.Answer(status: report.agrees ? .agrees : .diverged, seq: report.seq, event: report.event, eventsFolded: report.eventsFolded)
     }
 }
 

@@ -19,6 +19,11 @@ protocol ReportingCommand: ParsableCommand {
 
 extension ReportingCommand {
     func run() throws {
+        try printReport()
+    }
+
+    /// Prints the command's report; exits 1 when its answer is "no".
+    func printReport() throws {
         let report = try report()
         try options.print(report)
         if report.answersNo { throw ExitCode(1) }

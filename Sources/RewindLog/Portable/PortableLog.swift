@@ -186,11 +186,33 @@ extension EventLog {
         guard let reader = LineReader(url: url) else { throw .readOnly(path: url.path, detail: "the file cannot be read") }
         let log = try EventLog(path: path)
         do {
-            try log.write { db in try Self.importLines(reader, into: log, db: db, exportPath: url.path) }
+            try log.importLines(reader, from: url)
             return log
         } catch {
             try? log.close()
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            throw error
+        }
+    }
+
+    /// Imports a portable export into this log, which must hold nothing yet: a copy of an empty
+    /// log made once and reused, for work that imports many small exports (creating a log runs
+    /// every migration, which costs more than importing a short session). All or nothing: the
+    /// import is one transaction.
+    ///
+    /// - Throws: ``EventLogError/readOnly(path:detail:)`` when the log is not empty; what
+    ///   ``importLog(from:to:)`` throws for a malformed export.
+    package func importExport(from url: URL) throws(EventLogError) {
+        guard let reader = LineReader(url: url) else { throw .readOnly(path: url.path, detail: "the file cannot be read") }
+        let holds = try read { db in try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM symbols)") ?? 0 }
+        guard holds == 0 else { throw .readOnly(path: path, detail: "the log is not empty; an export is imported into an empty one") }
+        try importLines(reader, from: url)
+    }
+
+    private func importLines(_ reader: LineReader, from url: URL) throws(EventLogError) {
+        do {
+            try write { db in try Self.importLines(reader, into: self, db: db, exportPath: url.path) }
+        } catch {
             throw EventLogError.wrapping(error, path: url.path)
         }
     }

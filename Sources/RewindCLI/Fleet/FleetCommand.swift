@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import RewindLog
+#if PostgreSQL
+import RewindPostgres
+#endif
+
+/// A replaying command that can ask its question of every session (`--all-sessions`): `bisect`,
+/// `verify`.
+protocol FleetCommand: Sendable {
+    var options: LogOptions { get }
+    var fleet: FleetOptions { get }
+    /// The question, as the fleet report names it.
+    var fleetQuestion: String { get }
+    /// Whether a session answering means "no" (verify: a divergence).
+    static var hitsAnswerNo: Bool { get }
+    /// The command's answer for one session of `log`, as a fleet entry.
+    func answer(in log: EventLog, session: Int64) throws -> FleetEntry.Answer
+}
+
+extension FleetCommand {
+    /// Asks every session (of the log file, or of the store the log argument names), prints the
+    /// fleet report, and exits 1 when the answer is "no", 2 when a session could not be replayed.
+    func runFleet() async throws {
+        let source = try fleetSource()
+        let sessions = try await source.sessions()
+        let line = ProgressLine(json: options.json)
+        let workers = fleet.workers
+        let (entries, seconds) = try await line.around {
+            try await FleetRun.run(source, sessions: sessions, workers: workers, line: line) { log, session in
+                // The fleet's progress line is the one shown; each replay's own stays quiet.
+                try ReplayFlags.$reportsProgress.withValue(false) { try answer(in: log, session: session) }
+            }
+        }
+        let report = FleetReport(
+            question: fleetQuestion, source: source.name, options: fleet, workers: min(workers, max(1, sessions.count)), seconds: seconds,
+            entries: entries, hitsAnswerNo: Self.hitsAnswerNo, pullHint: pullHint(source)
+        )
+        try options.print(report)
+        if report.failed > 0 { throw ExitCode(2) }
+        if report.answersNo { throw ExitCode(1) }
+    }
+
+    /// The log file, or the store the log argument names.
+    private func fleetSource() throws -> any FleetSource {
+        guard let url = options.storeURL else {
+            if fleet.install != nil { throw InputError("--install selects sessions in a store; a log file is one install's") }
+            return FileFleet(log: try options.open(), appVersion: fleet.appVersion)
+        }
+        #if PostgreSQL
+        do {
+            return StoreFleet(location: try PostgresLocation(parsing: url), keys: try options.keys(), appVersion: fleet.appVersion, install: fleet.install)
+        } catch let error as PostgresLocationError {
+            throw InputError(error.description)
+        }
+        #else
+        throw InputError("\(LogOptions.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")
+        #endif
+    }
+
+    /// How to bring a session that answered back to look at it closely.
+    private func pullHint(_ source: any FleetSource) -> String? {
+        guard options.storeURL != nil else { return nil }
+        return "to look at one closely: rewind pull '\(source.name)' --session UUID --output session.rewind"
+    }
+}
