@@ -28,8 +28,8 @@ let package = Package(
         .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
-    // `PostgreSQL` (on by default): the `rewind` commands take a postgres:// store wherever they
-    // take a log, and `push` is offered. It brings postgres-nio and SwiftNIO into every replay
+    // `PostgreSQL` (on by default): `rewind push` and `pull` move sessions between logs and a
+    // PostgreSQL store, and `bisect`/`verify --all-sessions` ask a store's sessions. It brings postgres-nio and SwiftNIO into every replay
     // tool built on RewindCLI; an app that wants its tool without them depends on Rewind with
     // `traits: []`.
     traits: [
@@ -193,9 +193,12 @@ let package = Package(
                 "RewindLog",
                 "RewindReplay",
                 "RewindExamples",
+                .target(name: "RewindPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tools/rewind-bench",
             // The benchmark figures and their history.

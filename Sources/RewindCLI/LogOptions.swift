@@ -51,7 +51,7 @@ struct LogOptions: ParsableArguments {
         if let storeURL {
             throw InputError("""
                 \(Self.redacted(storeURL)): a PostgreSQL store; this command reads a log file. Bring the sessions into one with \
-                `rewind pull` (bisect and verify ask every session of a store with --all-sessions).
+                `rewind pull` (`sessions` lists a store's; bisect and verify ask every session of a store with --all-sessions).
                 """)
         }
         return try EventLog(path: path, mode: .readOnly, keys: keys())

@@ -20,6 +20,17 @@ struct PullCommandTests {
             let logID = try #require(report["logID"] as? String)
             #expect(logID == (try EventLog(path: log, mode: .readOnly).identity())?.uuidString.lowercased())
 
+            let listed = try run(builtProduct("rewind"), ["sessions", url, "--json"], in: folder.path)
+            #expect(listed.status == 0, "\(listed.standardError)")
+            let sessions = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+            #expect(sessions.count == 1 && sessions.first?["log"] as? String == logID && sessions.first?["numberInLog"] as? Int == 1)
+            #expect(sessions.first?["events"] as? Int == 400 && sessions.first?["install"] as? String == logID, "the install defaults to the log's identity")
+            let uuid = try #require(sessions.first?["uuid"] as? String)
+            let table = try run(builtProduct("rewind"), ["sessions", url, "--app-version", "1.0"], in: folder.path)
+            #expect(table.standardOutput.contains(uuid) && table.standardOutput.contains("\(logID), 1"), "\(table.standardOutput)")
+            let none = try run(builtProduct("rewind"), ["sessions", url, "--install", "elsewhere"], in: folder.path)
+            #expect(none.status == 0 && none.standardOutput == "no sessions\n")
+
             let pulled = try run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
             #expect(pulled.status == 0, "\(pulled.standardError)")
             #expect(pulled.standardOutput.hasPrefix("pulled 1 session (400 events,") && pulled.standardOutput.contains("into pulled.rewind"))

@@ -3,6 +3,10 @@ import Foundation
 import Rewind
 import RewindExamples
 import RewindLog
+#if PostgreSQL
+import PostgresNIO
+import RewindPostgres
+#endif
 
 /// `rewind-bench`: measures Rewind's workloads side by side with their baselines in one run.
 ///
@@ -21,7 +25,9 @@ struct RewindBench: AsyncParsableCommand {
             (bytes per event on disk), memory (peak resident memory of a full replay), encryption \
             (recording and replaying with a key vs in the clear), inspector (`rewind serve` over HTTP \
             on a 10,000,000-event log vs the same reads in process; not in the default list: it \
-            records the log first, or reuses --inspector-log). Each runs \
+            records the log first, or reuses --inspector-log), postgres (push into a store vs COPY of the \
+            same rows, several pushers at once, and fleet questions over a store vs over the file; not in \
+            the default list: it needs --postgres URL, e.g. from Tools/postgres.sh start DIR). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -42,13 +48,19 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption"]
     @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
     @Flag(help: "Print one JSON object instead of tables.") var json = false
+    @Option(help: "The PostgreSQL server of the postgres workload (its user may create databases).") var postgres: String?
+    @Option(help: "Events pushed per run of the postgres workload.") var pushEvents = 1_000_000
+    @Option(help: "Concurrent pushers in the postgres workload.") var pushers = 8
+    @Option(help: "Sessions in the postgres workload's fleet.") var fleetSessions = 1_000
 
     func validate() throws {
         guard actions > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres"]
+        if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
+        guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
     }
 
@@ -85,6 +97,21 @@ struct RewindBench: AsyncParsableCommand {
         }
         if workload.contains("inspector") {
             emit(try await InspectorWorkload(events: inspectorEvents, seed: seed, calls: inspectorCalls, logPath: inspectorLog).measure())
+        }
+        if workload.contains("postgres"), let postgres {
+            #if PostgreSQL
+            let workload = PostgresWorkload(
+                server: try PostgresLocation(parsing: postgres), events: pushEvents, pushers: pushers, fleetSessions: fleetSessions, runs: runs, seed: seed
+            )
+            do {
+                for result in try await workload.measure() { emit(result) }
+            } catch let error as PSQLError {
+                // postgres-nio keeps the server's message out of the description; this tool talks to its own server.
+                throw BenchError("postgres workload: \(String(reflecting: error))")
+            }
+            #else
+            throw ValidationError("the postgres workload needs the PostgreSQL trait")
+            #endif
         }
         if json {
             let report = BenchReport(

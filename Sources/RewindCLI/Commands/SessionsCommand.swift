@@ -1,20 +1,41 @@
 import ArgumentParser
 import RewindLog
 
-/// `rewind sessions PATH`: the recording sessions in a log.
-struct SessionsCommand: ReportingCommand {
+/// `rewind sessions PATH`: the recording sessions in a log (or in a PostgreSQL store).
+struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessions",
-        abstract: "List the recording sessions in a log.",
-        discussion: "With --json, an array of sessions."
+        abstract: "List the recording sessions in a log, or in a PostgreSQL store.",
+        discussion: """
+            With --json, an array of sessions. Given a postgres:// store, lists its sessions with their store number, \
+            UUID, install, and the log they were pushed from with their number there: what `pull --session` and \
+            `bisect|verify --all-sessions --app-version|--install` choose by.
+            """
     )
 
     @OptionGroup var options: LogOptions
+    @Option(help: ArgumentHelp("Only sessions recorded by this app version.", valueName: "version")) var appVersion: String?
+    @Option(help: ArgumentHelp("In a store: only sessions of this install or device.", valueName: "id")) var install: String?
+
+    func validate() throws {
+        if let appVersion, appVersion.isEmpty { throw InputError("--app-version: give a version") }
+        if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
+    }
+
+    mutating func run() async throws {
+        if let url = options.storeURL {
+            try options.print(try await StoreSessions.report(url: url, appVersion: appVersion, install: install))
+        } else {
+            try printReport()
+        }
+    }
 
     func report() throws -> Report {
+        if install != nil { throw InputError("--install selects sessions in a store; a log file is one install's") }
         let log = try options.open()
         let gaps = Dictionary(try log.gaps().map { ($0.session, $0) }, uniquingKeysWith: { first, _ in first })
-        return Report(sessions: try log.sessions().map { Session($0, endedBy: gaps[$0.id]) })
+        let sessions = try log.sessions().filter { appVersion == nil || $0.app.version == appVersion }
+        return Report(sessions: sessions.map { Session($0, endedBy: gaps[$0.id]) })
     }
 }
 
