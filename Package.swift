@@ -28,8 +28,9 @@ let package = Package(
         .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
-    // `PostgreSQL` (on by default): `rewind push` and `pull` move sessions between logs and a
-    // PostgreSQL store, and `bisect`/`verify --all-sessions` ask a store's sessions. It brings postgres-nio and SwiftNIO into every replay
+    // `PostgreSQL` (on by default): every `rewind` command reads one log of a PostgreSQL store by
+    // URL, `push` and `pull` move sessions between logs and a store, and `bisect`/`verify
+    // --all-sessions` ask a store's sessions. It brings postgres-nio and SwiftNIO into every replay
     // tool built on RewindCLI; an app that wants its tool without them depends on Rewind with
     // `traits: []`.
     traits: [
@@ -252,6 +253,7 @@ let package = Package(
             dependencies: [
                 "Rewind",
                 "RewindLog",
+                "RewindReplay",
                 "RewindPostgres",
                 "RewindExamples",
                 "RewindTestSupport",

@@ -4,7 +4,7 @@ import RewindLog
 
 /// The log argument, its keys and the output format every subcommand shares.
 struct LogOptions: ParsableArguments {
-    @Argument(help: "The Rewind log file (bisect and verify with --all-sessions: or a postgres:// store).")
+    @Argument(help: "The Rewind log file, or one log of a PostgreSQL store: postgres://user@host:port/database[?log=ID].")
     var path: String
 
     @Option(
@@ -43,18 +43,34 @@ struct LogOptions: ParsableArguments {
         return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? path : nil
     }
 
-    /// Opens the log read-only, with the keys in `--key-file`.
-    ///
-    /// - Throws: ``InputError`` for a store's URL, naming it without its password: the
-    ///   commands that read a store by URL take it before opening a file.
+    /// Whether the argument names one log: a file, or a store's URL with `log=` (a store's URL
+    /// without it may mean its only log, or all of them: `sessions` lists them all).
+    var namesOneLog: Bool {
+        guard let storeURL else { return true }
+        return URLComponents(string: storeURL)?.queryItems?.contains { $0.name == "log" } == true
+    }
+
+    /// The log argument as messages name it: a store's URL without its password.
+    var displayName: String {
+        storeURL.map(Self.redacted) ?? path
+    }
+
+    /// Brings a store's log in (see ``StoreLogs``) before a command reads it with ``open()``;
+    /// nothing for a file. ``RewindTool`` calls it for every ``LogReadingCommand``.
+    func prepare() async throws {
+        guard let storeURL else { return }
+        try await StoreLogs.open(storeURL, keys: keys(), json: json)
+    }
+
+    /// Opens the log read-only, with the keys in `--key-file`: the file, or the store's log
+    /// ``prepare()`` brought in.
     func open() throws -> EventLog {
-        if let storeURL {
-            throw InputError("""
-                \(Self.redacted(storeURL)): a PostgreSQL store; this command reads a log file. Bring the sessions into one with \
-                `rewind pull` (`sessions` lists a store's; bisect and verify ask every session of a store with --all-sessions).
-                """)
+        guard let storeURL else { return try EventLog(path: path, mode: .readOnly, keys: keys()) }
+        guard let log = StoreLogs.log(storeURL) else {
+            // Only a command that skipped `prepare()` gets here: a mistake in the tool itself.
+            throw InputError("\(Self.redacted(storeURL)): this command does not read a PostgreSQL store's log")
         }
-        return try EventLog(path: path, mode: .readOnly, keys: keys())
+        return log
     }
 
     /// A URL without its password, for messages.

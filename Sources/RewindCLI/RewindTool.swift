@@ -26,6 +26,7 @@ public enum RewindTool {
         AppRegistry.register(apps: apps, extraCommands: extraCommands)
         do {
             var command = try RootCommand.parseAsRoot()
+            if let reading = command as? any LogReadingCommand { try await reading.prepareLog() }
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {

@@ -31,7 +31,7 @@ extension EventLog {
     /// - Parameter session: Only this session's events (default: all).
     public func statistics(session: Int64? = nil) throws(EventLogError) -> LogStatistics {
         let filter = session.map { "WHERE e.session_id = \($0)" } ?? ""
-        let path = self.path
+        let fileOnDisk = self.fileOnDisk
         return try read { db in
             let cases = try Row.fetchAll(db, sql: """
                 SELECT a.name AS action, count(*) AS n FROM events AS e JOIN actions AS a ON a.id = e.action_id \(filter)
@@ -51,7 +51,7 @@ extension EventLog {
             let sessionCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions" + (session.map { " WHERE id = \($0)" } ?? "")) ?? 0
             let first = try totals.optional("first", in: "events", as: Double.self), last = try totals.optional("last", in: "events", as: Double.self)
             let size = ["", "-wal"].reduce(0) { sum, suffix in
-                sum + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
+                sum + ((try? FileManager.default.attributesOfItem(atPath: fileOnDisk + suffix)[.size] as? Int) ?? 0)
             }
             return LogStatistics(
                 actionCases: cases, sources: sources, events: try totals.required("n", in: "events"), sessions: sessionCount,

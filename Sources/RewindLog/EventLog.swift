@@ -95,6 +95,9 @@ public final class EventLog: Sendable {
     let fileSchemaVersion: Int
     /// The migrated copy an older log opened read-only is read through, deleted with the log.
     private let temporaryCopy: String?
+    /// The file read under another name (``init(readingCopy:named:codecs:keys:)``), deleted
+    /// with the log.
+    private let ownedFile: String?
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -107,7 +110,33 @@ public final class EventLog: Sendable {
     ///     the clear, and an encrypted session's payloads and snapshots cannot be read (its
     ///     events, cases and sources can).
     /// - Throws: ``EventLogError`` saying why the file cannot be used; the file is unchanged.
-    public init(path: String, mode: Mode = .readWrite, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) throws(EventLogError) {
+    public convenience init(path: String, mode: Mode = .readWrite, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) throws(EventLogError) {
+        try self.init(path: path, file: path, ownsFile: false, mode: mode, codecs: codecs, keys: keys)
+    }
+
+    /// Opens `file` read-only under the name `name`, deleting it with the log: how a log kept
+    /// elsewhere (one log of a PostgreSQL store, brought into a temporary file) is read by
+    /// everything that reads a log file, with errors and reports naming where it really is.
+    ///
+    /// - Parameters:
+    ///   - file: A log file this process made for the purpose; it is deleted when the log is
+    ///     deinitialised, whether or not it opened.
+    ///   - name: What ``path`` and every error say instead of the file's path.
+    package convenience init(readingCopy file: String, named name: String, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) throws(EventLogError) {
+        do {
+            try self.init(path: name, file: file, ownsFile: true, mode: .readOnly, codecs: codecs, keys: keys)
+        } catch {
+            Self.removeFile(file)
+            throw error
+        }
+    }
+
+    /// The file the log's data is in: ``path``, or the copy read under that name
+    /// (``init(readingCopy:named:codecs:keys:)``).
+    var fileOnDisk: String { ownedFile ?? path }
+
+    /// Opens `file`, naming it `path` in errors; `ownsFile` deletes it with the log.
+    private init(path: String, file: String, ownsFile: Bool, mode: Mode, codecs: PayloadCodecs, keys: LogKeys) throws(EventLogError) {
         self.path = path
         self.mode = mode
         self.keys = keys
@@ -115,19 +144,19 @@ public final class EventLog: Sendable {
         self.codecs = codecs.fresh()
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
-        if fileManager.fileExists(atPath: path, isDirectory: &isDirectory) {
+        if fileManager.fileExists(atPath: file, isDirectory: &isDirectory) {
             if isDirectory.boolValue { throw .notSQLite(path: path, reason: "it is a folder") }
-            if mode == .readWrite && !Self.isWritable(path) {
+            if mode == .readWrite && !Self.isWritable(file) {
                 throw .readOnly(path: path, detail: "the file or its folder is not writable")
             }
-            if let header = try LogFileHeader.read(path: path) {
-                try Self.validate(path: path, header: header)
+            if let header = try LogFileHeader.read(path: file) {
+                try Self.validate(file, path: path, header: header)
             } else if mode == .readOnly {
                 throw .notSQLite(path: path, reason: "the file is empty")
             }
         } else {
             guard mode == .readWrite else { throw .fileNotFound(path: path) }
-            try Self.createExclusively(path)
+            try Self.createExclusively(file)
         }
         let opened = try mappingErrors(path: path) { () throws -> (DatabaseQueue, Int) in
             var configuration = Configuration()
@@ -135,10 +164,10 @@ public final class EventLog: Sendable {
             configuration.busyMode = .timeout(5)
             if mode == .readOnly {
                 configuration.readonly = true
-                let file = try DatabaseQueue(path: path, configuration: configuration)
-                let version = try file.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
-                guard version < SchemaMigrator.latestVersion else { return (file, version) }
-                return (try Self.migratedCopy(of: file, path: path), version)
+                let reader = try DatabaseQueue(path: file, configuration: configuration)
+                let version = try reader.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+                guard version < SchemaMigrator.latestVersion else { return (reader, version) }
+                return (try Self.migratedCopy(of: reader, path: path), version)
             }
             configuration.journalMode = .wal
             configuration.prepareDatabase { db in
@@ -152,7 +181,7 @@ public final class EventLog: Sendable {
             // Switching a new file to WAL needs it to itself, and SQLite answers "busy" at once,
             // without waiting, while another process sets up the same new log: try again.
             return try Self.retryingWhileBusy(for: .seconds(5)) {
-                let database = try DatabaseQueue(path: path, configuration: configuration)
+                let database = try DatabaseQueue(path: file, configuration: configuration)
                 try database.writeWithoutTransaction { db in
                     // Every commit syncs the write-ahead log, so a committed transaction survives
                     // a power cut, not only a crash: with NORMAL (which GRDB sets for WAL), commits
@@ -166,6 +195,7 @@ public final class EventLog: Sendable {
         }
         (database, fileSchemaVersion) = opened
         temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
+        ownedFile = ownsFile ? file : nil
         try read { db in
             try SchemaShape.check(db, path: path)
             try refreshSymbols(db)
@@ -212,12 +242,12 @@ public final class EventLog: Sendable {
     /// Checks, through a read-only connection, that an existing file is a Rewind log this build
     /// can open. A SQLite database with no tables at all (a log whose creation was interrupted)
     /// passes, to be set up.
-    private static func validate(path: String, header: LogFileHeader) throws(EventLogError) {
+    private static func validate(_ file: String, path: String, header: LogFileHeader) throws(EventLogError) {
         try mappingErrors(path: path) {
             var configuration = Configuration()
             configuration.readonly = true
             configuration.busyMode = .timeout(5)
-            let probe = try DatabaseQueue(path: path, configuration: configuration)
+            let probe = try DatabaseQueue(path: file, configuration: configuration)
             defer { try? probe.close() }
             try probe.read { db in
                 let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -291,10 +321,26 @@ public final class EventLog: Sendable {
     }
 
     deinit {
-        guard let temporaryCopy else { return }
+        guard temporaryCopy != nil || ownedFile != nil else { return }
         try? database.close()
+        for file in [temporaryCopy, ownedFile].compactMap(\.self) {
+            Self.removeFile(file)
+        }
+    }
+
+    /// Closes the log and deletes the copy it reads (``init(readingCopy:named:codecs:keys:)``)
+    /// now, without waiting for the last reference to go: for a process about to exit, which
+    /// runs no deinitialisers.
+    package func discardCopy() {
+        guard let ownedFile else { return }
+        try? database.close()
+        Self.removeFile(ownedFile)
+    }
+
+    /// Deletes a log file this process made, with SQLite's files beside it.
+    private static func removeFile(_ file: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: temporaryCopy + suffix)
+            try? FileManager.default.removeItem(atPath: file + suffix)
         }
     }
 

@@ -4,8 +4,13 @@ public import Foundation
 /// log, as a `postgres://` (or `postgresql://`) URL in libpq's form.
 ///
 /// ```
-/// postgres://rewind@db.internal:5432/fleet?sslmode=require&install=ios-4411
+/// postgres://rewind@db.internal:5432/fleet?sslmode=require
+/// postgres://rewind@db.internal:5432/fleet?log=5554158d-cebf-49f1-a25c-ad22796b23de
 /// ```
+///
+/// `log=` names one log of the store (the identity of the log its sessions were pushed from),
+/// for what reads one log as a file is read: without it, a store that holds one log means that
+/// one.
 ///
 /// What the URL leaves out comes from where libpq's own tools look, in this order: the
 /// environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`, `PGSSLMODE`), the
@@ -34,14 +39,20 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var tls: TLSMode
+    /// The one log of the store the URL names (`log=`, the identity of the log its sessions
+    /// were pushed from), or `nil`.
+    public var log: UUID?
 
-    public init(host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer) {
+    public init(
+        host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer, log: UUID? = nil
+    ) {
         self.host = host
         self.port = port
         self.user = user
         self.password = password
         self.database = database
         self.tls = tls
+        self.log = log
     }
 
     /// Whether `text` is meant as a PostgreSQL location rather than a file path.
@@ -99,9 +110,16 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             }
             tls = known
         }
-        let known = Set(["sslmode"])
+        var log: UUID?
+        if let given = components.queryItems?.last(where: { $0.name == "log" }) {
+            guard let value = given.value, let id = UUID(uuidString: value) else {
+                throw PostgresLocationError("\(Self.redacting(text)): log=\(given.value ?? "") is not a log's identity (a UUID; `rewind sessions` lists them)")
+            }
+            log = id
+        }
+        let known = Set(["sslmode", "log"])
         if let unknown = components.queryItems?.first(where: { !known.contains($0.name) }) {
-            throw PostgresLocationError("\(Self.redacting(text)): unknown parameter '\(unknown.name)' (only sslmode is understood)")
+            throw PostgresLocationError("\(Self.redacting(text)): unknown parameter '\(unknown.name)' (only sslmode and log are understood)")
         }
         let password = components.password.flatMap { $0.isEmpty ? nil : $0.removingPercentEncoding }
             ?? value("PGPASSWORD")
@@ -109,7 +127,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
                 path: value("PGPASSFILE") ?? (home as NSString).appendingPathComponent(".pgpass"),
                 host: host, port: port, database: database, user: user
             )
-        self.init(host: host, port: port, user: user, password: password, database: database, tls: tls)
+        self.init(host: host, port: port, user: user, password: password, database: database, tls: tls, log: log)
     }
 
     /// The location as a URL without its password: `postgres://rewind@127.0.0.1:5432/fleet`.
@@ -120,7 +138,10 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         components.host = host
         components.port = port
         components.path = "/" + database
-        if tls != .prefer { components.queryItems = [URLQueryItem(name: "sslmode", value: tls.rawValue)] }
+        var items: [URLQueryItem] = []
+        if tls != .prefer { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
+        if let log { items.append(URLQueryItem(name: "log", value: log.uuidString.lowercased())) }
+        if !items.isEmpty { components.queryItems = items }
         return components.string ?? "postgres://\(host):\(port)/\(database)"
     }
 

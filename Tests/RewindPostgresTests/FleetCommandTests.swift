@@ -138,8 +138,9 @@ struct FleetCommandTests {
                 (["verify", log, "--all-sessions", "--jobs", "65"], "--jobs 65: give 1 to 64"),
                 (["verify", log, "--all-sessions", "--app-version", ""], "--app-version: give a version"),
                 (["verify", log, "--all-sessions", "--install", "ios"], "--install selects sessions in a store"),
-                (["verify", url], "a PostgreSQL store; this command reads a log file"),
-                (["state", url, "--at", "1"], "a PostgreSQL store; this command reads a log file"),
+                (["verify", url], "there is no Rewind log store in this database"),
+                (["state", url, "--at", "1"], "there is no Rewind log store in this database"),
+                (["state", PushCommandTests.url(wrong), "--at", "1"], "the server refused user '\(location.user)'"),
                 (["verify", PushCommandTests.url(wrong), "--all-sessions"], "the server refused user '\(location.user)'"),
             ]
             for (arguments, message) in cases {
@@ -155,6 +156,29 @@ struct FleetCommandTests {
             #expect(try run(builtProduct("rewind"), ["push", log, url], in: folder.path).status == 0)
             let none = try run(builtProduct("rewind"), ["bisect", url, "--invariant", "non-negative-total", "--all-sessions", "--app-version", "9.9"], in: folder.path)
             #expect(none.status == 1 && none.standardOutput.hasPrefix("sessions that break non-negative-total: 0 of 0 sessions"), "\(none.standardOutput)")
+
+            // A second log: a URL without log= no longer names one.
+            let second = try TemporaryDirectory()
+            #expect(try run(builtProduct("rewind"), ["push", try PushCommandTests.demoLog(actions: 20, in: second), url], in: folder.path).status == 0)
+            let logID = try #require(try EventLog(path: log, mode: .readOnly).identity()).uuidString.lowercased()
+            let unknown = UUID().uuidString.lowercased()
+            let moreCases: [([String], String)] = [
+                (["state", url, "--at", "1"], "the store holds sessions of several logs: name one with log=ID in the URL"),
+                (["state", url + "&log=" + unknown, "--at", "1"], "no sessions were pushed from log \(unknown)"),
+                (["state", url + "&log=nope", "--at", "1"], "log=nope is not a log's identity"),
+                (["push", log, url + "&log=" + logID], "log= names a log to read; push into the store without it"),
+                (["pull", url + "&log=" + logID, "--session", "1", "--output", "x.rewind"], "choose the sessions with one of --session, --log or --install"),
+            ]
+            for (arguments, message) in moreCases {
+                let result = try run(builtProduct("rewind"), arguments, in: folder.path)
+                #expect(result.status == 2 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
+                #expect(!result.standardError.contains("hunter2") && !result.standardError.contains(location.password ?? "no password"), "\(arguments)")
+            }
+            let oneLog = try run(builtProduct("rewind"), ["verify", url + "&log=" + logID, "--all-sessions", "--json"], in: folder.path)
+            let fleet = try #require(try JSONSerialization.jsonObject(with: Data(oneLog.standardOutput.utf8)) as? [String: Any])
+            #expect(oneLog.status == 0 && fleet["sessions"] as? Int == 1, "log= narrows the fleet to that log's one session: \(oneLog.standardOutput)")
+            let pulled = try run(builtProduct("rewind"), ["pull", url + "&log=" + logID, "--output", "by-url.rewind"], in: folder.path)
+            #expect(pulled.status == 0 && pulled.standardOutput.contains("the sessions of log \(logID), with its numbers"), "\(pulled.standardOutput)")
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// the device's own.
 @Suite("rewind pull", .enabled(if: PostgresTestServer.enabled))
 struct PullCommandTests {
-    @Test("a pushed demo log pulled back answers every read command exactly as the original file")
+    @Test("a pushed demo log, pulled back or read by URL, answers every read command exactly as the original file")
     func sameAnswers() async throws {
         let folder = try TemporaryDirectory()
         let log = try PushCommandTests.demoLog(actions: 400, in: folder)
@@ -50,10 +50,28 @@ struct PullCommandTests {
                 #expect(normalized == original.standardOutput.replacingOccurrences(of: log, with: "demo.rewind"), "\(command)")
                 #expect(!original.standardOutput.isEmpty, "\(command) printed something to compare")
             }
-            let exports = try [folder.file("original.jsonl"), folder.file("pulled.jsonl")].map { path in
+            // The same commands on the store's log by URL: the same answers, naming the store.
+            let logURL = url + "&log=" + logID
+            let name = try PostgresLocation(parsing: logURL).description
+            #expect(name.contains(logID) && !name.contains(location.password ?? "no password"))
+            let scratch = try TemporaryDirectory()
+            for command in commands + [["serve", "--port", "-1"], ["state", "--at", "99999"], ["sessions", "--json"]] {
+                let original = try run(builtProduct("rewind"), [command[0], log] + command.dropFirst().map { $0 == "X.jsonl" ? "original.jsonl" : $0 }, in: folder.path)
+                let stored = try run(
+                    builtProduct("rewind"), [command[0], logURL] + command.dropFirst().map { $0 == "X.jsonl" ? "stored.jsonl" : $0 }, in: folder.path,
+                    environment: ["TMPDIR": scratch.path]
+                )
+                #expect(original.status == stored.status, "\(command): \(stored.standardError)")
+                let normalized = (stored.standardOutput + stored.standardError).replacingOccurrences(of: name, with: "demo.rewind")
+                    .replacingOccurrences(of: "stored.jsonl", with: "original.jsonl")
+                #expect(normalized == (original.standardOutput + original.standardError).replacingOccurrences(of: log, with: "demo.rewind"), "\(command)")
+                #expect(!stored.standardError.contains(location.password ?? "no password"))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "\(command) left its copy of the store's log")
+            }
+            let exports = try [folder.file("original.jsonl"), folder.file("pulled.jsonl"), folder.file("stored.jsonl")].map { path in
                 try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().joined(separator: "\n")
             }
-            #expect(exports[0] == exports[1], "every line after the header (which holds the export time) is the same")
+            #expect(exports[0] == exports[1] && exports[0] == exports[2], "every line after the header (which holds the export time) is the same")
 
             let json = try run(builtProduct("rewind"), ["pull", url, "--session", "1", "--output", "one.rewind", "--json"], in: folder.path)
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])

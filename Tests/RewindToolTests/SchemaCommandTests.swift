@@ -22,7 +22,11 @@ struct SchemaCommandTests {
 
     /// Rewrites the recorded action shape as an earlier build had it: without its `sync` case.
     static func dropSyncCase(in path: String) throws -> TypeShape {
-        let database = try DatabaseQueue(path: path)
+        // The recorder's writer thread may still be letting the log go (closing it checkpoints
+        // the WAL, which locks the file): wait for it rather than fail at once, GRDB's default.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let database = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? database.close() }
         return try database.write { db in
             let id = try #require(try Int64.fetchOne(db, sql: "SELECT action_shape_id FROM sessions WHERE id = 1"))

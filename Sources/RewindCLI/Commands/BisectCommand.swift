@@ -22,6 +22,9 @@ struct BisectCommand: ReportingCommand, AsyncParsableCommand {
     @Flag(help: "Skip ahead by snapshots: faster, for conditions that stay true once true.") var skipAhead = false
     @OptionGroup var fleet: FleetOptions
 
+    /// A fleet question asks the store itself, a session at a time.
+    var readsOneLog: Bool { !fleet.allSessions }
+
     func validate() throws {
         try fleet.validate(session: target.session)
     }

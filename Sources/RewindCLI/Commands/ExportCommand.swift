@@ -3,7 +3,7 @@ import Foundation
 import RewindLog
 
 /// `rewind export PATH --output FILE`.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: LogReadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Write a log (or part of it) as portable JSON Lines, e.g. for a bug report."

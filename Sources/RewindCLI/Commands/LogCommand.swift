@@ -2,7 +2,7 @@ import ArgumentParser
 import RewindLog
 
 /// `rewind log PATH`: the events, filtered.
-struct LogCommand: ParsableCommand {
+struct LogCommand: LogReadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "List events: seq, time, action case and source.",

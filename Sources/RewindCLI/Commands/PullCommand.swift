@@ -32,8 +32,8 @@ struct PullCommand: AsyncParsableCommand {
     @OptionGroup var format: OutputFormat
 
     func validate() throws {
-        let chosen = [!sessions.isEmpty, logID != nil, install != nil].filter { $0 }.count
-        guard chosen == 1 else { throw InputError("choose the sessions with one of --session, --log or --install") }
+        let chosen = [!sessions.isEmpty, logID != nil, install != nil, urlLog != nil].filter { $0 }.count
+        guard chosen == 1 else { throw InputError("choose the sessions with one of --session, --log or --install (or log= in the URL)") }
         if let logID, UUID(uuidString: logID) == nil { throw InputError("--log \(logID): not a log identity (a UUID)") }
         if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
         _ = try selection()
@@ -43,9 +43,14 @@ struct PullCommand: AsyncParsableCommand {
         }
     }
 
+    /// The log the URL names with `log=`, if it parses and names one.
+    private var urlLog: UUID? {
+        (try? PostgresLocation(parsing: store))?.log
+    }
+
     /// The sessions asked for.
     private func selection() throws -> PostgresLog.PullSelection {
-        if let logID, let id = UUID(uuidString: logID) { return .log(id) }
+        if let logID = logID.flatMap(UUID.init(uuidString:)) ?? urlLog { return .log(logID) }
         if let install { return .install(install) }
         var numbers: [Int64] = [], uuids: [UUID] = []
         for session in sessions {

@@ -5,7 +5,7 @@ import RewindLog
 import RewindPostgres
 
 /// `rewind push LOG postgres://…`: a device log's sessions into a PostgreSQL store.
-struct PushCommand: AsyncParsableCommand {
+struct PushCommand: LogReadingCommand, AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "push",
         abstract: "Copy a log's sessions into a PostgreSQL store (idempotent, resumable).",
@@ -32,6 +32,9 @@ struct PushCommand: AsyncParsableCommand {
     func run() async throws {
         let location: PostgresLocation
         do { location = try PostgresLocation(parsing: store) } catch { throw InputError(error.description) }
+        if location.log != nil {
+            throw InputError("\(location): log= names a log to read; push into the store without it (the log pushed keeps its own identity)")
+        }
         var log = try options.open()
         if try log.identity() == nil {
             // Older than identities: give it one, for good, so that pushing it again is recognised.

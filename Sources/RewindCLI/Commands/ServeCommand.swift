@@ -4,7 +4,7 @@ import RewindInspector
 import RewindLog
 
 /// `rewind serve PATH`: the time-travel inspector in a browser.
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Open a log in the time-travel inspector: a local web page with its timeline, states, diffs, invariants, what-if and verify.",
@@ -33,10 +33,10 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try log.sessions()
         _ = try options.keys()
         let inspection = LogInspection(path: options.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
-        let inspector = Inspector(api: inspection, title: (options.path as NSString).lastPathComponent)
+        let inspector = Inspector(api: inspection, title: options.storeURL == nil ? (options.path as NSString).lastPathComponent : log.path)
         let json = options.json
         do {
-            try await inspector.serve(host: host, port: UInt16(port)) { [host, path = options.path] url in
+            try await inspector.serve(host: host, port: UInt16(port)) { [host, path = options.displayName] url in
                 if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
                     FileHandle.standardError.write(Data("""
                         warning: listening on \(host), not on loopback: anyone who can reach this machine and \
@@ -46,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
                 }
                 // Written straight to the file descriptor, not buffered: a script waiting for
                 // the URL reads it at once.
-                let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.path) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
+                let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.displayName) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
         } catch let error as Inspector.ListenError {

@@ -22,8 +22,11 @@ struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
         if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
     }
 
+    /// A store's URL without `log=` lists the whole store's sessions.
+    var readsOneLog: Bool { options.namesOneLog }
+
     mutating func run() async throws {
-        if let url = options.storeURL {
+        if let url = options.storeURL, !options.namesOneLog {
             try options.print(try await StoreSessions.report(url: url, appVersion: appVersion, install: install))
         } else {
             try printReport()
@@ -31,7 +34,7 @@ struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
     }
 
     func report() throws -> Report {
-        if install != nil { throw InputError("--install selects sessions in a store; a log file is one install's") }
+        if install != nil { throw InputError("--install selects sessions in a store; a log is one install's") }
         let log = try options.open()
         let gaps = Dictionary(try log.gaps().map { ($0.session, $0) }, uniquingKeysWith: { first, _ in first })
         let sessions = try log.sessions().filter { appVersion == nil || $0.app.version == appVersion }

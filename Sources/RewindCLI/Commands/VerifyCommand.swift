@@ -19,6 +19,9 @@ struct VerifyCommand: ReportingCommand, AsyncParsableCommand {
     @Option(help: "Only this session.") var session: Int64?
     @OptionGroup var fleet: FleetOptions
 
+    /// A fleet question asks the store itself, a session at a time.
+    var readsOneLog: Bool { !fleet.allSessions }
+
     func validate() throws {
         try InputError.requirePositive(session, "--session", what: "a session number")
         try fleet.validate(session: session)

@@ -6,11 +6,8 @@ import ArgumentParser
 /// The report is made apart from printing so that the inspector (`rewind serve`) answers its
 /// API calls with the very same reports: a call is parsed as the command's arguments (the same
 /// validation, the same errors) and its report is sent as the JSON `--json` prints.
-protocol ReportingCommand: ParsableCommand {
+protocol ReportingCommand: LogReadingCommand {
     associatedtype Report: CommandReport
-
-    /// The log the command reads, and how to print its answer.
-    var options: LogOptions { get }
 
     /// The command's answer. Throws for bad input (``InputError``, `ValidationError`) and logs
     /// that cannot be read (`EventLogError`).
