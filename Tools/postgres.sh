@@ -8,6 +8,7 @@
 #                                 postgres://rewind:…@127.0.0.1:5433/rewind
 #   Tools/postgres.sh restart DIR restart it (fast: open connections are cut), same port
 #   Tools/postgres.sh stop DIR    stop it (fast shutdown); safe to call when it is not running
+#   Tools/postgres.sh resume DIR  start a stopped cluster again, same port
 #
 # Tools/dev.sh test starts one for the suite when REWIND_TEST_POSTGRES_URL is not set, and
 # stops it on exit. Set REWIND_TEST_POSTGRES_URL to test against a server of your own.
@@ -57,7 +58,16 @@ free_port() {
 
 command="${1:-}"
 dir="${2:-}"
-[ -n "$command" ] && [ -n "$dir" ] || { say "usage: Tools/postgres.sh start|restart|stop DIR"; exit 2; }
+[ -n "$command" ] && [ -n "$dir" ] || { say "usage: Tools/postgres.sh start|restart|stop|resume DIR"; exit 2; }
+
+# Starts the cluster in "$dir" on port $1. Loopback only; the socket lives in the cluster's
+# folder, not in /var/run. Detached from the caller's output (the log is server.log): the server
+# must not hold a pipe open.
+serve_on() {
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-c listen_addresses=127.0.0.1 -p $1 -k $dir -c fsync=on" start </dev/null >/dev/null 2>&1 \
+        || { cat "$dir/server.log" >&2; exit 1; }
+}
 
 case "$command" in
     start)
@@ -76,11 +86,7 @@ case "$command" in
         as_owner "$bin/initdb" -D "$dir/data" -U rewind --pwfile="$dir/.password" -A scram-sha-256 -E UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
         port="$(free_port)"
-        # Loopback only; the socket lives in the cluster's folder, not in /var/run. Detached from
-        # the caller's output (the log is server.log): the server must not hold a pipe open.
-        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-            -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=on" start </dev/null >/dev/null 2>&1 \
-            || { cat "$dir/server.log" >&2; exit 1; }
+        serve_on "$port"
         printf '%s\n' "$port" > "$dir/port"
         PGPASSWORD="$password" "$bin/createdb" -h 127.0.0.1 -p "$port" -U rewind rewind
         echo "postgres://rewind:$password@127.0.0.1:$port/rewind"
@@ -91,6 +97,12 @@ case "$command" in
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart </dev/null >/dev/null 2>&1 \
             || { cat "$dir/server.log" >&2; exit 1; }
         ;;
+    resume)
+        # A cluster `stop` stopped, on the port it had: what a test uses to take its server away
+        # from a writer for a while.
+        bin="$(find_bin)"
+        serve_on "$(cat "$dir/port")"
+        ;;
     stop)
         bin="$(find_bin || true)"
         if [ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ]; then
@@ -98,7 +110,7 @@ case "$command" in
         fi
         ;;
     *)
-        say "unknown command '$command': start, restart or stop"
+        say "unknown command '$command': start, restart, stop or resume"
         exit 2
         ;;
 esac

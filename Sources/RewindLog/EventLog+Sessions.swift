@@ -102,7 +102,7 @@ extension EventLog {
 
     /// Records `gap` and begins the session recording resumes in, from `state`, in one
     /// transaction: either both are in the log or neither is.
-    func recordGap<State: Encodable>(
+    package func recordGap<State: Encodable>(
         _ gap: LogGap,
         resumingWith app: AppIdentity,
         codec: any PayloadCodec,
@@ -121,7 +121,7 @@ extension EventLog {
     }
 
     /// Records `gap` where recording never resumed (the recorder closed first).
-    func recordGap(_ gap: LogGap) throws(EventLogError) {
+    package func recordGap(_ gap: LogGap) throws(EventLogError) {
         try write { db in try Self.insertGap(db, gap) }
     }
 

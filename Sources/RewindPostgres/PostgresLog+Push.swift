@@ -161,10 +161,10 @@ private struct Pusher {
     private mutating func pushSession(_ session: LogSession, space: Int64?) async throws -> (id: Int64, base: Int64) {
         if let found = try await existing(session) { return found }
         let shapes = try log.shapes(session: session.id)
-        let actionShape = try await intern(shapes.action), stateShape = try await intern(shapes.state)
+        let actionShape = try await store.shapeID(shapes.action), stateShape = try await store.shapeID(shapes.state)
         let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
         let store = store, origin = origin, install = install
-        let created = try await Self.transaction(store) { () async throws -> Bool in
+        let created = try await store.transaction { () async throws -> Bool in
             let app = session.app
             let key = session.encryption
             let created = try await store.rows("""
@@ -203,17 +203,6 @@ private struct Pusher {
             .first.map { try $0.decode((Int64, Int64).self) }
     }
 
-    /// The id of `shape`'s row, added when the store does not have it.
-    private func intern(_ shape: TypeShape?) async throws -> Int64? {
-        guard let shape else { return nil }
-        let text = try shape.storedJSON()
-        _ = try await store.rows("""
-            INSERT INTO rewind.type_shapes (fingerprint, digest, shape) VALUES (\(shape.fingerprint), sha256(convert_to(\(text), 'UTF8')), \(text))
-            ON CONFLICT (digest) DO NOTHING
-            """)
-        return try await single(Int64.self, "SELECT id FROM rewind.type_shapes WHERE digest = sha256(convert_to(\(text), 'UTF8'))")
-    }
-
     // MARK: - Events
 
     /// Pushes the session's events the store lacks, a batch per transaction, with the snapshots
@@ -243,7 +232,7 @@ private struct Pusher {
             }
         }
         // Snapshots past the last event (retention's, of a session emptied by it).
-        let added = try await Self.transaction(store) {
+        let added = try await store.transaction {
             try await insertSnapshots(of: session, into: target, after: after, through: .max)
         }
         report.snapshots += added
@@ -258,10 +247,10 @@ private struct Pusher {
         // Interned outside the transaction: committed ids stay valid whatever the batch does.
         for event in batch {
             if sourceIDs[event.source] == nil { sourceIDs[event.source] = try await sourceID(event.source) }
-            if actionIDs[event.actionCase] == nil { actionIDs[event.actionCase] = try await actionID(event.actionCase) }
+            if actionIDs[event.actionCase] == nil { actionIDs[event.actionCase] = try await store.actionID(event.actionCase) }
         }
         let sources = sourceIDs, actions = actionIDs, store = store
-        let (added, snapshots) = try await Self.transaction(store) { () async throws -> (Int64, Int) in
+        let (added, snapshots) = try await store.transaction { () async throws -> (Int64, Int) in
             let seqs = try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(batch.count))")
                 .map { try $0.decode(Int64.self) }.sorted()
             var bindings = PostgresBindings(capacity: batch.count * 9)
@@ -323,27 +312,15 @@ private struct Pusher {
     }
 
     private func sourceID(_ source: ActionSource) async throws -> Int64 {
-        _ = try await store.rows("""
-            INSERT INTO rewind.sources (file, function, line, "column", origin)
-            VALUES (\(source.file), \(source.function), \(Int64(source.line)), \(Int64(source.column)), \(source.origin.rawValue))
-            ON CONFLICT DO NOTHING
-            """)
-        return try await single(Int64.self, """
-            SELECT id FROM rewind.sources
-            WHERE file = \(source.file) AND function = \(source.function) AND line = \(Int64(source.line))
-              AND "column" = \(Int64(source.column)) AND origin = \(source.origin.rawValue)
-            """)
-    }
-
-    private func actionID(_ name: String) async throws -> Int64 {
-        _ = try await store.rows("INSERT INTO rewind.actions (name) VALUES (\(name)) ON CONFLICT DO NOTHING")
-        return try await single(Int64.self, "SELECT id FROM rewind.actions WHERE name = \(name)")
+        try await store.sourceID(
+            file: source.file, function: source.function, line: Int64(source.line), column: Int64(source.column), origin: source.origin.rawValue
+        )
     }
 
     // MARK: - Gaps
 
     private mutating func pushGap(_ gap: LogGap, into target: (id: Int64, base: Int64), resumed: Int64?) async throws {
-        let cases = String(decoding: try JSONSerialization.data(withJSONObject: gap.cases, options: [.sortedKeys]), as: UTF8.self)
+        let cases = try PostgresLog.casesJSON(gap)
         report.gaps += try await store.rows("""
             INSERT INTO rewind.gaps (session_id, after_seq, lost, cases, reason, first_time, last_time, resumed_session_id)
             SELECT \(target.id), coalesce((SELECT seq FROM rewind.events WHERE session_id = \(target.id) AND origin_seq = \(gap.afterSeq)), \(target.base)),
@@ -357,18 +334,5 @@ private struct Pusher {
 
     private func single<T: PostgresDecodable & Sendable>(_ type: T.Type, _ query: PostgresQuery) async throws -> T {
         try await store.single(type, query)
-    }
-
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    private static func transaction<T>(_ store: PostgresLog, _ body: () async throws -> T) async throws -> T {
-        _ = try await store.rows("BEGIN")
-        do {
-            let result = try await body()
-            _ = try await store.rows("COMMIT")
-            return result
-        } catch {
-            _ = try? await store.rows("ROLLBACK")
-            throw error
-        }
     }
 }

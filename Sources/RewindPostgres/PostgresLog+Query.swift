@@ -11,8 +11,11 @@ extension PostgresLog {
     /// left waiting by postgres-nio for an answer that never comes, though the connection is
     /// closed: a push then hung instead of failing. Every statement the store runs goes through
     /// here, racing the query against the connection's close, so such a fault is an error at
-    /// once, and running the command again resumes. (The abandoned query's task is cancelled;
-    /// its connection is already gone.)
+    /// once, and running the command again resumes.
+    ///
+    /// The query runs through postgres-nio's future API, completed on its event loop, not in a
+    /// task of its own: an unstructured task would run on Swift's cooperative pool, which a
+    /// recorder's synchronous callers may be holding (see ``SynchronousWait``).
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
         let connection = connection, logger = Self.logger, location = location
         return try await withCheckedThrowingContinuation { continuation in
@@ -21,19 +24,14 @@ extension PostgresLog {
                 guard finished.withLock({ done in defer { done = true }; return !done }) else { return }
                 continuation.resume(with: result)
             }
-            let task = Task {
-                do {
-                    finish(.success(try await connection.query(query, logger: logger).collect()))
-                } catch {
-                    finish(.failure(error))
-                }
+            connection.query(query, logger: logger).whenComplete { result in
+                finish(result.map(\.rows))
             }
             connection.closeFuture.whenComplete { _ in
                 finish(.failure(EventLogError.failed(
                     path: location.description,
                     reason: "the server at \(location.host):\(location.port) closed the connection (restarted, stopped or unreachable); run it again to resume"
                 )))
-                task.cancel()
             }
         }
     }

@@ -125,26 +125,16 @@ struct PushCommandTests {
 
     @Test("the server restarted mid-push: a clean error naming the store, then pushing again completes")
     func serverRestarted() async throws {
-        // A server of the test's own, to restart: started by the same script as the suite's.
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let cluster = try TemporaryDirectory()
-        let script = root.appendingPathComponent("Tools/postgres.sh").path
-        let directory = cluster.file("pg")
-        guard Self.script(script, "start", directory) == 0,
-              let port = try? String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-              let password = try? String(contentsOfFile: directory + "/.password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
-            #expect(!PostgresTestServer.required, "could not start a server to restart (see \(directory))")
-            return
-        }
-        defer { _ = Self.script(script, "stop", directory) }
-        let location = try PostgresLocation(parsing: "postgres://rewind:\(password)@127.0.0.1:\(port)/rewind", environment: [:])
+        guard let server = PrivatePostgresServer.start() else { return }
+        defer { server.stop() }
+        let location = server.location
         let folder = try TemporaryDirectory()
         let log = try Self.demoLog(actions: 6_000, in: folder)
         await (try PostgresLog.open(location)).close()
         // Small batches, so the push is still going when the server restarts.
         let (process, errors) = try Self.startPush(log, Self.url(location), batchSize: 5, in: folder)
         try await Self.waitForEvents(location, atLeast: 200)
-        #expect(Self.script(script, "restart", directory) == 0)
+        #expect(server.restart())
         process.waitUntilExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 2, "the push fails when its connection is cut")

@@ -24,9 +24,26 @@ public func recordSession<User: SimulatedUser>(
     actions: Int,
     configuration: RecorderConfiguration<User.State, User.Action> = RecorderConfiguration()
 ) async throws -> RecordedSession<User.State, User.Action> where User.State: Codable, User.Action: Codable {
+    try await recordSession(
+        into: .log(log), app: app, initialState: initialState, reducer: reducer, effects: effects, user: user, actions: actions,
+        configuration: configuration
+    )
+}
+
+/// `recordSession(into:…)` into any destination: a log file, or a PostgreSQL store.
+public func recordSession<User: SimulatedUser>(
+    into destination: RecordingDestination,
+    app: AppIdentity,
+    initialState: User.State,
+    reducer: Reducer<User.State, User.Action>,
+    effects: Middleware<User.State, User.Action>,
+    user: User,
+    actions: Int,
+    configuration: RecorderConfiguration<User.State, User.Action> = RecorderConfiguration()
+) async throws -> RecordedSession<User.State, User.Action> where User.State: Codable, User.Action: Codable {
     let reduced = Recorded<DispatchedAction<User.Action>>()
     let states = Recorded<User.State>()
-    let recorder = Recorder<User.State, User.Action>(log: log, app: app, configuration: configuration)
+    let recorder = Recorder<User.State, User.Action>(into: destination, app: app, configuration: configuration)
     let store = Store(
         initialState: initialState,
         reducer: reducer,

@@ -12,6 +12,8 @@ import RewindPostgres
 /// - push: events per second from a SQLite log into a store, against `COPY … FROM STDIN` of the
 ///   same rows into the same table (the server's own fastest ingest, reading the log the same
 ///   way); and with several pushers at once, each its own log;
+/// - record: a store's actions per second through the recorder (the default configuration),
+///   into the store against into a SQLite log file;
 /// - fleet: sessions per second answered by `rewind verify|bisect --all-sessions` over a store,
 ///   by workers, against the same question over the log file the sessions were pushed from.
 ///   It runs the `rewind` built next to this tool (`swift build -c release --product rewind`).
@@ -26,7 +28,7 @@ struct PostgresWorkload {
     static let logger = Logger(label: "rewind-bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
     func measure() async throws -> [WorkloadResult] {
-        [try await push(), try await fleet()]
+        [try await push(), try await record(), try await fleet()]
     }
 
     // MARK: - Push
@@ -145,6 +147,42 @@ struct PostgresWorkload {
                 if buffer.readableBytes > 0 { try await writer.write(buffer) }
             }
         }.seconds
+    }
+
+    // MARK: - Record
+
+    /// Shop actions dispatched through a store whose recorder (the default configuration)
+    /// records into a log file, then into the store; actions per second until all are committed.
+    private func record() async throws -> WorkloadResult {
+        let actions = max(1, events / 5)
+        let script = await Shop.sessionActions(count: actions, seed: seed)
+        let app = AppIdentity(id: "com.example.shop")
+        func dispatchAll(into destination: RecordingDestination) throws -> Double {
+            let recorder = Recorder<ShopState, ShopAction>(into: destination, app: app)
+            let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            let seconds = try ContinuousClock().measure {
+                for dispatched in script { store.dispatch(dispatched.action, from: dispatched.source) }
+                try recorder.close()
+            }.seconds
+            return Double(script.count) / seconds
+        }
+        var file: [Double] = [], stored: [Double] = []
+        for _ in 0..<runs {
+            let path = TemporaryLog.path("record-file")
+            file.append(try dispatchAll(into: .log(try EventLog(path: path))))
+            TemporaryLog.remove(path)
+            stored.append(try await withDatabase { location in try dispatchAll(into: try await .postgres(location, install: "bench")) })
+        }
+        let baseline = median(file)
+        return WorkloadResult(
+            name: "record, \(actions.formatted()) shop actions through the recorder (default configuration: JSON, buffered)",
+            baseline: "the same recorder into a SQLite log file",
+            variants: [
+                .init(name: "into a log file (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: file),
+                .init(name: "into the PostgreSQL store", value: median(stored), unit: "actions/s", ratioToBaseline: median(stored) / baseline, runs: stored),
+            ],
+            notes: ["until every action is committed (close); the server shares the machine's cores"]
+        )
     }
 
     // MARK: - Fleet

@@ -87,12 +87,12 @@ final class InternedRows<Value: Hashable & Sendable>: Sendable {
 }
 
 /// A call site as the `sources` table stores it.
-struct SourceKey: Hashable, Sendable {
-    var file: String
-    var function: String
-    var line: UInt
-    var column: UInt
-    var origin: String
+package struct SourceKey: Hashable, Sendable {
+    package var file: String
+    package var function: String
+    package var line: UInt
+    package var column: UInt
+    package var origin: String
 }
 
 extension InternedRows<SourceKey>.Table {

@@ -1,16 +1,16 @@
-import Foundation
+package import Foundation
 import Rewind
 
 /// One row to write, already encoded: the form every writer (``EventLog/append(_:to:redaction:)``
-/// and the recorder's writer thread) hands to ``EventLog/insert(_:into:in:)``.
-enum LogWrite {
-    struct Event {
-        var time: Double
-        var actionCase: String
-        var payload: Data?
-        var source: SourceKey
-        var info: String?
-        var redaction: String?
+/// and the recorder's writer thread) hands to the log it writes (``RecordingLog``).
+package enum LogWrite: Sendable {
+    package struct Event: Sendable {
+        package var time: Double
+        package var actionCase: String
+        package var payload: Data?
+        package var source: SourceKey
+        package var info: String?
+        package var redaction: String?
     }
 
     /// An event.

@@ -11,20 +11,20 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     private let buffer: RecordingBuffer<State, Action>
     private let configuration: RecorderConfiguration<State, Action>
     private let currentSession = Mutex<LogSession?>(nil)
-    /// The log being written, and its file's identity when it was opened, to notice the file
-    /// being deleted or replaced. The app's log until then; after that, the one the writer
+    /// The log being written, and (for a file) its identity when it was opened, to notice the
+    /// file being deleted or replaced. The app's log until then; after that, the one the writer
     /// opened at the same path to go on recording (which it closes when it exits).
-    private let target: Mutex<(log: EventLog, identity: FileIdentity?, reopened: Bool)>
+    private let target: Mutex<(log: any RecordingLog, identity: FileIdentity?, reopened: Bool)>
 
-    private var log: EventLog {
+    private var log: any RecordingLog {
         target.withLock { $0.log }
     }
     /// Where `onFailure` runs: never on the writer thread, so a handler may call `flush()` or
     /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
     private let reports = DispatchQueue(label: "RewindLog.failures")
 
-    init(log: EventLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>) {
-        target = Mutex((log, FileIdentity(path: log.path), false))
+    init(log: any RecordingLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>) {
+        target = Mutex((log, log is EventLog ? FileIdentity(path: log.path) : nil, false))
         self.buffer = buffer
         self.configuration = configuration
     }
@@ -125,7 +125,8 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                     }
                 }
                 let (reopened, ownLog) = target.withLock { ($0.reopened, $0.log) }
-                if reopened { try? ownLog.close() }
+                if reopened, let file = ownLog as? EventLog { try? file.close() }
+                ownLog.recorderFinished()
                 buffer.writerExited.signal()
                 return
             case let .sleep(deadline):
@@ -150,7 +151,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                     if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
                         commitsSinceRetention = 0
                         do {
-                            try log.trim(to: retention, now: configuration.clock())
+                            _ = try log.trim(to: retention, now: configuration.clock())
                         } catch {
                             report(RecorderFailure(error: error, unrecorded: []))
                         }
@@ -204,8 +205,10 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     /// The app's own `EventLog` still points at the vanished file; the writer uses, and at
     /// the end closes, the new one.
     private func reopen(_ gap: LogGap, app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogGap {
-        let path = log.path
-        let reopened = try EventLog(path: path, codecs: log.codecs, keys: log.keys)
+        // Only a file vanishes; a store's lost connection is an ordinary failed write.
+        guard let file = log as? EventLog else { return gap }
+        let path = file.path
+        let reopened = try EventLog(path: path, codecs: file.codecs, keys: file.keys)
         let standIn = try reopened.beginSession(
             app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
             info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, shapes: shapes, at: date
@@ -214,7 +217,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             defer { target = (reopened, FileIdentity(path: path), true) }
             return target
         }
-        if previous.reopened { try? previous.log.close() }
+        if previous.reopened, let file = previous.log as? EventLog { try? file.close() }
         var gap = gap
         gap.session = standIn.id
         gap.afterSeq = standIn.baseSeq
@@ -325,13 +328,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         var written: ClosedRange<Int64>?
         var spacing = progress.spacing
         do {
-            // The log's own codec instance (a codec with symbols keeps them per log file), and
-            // the session's key, taken after any reopening above.
-            let storage = try log.storage(for: session)
-            let codec = storage.codec
-            let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: log.path)
-            // Encoding happens inside the transaction, so new symbols get ids under the write lock.
-            try log.writeEncoding { db in
+            let path = log.path
+            written = try log.write(session: session) { codec in
+                let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
                 failures = lostEarlier
                 events = 0
                 spacing = progress.spacing
@@ -355,14 +354,14 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                             spacing.wroteSnapshot(bytes: encoded.count, ticket: ticket)
                             writes.append(.snapshot(time: time, state: encoded))
                         } catch {
-                            failures.append(RecorderFailure(error: .encodingFailed(path: log.path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
+                            failures.append(RecorderFailure(error: .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
                         }
                     case .freshState:
                         // Asked for again after a later failure that another batch resolved.
                         break
                     }
                 }
-                written = try log.insert(writes, into: storage, in: db)
+                return writes
             }
         } catch {
             // The session ends here: its later snapshots would hold these actions' effects.

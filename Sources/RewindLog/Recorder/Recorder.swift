@@ -32,6 +32,7 @@ public import Synchronization
 ///
 /// ### Recording a store
 /// - ``init(log:app:configuration:)``
+/// - ``init(into:app:configuration:)``
 /// - ``middleware``
 /// - ``session``
 ///
@@ -40,12 +41,17 @@ public import Synchronization
 /// - ``close()``
 ///
 /// ### What it was made with
+/// - ``destination``
 /// - ``log``
 /// - ``app``
 /// - ``configuration``
 public final class Recorder<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
-    /// The log recorded into.
-    public let log: EventLog
+    /// Where it records.
+    public let destination: RecordingDestination
+    /// The log file recorded into; `nil` when it records into a store.
+    public var log: EventLog? {
+        destination.target as? EventLog
+    }
     /// Who is recording.
     public let app: AppIdentity
     /// How.
@@ -61,15 +67,26 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///   - log: The log, opened read-write.
     ///   - app: Who is recording.
     ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
-    public init(log: EventLog, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
-        self.log = log
+    public convenience init(log: EventLog, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
+        self.init(into: .log(log), app: app, configuration: configuration)
+    }
+
+    /// Creates a recorder into `destination` and starts its writer thread. Recording begins
+    /// when a store binds ``middleware``.
+    ///
+    /// - Parameters:
+    ///   - destination: A log file, or a PostgreSQL store (RewindPostgres).
+    ///   - app: Who is recording.
+    ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
+    public init(into destination: RecordingDestination, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
+        self.destination = destination
         self.app = app
         self.configuration = configuration
         buffer = RecordingBuffer(
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
             snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast
         )
-        writer = LogWriter(log: log, buffer: buffer, configuration: configuration)
+        writer = LogWriter(log: destination.target, buffer: buffer, configuration: configuration)
         writer.start()
     }
 
@@ -95,6 +112,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             writer.beginSession(app: app, initialState: context.state)
             let synchronous = configuration.durability == .synchronous
             let capacity = max(1, configuration.bufferCapacity)
+            // Named once per binding: a store's name is built from its location.
+            let path = destination.name
             return Middleware.Hooks(
                 willReduce: { [buffer, configuration] _, state in
                     // After a failed write, the writer asks for the live state to resume from in
@@ -111,7 +130,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 },
                 didReduce: { [self] dispatched, state in
                     Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
-                                 synchronous: synchronous, capacity: capacity, path: log.path)
+                                 synchronous: synchronous, capacity: capacity, path: path)
                 }
             )
         }

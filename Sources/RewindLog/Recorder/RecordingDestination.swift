@@ -1,0 +1,21 @@
+/// Where a ``Recorder`` records: a log file (``log(_:)``), or — with RewindPostgres — a
+/// PostgreSQL store, for a server-side service that keeps its history in the database it
+/// already runs (`RecordingDestination.postgres(_:install:)`).
+public struct RecordingDestination: Sendable {
+    /// The log written.
+    package let target: any RecordingLog
+
+    package init(_ target: any RecordingLog) {
+        self.target = target
+    }
+
+    /// A log file, opened read-write.
+    public static func log(_ log: EventLog) -> RecordingDestination {
+        RecordingDestination(log)
+    }
+
+    /// How errors name it: the file's path, or the store's URL without its password.
+    public var name: String {
+        target.path
+    }
+}

@@ -1,0 +1,62 @@
+package import Foundation
+import GRDB
+
+/// What the recorder's writer needs from the log it records into: the SQLite ``EventLog`` (the
+/// embedded default), or a PostgreSQL store (RewindPostgres). Every method is synchronous and
+/// called from the writer thread, except ``beginSession(app:codec:initialState:info:shapes:at:)``,
+/// which the thread binding the middleware calls, once per store.
+///
+/// A log assigns seqs as it writes: each event the next of the log's, so a session's order is
+/// the order its batches were written in.
+package protocol RecordingLog: AnyObject, Sendable {
+    /// How errors name the log: a file's path, a store's URL without its password.
+    var path: String { get }
+
+    /// Begins a session holding `initialState` (already scrubbed).
+    func beginSession<State: Encodable>(
+        app: AppIdentity, codec: any PayloadCodec, initialState: State, info: String?, shapes: SessionShapes, at date: Date
+    ) throws(EventLogError) -> LogSession
+
+    /// Writes, in one transaction, the rows `encode` makes with the session's codec — events,
+    /// each with the next seq, and snapshots of the state after the last event before them —
+    /// and moves the session's bounds along. `encode` may run more than once (a retried
+    /// transaction); each run starts afresh.
+    ///
+    /// - Returns: The seqs the events got; `nil` when there were none.
+    func write(
+        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
+    ) throws(EventLogError) -> ClosedRange<Int64>?
+
+    /// Records `gap` and begins the session recording resumes in, from `state`, in one
+    /// transaction: either both are in the log or neither is.
+    func recordGap<State: Encodable>(
+        _ gap: LogGap, resumingWith app: AppIdentity, codec: any PayloadCodec, state: State, info: String?, shapes: SessionShapes, at date: Date
+    ) throws(EventLogError) -> LogSession
+
+    /// Records `gap` where recording never resumed (the recorder closed first).
+    func recordGap(_ gap: LogGap) throws(EventLogError)
+
+    /// Applies `retention`; returns how many events it removed.
+    func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int
+
+    /// The recorder stopped: a log that belongs to it alone (a store's connection made for it)
+    /// lets go of what it holds.
+    func recorderFinished()
+}
+
+extension EventLog: RecordingLog {
+    package func write(
+        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
+    ) throws(EventLogError) -> ClosedRange<Int64>? {
+        // The log's own codec instance (a codec with symbols keeps them per log file) and the
+        // session's key. Encoding happens inside the transaction, so new symbols get ids under
+        // the write lock.
+        let storage = try storage(for: session)
+        return try writeEncoding { db in
+            try insert(try encode(storage.codec), into: storage, in: db)
+        }
+    }
+
+    /// The app owns its log and closes it.
+    package func recorderFinished() {}
+}

@@ -1,0 +1,289 @@
+import Foundation
+import PostgresNIO
+import Rewind
+import RewindCoding
+public import RewindLog
+import Synchronization
+
+extension RecordingDestination {
+    /// A PostgreSQL store: the recorder's sessions go straight into it, for a server-side
+    /// service that keeps its history in the database it already runs.
+    ///
+    /// ```swift
+    /// let destination = try await RecordingDestination.postgres(location, install: "api-7f3c")
+    /// let recorder = Recorder<ShopState, ShopAction>(into: destination, app: AppIdentity(id: "com.example.shop"))
+    /// ```
+    ///
+    /// The recorder gets a connection of its own (opening it creates or migrates the store's
+    /// schema), and closes it when it stops. Its sessions are numbered by the store, with seqs
+    /// from the store's sequence: each session's order is exact, and any number of recorders and
+    /// pushers write at once. A write that fails (the server restarted, the network cut) is a
+    /// failed batch like a full disk for a file: reported, recorded as a gap once writing works
+    /// again — the recorder connects again on its next batch — and recording resumes in a new
+    /// session from the live state.
+    ///
+    /// Payloads are recorded with a text or JSON codec (the default); the binary codec's symbol
+    /// table, and encryption, are for log files today. Retention is the store's to manage
+    /// (partitions, `DELETE`): the recorder does not trim a store.
+    ///
+    /// - Parameters:
+    ///   - location: The store.
+    ///   - install: The install, device or service instance recording, kept with each session
+    ///     (what `rewind sessions --install` and fleet questions choose by).
+    /// - Throws: `EventLogError` when the store cannot be reached or opened for writing.
+    public static func postgres(_ location: PostgresLocation, install: String? = nil) async throws(EventLogError) -> RecordingDestination {
+        let store = try await PostgresLog.open(location, mode: .readWrite)
+        return RecordingDestination(PostgresRecordingLog(store: store, install: install))
+    }
+}
+
+/// A PostgreSQL store as a recorder's log (``RecordingLog``): synchronous, as the writer thread
+/// is, over postgres-nio's async API (``SynchronousWait``).
+final class PostgresRecordingLog: RecordingLog {
+    let location: PostgresLocation
+    let install: String?
+    /// The connection; `nil` after it was lost, until the next write connects again.
+    private let store: Mutex<PostgresLog?>
+    /// Ids of call sites and case paths already in the store: found or added outside the
+    /// batch's transaction, so they stay whatever becomes of it.
+    private let ids = Mutex<(sources: [SourceKey: Int64], actions: [String: Int64])>(([:], [:]))
+    private let wait = SynchronousWait(label: "RewindPostgres.recording")
+    /// Statements carry at most this many events: PostgreSQL takes 65,535 parameters.
+    private static let eventsPerStatement = 4_000
+
+    init(store: PostgresLog, install: String?) {
+        location = store.location
+        self.install = install
+        self.store = Mutex(store)
+    }
+
+    var path: String { location.description }
+
+    // MARK: - RecordingLog
+
+    func beginSession<State: Encodable>(
+        app: AppIdentity, codec: any PayloadCodec, initialState: State, info: String?, shapes: SessionShapes, at date: Date
+    ) throws(EventLogError) -> LogSession {
+        try newSession(app: app, codec: codec, state: initialState, what: "initial state", info: info, shapes: shapes, at: date) { _, _ in }
+    }
+
+    func write(session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]) throws(EventLogError) -> ClosedRange<Int64>? {
+        let writes: [LogWrite]
+        do {
+            writes = try encode(try codec(for: session))
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw .failed(path: path, reason: "\(error)")
+        }
+        guard !writes.isEmpty else { return nil }
+        return try run { [self] store in
+            let (sources, actions) = try await internIDs(writes, in: store)
+            return try await store.transaction {
+                try await Self.insert(writes, session: session.id, sources: sources, actions: actions, into: store)
+            }
+        }
+    }
+
+    func recordGap<State: Encodable>(
+        _ gap: LogGap, resumingWith app: AppIdentity, codec: any PayloadCodec, state: State, info: String?, shapes: SessionShapes, at date: Date
+    ) throws(EventLogError) -> LogSession {
+        try newSession(app: app, codec: codec, state: state, what: "state snapshot", info: info, shapes: shapes, at: date) { store, id in
+            var gap = gap
+            gap.resumedSession = id
+            try await Self.insertGap(gap, into: store)
+        }
+    }
+
+    func recordGap(_ gap: LogGap) throws(EventLogError) {
+        try run { store in try await Self.insertGap(gap, into: store) }
+    }
+
+    /// A store's retention is its own (partitions, `DELETE`): nothing to do here.
+    func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int { 0 }
+
+    func recorderFinished() {
+        guard let store = store.withLock({ store in defer { store = nil }; return store }) else { return }
+        try? wait.run { await store.close() }
+    }
+
+    // MARK: - Writing
+
+    /// Begins a session from `state`, and runs `alsoInTransaction` with its number in the same
+    /// transaction.
+    private func newSession<State: Encodable>(
+        app: AppIdentity, codec: any PayloadCodec, state: State, what: String, info: String?, shapes: SessionShapes, at date: Date,
+        alsoInTransaction: @escaping @Sendable (PostgresLog, Int64) async throws -> Void
+    ) throws(EventLogError) -> LogSession {
+        let encoded = try encode(state, with: codec, what: what)
+        let install = install, started = date.timeIntervalSince1970, codecName = codec.name
+        let (id, base) = try run { store in
+            let actionShape = try await store.shapeID(shapes.action), stateShape = try await store.shapeID(shapes.state)
+            return try await store.transaction {
+                let created = try await Self.insertSession(
+                    store, install: install, app: app, codec: codecName, started: started, info: info,
+                    shapes: (actionShape, stateShape), state: encoded
+                )
+                try await alsoInTransaction(store, created.id)
+                return created
+            }
+        }
+        return LogSession(
+            id: id, app: app, codec: codec.name, startedAt: started, baseSeq: base, info: info, eventCount: 0, seqRange: nil,
+            encryption: nil, actionFingerprint: shapes.action?.fingerprint, stateFingerprint: shapes.state?.fingerprint
+        )
+    }
+
+    /// The codec `session` records with: text payloads only (see `RecordingDestination.postgres`).
+    private func codec(for session: LogSession) throws(EventLogError) -> any PayloadCodec {
+        guard let codec = PayloadCodecs.standard[session.codec], codec.isText else {
+            throw .failed(path: path, reason: "session \(session.id) records with the \(session.codec) codec; a PostgreSQL store records JSON (the default codec) for now")
+        }
+        return codec
+    }
+
+    private func encode<State: Encodable>(_ state: State, with codec: any PayloadCodec, what: String) throws(EventLogError) -> Data {
+        guard codec.isText else {
+            throw .failed(path: path, reason: "the \(codec.name) codec cannot record into a PostgreSQL store yet: record with JSON, the default codec")
+        }
+        do {
+            return try codec.encode(state)
+        } catch {
+            throw .encodingFailed(path: path, seq: nil, actionCase: what, reason: "\(error)")
+        }
+    }
+
+    /// Inserts a session and its first snapshot at its base seq, taken from the store's sequence.
+    private static func insertSession(
+        _ store: PostgresLog, install: String?, app: AppIdentity, codec: String, started: Double, info: String?,
+        shapes: (action: Int64?, state: Int64?), state: Data
+    ) async throws -> (id: Int64, base: Int64) {
+        let rows = try await store.rows("""
+            INSERT INTO rewind.sessions (install_id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq,
+                                         info, action_shape_id, state_shape_id)
+            VALUES (\(install), \(app.id), \(app.version), \(app.actionSchemaVersion), \(app.stateSchemaVersion), \(codec), \(started),
+                    nextval('rewind.seqs'), \(info), \(shapes.action), \(shapes.state))
+            RETURNING id, base_seq
+            """)
+        guard let row = try rows.first?.decode((Int64, Int64).self) else {
+            throw EventLogError.failed(path: store.location.description, reason: "a new session was not given a number")
+        }
+        _ = try await store.rows("""
+            INSERT INTO rewind.snapshots (session_id, seq, time, kind, state) VALUES (\(row.0), \(row.1), \(started), 'initial', \(state))
+            """)
+        return row
+    }
+
+    private static func insertGap(_ gap: LogGap, into store: PostgresLog) async throws {
+        _ = try await store.rows("""
+            INSERT INTO rewind.gaps (session_id, after_seq, lost, cases, reason, first_time, last_time, resumed_session_id)
+            VALUES (\(gap.session), \(gap.afterSeq), \(Int64(gap.lost)), \(try PostgresLog.casesJSON(gap)), \(gap.reason),
+                    \(gap.firstTime), \(gap.lastTime), \(gap.resumedSession))
+            """)
+    }
+
+    /// The ids of the batch's call sites and case paths, from the cache or the store.
+    private func internIDs(_ writes: [LogWrite], in store: PostgresLog) async throws -> ([SourceKey: Int64], [String: Int64]) {
+        var (sources, actions) = ids.withLock { $0 }
+        for case let .event(event) in writes {
+            if sources[event.source] == nil {
+                let key = event.source
+                sources[key] = try await store.sourceID(
+                    file: key.file, function: key.function, line: Int64(key.line), column: Int64(key.column), origin: key.origin
+                )
+            }
+            if actions[event.actionCase] == nil { actions[event.actionCase] = try await store.actionID(event.actionCase) }
+        }
+        ids.withLock { [sources, actions] in $0 = (sources, actions) }
+        return (sources, actions)
+    }
+
+    /// Inserts the batch inside the caller's transaction: events with seqs from the store's
+    /// sequence (taken in order, so the session's order is the batch's), snapshots at the seq
+    /// of the event before them, and the session's new bounds.
+    private static func insert(
+        _ writes: [LogWrite], session: Int64, sources: [SourceKey: Int64], actions: [String: Int64], into store: PostgresLog
+    ) async throws -> ClosedRange<Int64>? {
+        let count = writes.reduce(0) { count, write in if case .event = write { count + 1 } else { count } }
+        var seqs = count == 0 ? [] : try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(Int64(count)))")
+            .map { try $0.decode(Int64.self) }.sorted()[...]
+        var pending: [(seq: Int64, event: LogWrite.Event)] = []
+        var first: Int64?, last: Int64?
+        func flush() async throws {
+            guard !pending.isEmpty else { return }
+            var bindings = PostgresBindings(capacity: pending.count * 8)
+            var rows: [String] = []
+            rows.reserveCapacity(pending.count)
+            for (seq, event) in pending {
+                let first = bindings.count + 1
+                bindings.append(session)
+                bindings.append(seq)
+                bindings.append(event.time)
+                bindings.append(actions[event.actionCase] ?? 0)
+                try bindings.append(event.payload)
+                bindings.append(sources[event.source] ?? 0)
+                bindings.append(event.info)
+                bindings.append(event.redaction)
+                rows.append("(" + (first..<first + 8).map { "$\($0)" }.joined(separator: ", ") + ")")
+            }
+            _ = try await store.rows(PostgresQuery(unsafeSQL: """
+                INSERT INTO rewind.events (session_id, seq, time, action_id, payload, source_id, info, redaction)
+                VALUES \(rows.joined(separator: ", "))
+                """, binds: bindings))
+            pending.removeAll(keepingCapacity: true)
+        }
+        for write in writes {
+            switch write {
+            case let .event(event):
+                guard let seq = seqs.popFirst() else { throw EventLogError.failed(path: store.location.description, reason: "the store gave fewer seqs than asked for") }
+                pending.append((seq, event))
+                if first == nil { first = seq }
+                last = seq
+                if pending.count == eventsPerStatement { try await flush() }
+            case let .snapshot(time, state):
+                try await flush()
+                let seq: Int64
+                if let last {
+                    seq = last
+                } else {
+                    seq = try await store.single(Int64.self, "SELECT coalesce(last_seq, base_seq) FROM rewind.sessions WHERE id = \(session)")
+                }
+                _ = try await store.rows("""
+                    INSERT INTO rewind.snapshots (session_id, seq, time, kind, state) VALUES (\(session), \(seq), \(time), 'periodic', \(state))
+                    ON CONFLICT DO NOTHING
+                    """)
+            }
+        }
+        try await flush()
+        guard let low = first, let high = last else { return nil }
+        _ = try await store.rows("""
+            UPDATE rewind.sessions SET first_seq = coalesce(first_seq, \(low)), last_seq = \(high), event_count = event_count + \(Int64(count))
+            WHERE id = \(session)
+            """)
+        return low...high
+    }
+
+    /// Runs `body` against the store, connecting again first when the connection was lost; a
+    /// failure that closed it leaves it to be replaced on the next call.
+    private func run<T: Sendable>(_ body: @escaping @Sendable (PostgresLog) async throws -> T) throws(EventLogError) -> T {
+        let location = location
+        let current = store.withLock { $0 }
+        do {
+            return try wait.run { [self] in
+                let log: PostgresLog
+                if let current, !current.connection.isClosed {
+                    log = current
+                } else {
+                    if let current { await current.close() }
+                    log = try await PostgresLog.open(location, mode: .readWrite)
+                    self.store.withLock { $0 = log }
+                }
+                return try await body(log)
+            }
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw PostgresFailure.describe(error, at: location, doing: "record")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+@testable import RewindPostgres
+import RewindReplay
+import RewindTestSupport
+import Testing
+
+/// A recorder writing straight into a store: what it writes into a file, byte for byte, and
+/// many at once. (A server lost mid-recording: `RecordingDestinationTests`, over both stores.)
+@Suite("PostgreSQL recorder", .enabled(if: PostgresTestServer.enabled))
+struct PostgresRecorderTests {
+    static let app = AppIdentity(id: "com.example.todo", version: "3.0")
+
+    /// The store's sessions of `install`, pulled into a file to read them with the read path.
+    static func pulled(_ location: PostgresLocation, install: String, in folder: TemporaryDirectory) async throws -> EventLog {
+        let store = try await PostgresLog.open(location, mode: .readOnly)
+        let path = folder.file("\(install)-\(UUID().uuidString).rewind")
+        do {
+            _ = try await store.pull(.install(install), to: path)
+        } catch {
+            await store.close()
+            throw error
+        }
+        await store.close()
+        return try EventLog(path: path, mode: .readOnly)
+    }
+
+    /// Whether `log`'s integrity report is sound but for holes between seqs: a store numbers
+    /// the events of the sessions recorded into it from one sequence that every writer shares.
+    static func soundButForStoreSeqs(_ log: EventLog) throws -> Bool {
+        let report = try log.checkIntegrity()
+        return report.sqlite == ["ok"] && report.sessionsWithoutSnapshot.isEmpty && report.sessionsWithWrongBounds.isEmpty
+            && report.sessionsContinuingAfterGap.isEmpty && report.unauthenticated.isEmpty
+    }
+
+    static func events(_ log: EventLog) throws -> [LoggedEvent] {
+        var cursor = log.events()
+        var events: [LoggedEvent] = []
+        while let event = try cursor.next() { events.append(event) }
+        return events
+    }
+
+    @Test("the default configuration records into the store what it records into a file, and the store's states replay to the live ones")
+    func sameAsFile() async throws {
+        let folder = try TemporaryDirectory()
+        try await PostgresTestServer.withDatabase { location in
+            try await Self.checkSameAsFile(location, in: folder)
+        }
+    }
+
+    private static func checkSameAsFile(_ location: PostgresLocation, in folder: TemporaryDirectory) async throws {
+        let destination = try await RecordingDestination.postgres(location, install: "api-1")
+        #expect(destination.name == location.description)
+        let live = try await recordSession(
+            into: destination, app: Self.app, initialState: TodoState(), reducer: Todo.reducer,
+            effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 11), actions: 400
+        )
+        let file = try EventLog(path: folder.file("file.rewind"))
+        let filed = try await recordSession(
+            into: file, app: Self.app, initialState: TodoState(), reducer: Todo.reducer,
+            effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 11), actions: 400
+        )
+        #expect(live.reduced.map(\.action) == filed.reduced.map(\.action), "the same scripted session")
+
+        let log = try await Self.pulled(location, install: "api-1", in: folder)
+        #expect(try log.checkIntegrity().isSound)
+        let sessions = try log.sessions()
+        #expect(sessions.count == 1 && sessions.first?.eventCount == Int64(live.reduced.count) && sessions.first?.app == Self.app)
+        let stored = try Self.events(log), recorded = try Self.events(file)
+        #expect(stored.count == live.reduced.count && live.reduced.count >= 400)
+        #expect(stored.map { $0.actionCase } == recorded.map { $0.actionCase })
+        #expect(stored.map { $0.payload } == recorded.map { $0.payload }, "the same payloads, byte for byte")
+        #expect(stored.map { $0.source } == recorded.map { $0.source })
+        let seqs = stored.map(\.seq)
+        #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "the session's order is exact")
+
+        let replayer = Replayer(log: log, reducer: Todo.reducer)
+        for (index, seq) in seqs.enumerated() where index % 20 == 0 || index == seqs.count - 1 {
+            let state = try replayer.state(at: seq)
+            #expect(state == live.states[index], "state after action \(index + 1)")
+        }
+        #expect(try replayer.verify(session: sessions[0].id).divergence == nil, "the store's snapshots agree with the replay")
+        let snapshots = (store: try log.snapshotIndex(session: sessions[0].id).count, file: try file.snapshotIndex(session: 1).count)
+        #expect(snapshots.store == snapshots.file, "snapshots taken as into the file")
+
+        let listed = try run(builtProduct("rewind"), ["sessions", PushCommandTests.url(location), "--install", "api-1"], in: folder.path)
+        #expect(listed.status == 0 && listed.standardOutput.contains("recorded into the store"), "\(listed.standardOutput)")
+    }
+
+    @Test("four recorders, each on its own connection, write at once: each session whole and in order")
+    func concurrentRecorders() async throws {
+        let folder = try TemporaryDirectory()
+        try await PostgresTestServer.withDatabase { location in
+            let sessions = try await withThrowingTaskGroup(of: RecordedSession<TodoState, TodoAction>.self) { group in
+                for seed in 1...4 {
+                    group.addTask {
+                        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+                        configuration.batchSize = 7
+                        return try await recordSession(
+                            into: try await RecordingDestination.postgres(location, install: "many"), app: Self.app, initialState: TodoState(),
+                            reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: UInt64(seed)), actions: 250,
+                            configuration: configuration
+                        )
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let log = try await Self.pulled(location, install: "many", in: folder)
+            #expect(try Self.soundButForStoreSeqs(log))
+            let replayer = Replayer(log: log, reducer: Todo.reducer)
+            var finals = try log.sessions().map { session in try replayer.finalState(session: session.id, fromStart: true) }
+            #expect(try log.sessions().map(\.eventCount).sorted() == sessions.map { Int64($0.reduced.count) }.sorted())
+            for live in sessions {
+                let index = try #require(finals.firstIndex(of: live.store.state), "a session replays to each live store's state")
+                finals.remove(at: index)
+            }
+        }
+    }
+}

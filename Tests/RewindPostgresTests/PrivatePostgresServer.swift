@@ -1,0 +1,44 @@
+import Foundation
+import RewindPostgres
+import RewindTestSupport
+import Testing
+
+/// A PostgreSQL server of a test's own, to restart or stop under a writer: started by the same
+/// script as the suite's (`Tools/postgres.sh`), in a temporary folder, and stopped by `stop()`.
+struct PrivatePostgresServer {
+    let location: PostgresLocation
+    private let script: String
+    private let directory: String
+    /// Keeps the folder until the server is done with it.
+    private let cluster: TemporaryDirectory
+
+    /// Starts a server; `nil` (an issue under `CI=true`) when it cannot.
+    static func start(sourceLocation: SourceLocation = #_sourceLocation) -> PrivatePostgresServer? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let script = root.appendingPathComponent("Tools/postgres.sh").path
+        guard let cluster = try? TemporaryDirectory() else { return nil }
+        let directory = cluster.file("pg")
+        guard PushCommandTests.script(script, "start", directory) == 0,
+              let port = try? String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+              let password = try? String(contentsOfFile: directory + "/.password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+              let location = try? PostgresLocation(parsing: "postgres://rewind:\(password)@127.0.0.1:\(port)/rewind?sslmode=disable", environment: [:]) else {
+            #expect(!PostgresTestServer.required, "could not start a server of the test's own (see \(directory))", sourceLocation: sourceLocation)
+            return nil
+        }
+        return PrivatePostgresServer(location: location, script: script, directory: directory, cluster: cluster)
+    }
+
+    /// Restarts the server (`pg_ctl restart`: every connection is cut); whether it came back.
+    func restart() -> Bool {
+        PushCommandTests.script(script, "restart", directory) == 0
+    }
+
+    /// Starts the server `stop()` stopped, on the same port; whether it came back.
+    func resume() -> Bool {
+        PushCommandTests.script(script, "resume", directory) == 0
+    }
+
+    func stop() {
+        _ = PushCommandTests.script(script, "stop", directory)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+@testable import RewindPostgres
+import RewindReplay
+import RewindTestSupport
+import Testing
+
+/// The recorder's promises, one suite over both stores: each test runs into a log file and into
+/// a PostgreSQL store, and reads back what it holds through the one read path (the store's
+/// sessions pulled into a file).
+@Suite("Recording into either store", .enabled(if: PostgresTestServer.enabled))
+struct RecordingDestinationTests {
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case file, postgres
+        var testDescription: String { rawValue }
+    }
+
+    /// A destination of `kind`, and how to take it away and give it back mid-recording (a
+    /// full disk for a file, a stopped server for a store).
+    struct Fault {
+        var destination: RecordingDestination
+        var cut: () throws -> Void
+        var restore: () throws -> Void
+        var readBack: () async throws -> EventLog
+    }
+
+    static func withDestination(_ kind: Kind, _ body: (Fault) async throws -> Void) async throws {
+        let folder = try TemporaryDirectory()
+        switch kind {
+        case .file:
+            let path = folder.file("file.rewind")
+            let log = try EventLog(path: path)
+            try await body(Fault(
+                destination: .log(log), cut: { try log.simulateFullDisk() }, restore: { try log.freeDiskSpace() },
+                readBack: { try EventLog(path: path, mode: .readOnly) }
+            ))
+        case .postgres:
+            guard let server = PrivatePostgresServer.start() else { return }
+            defer { server.stop() }
+            try await body(Fault(
+                destination: try await .postgres(server.location, install: "either"), cut: { server.stop() },
+                restore: { guard server.resume() else { throw CancellationError() } },
+                readBack: { try await PostgresRecorderTests.pulled(server.location, install: "either", in: folder) }
+            ))
+        }
+    }
+
+    @Test("every action in order, with its case and source, and states that replay to the live ones", arguments: Kind.allCases)
+    func everyAction(_ kind: Kind) async throws {
+        try await Self.withDestination(kind) { fault in
+            let live = try await recordSession(
+                into: fault.destination, app: AppIdentity(id: "com.example.shop", version: "2.3"), initialState: ShopState(),
+                reducer: Shop.reducer, effects: Shop.effects(environment: .simulated), user: Shopper(seed: 3), actions: 300
+            )
+            let log = try await fault.readBack()
+            let events = try PostgresRecorderTests.events(log)
+            #expect(events.map(\.actionCase) == live.reduced.map { ActionCaseName.of($0.action) })
+            #expect(events.map(\.source) == live.reduced.map(\.source))
+            let session = try #require(try log.sessions().first)
+            #expect(session.eventCount == Int64(live.reduced.count) && session.seqRange == events.first!.seq...events.last!.seq)
+            let replayer = Replayer(log: log, reducer: Shop.reducer)
+            for (index, event) in events.enumerated() where index % 10 == 0 || index == events.count - 1 {
+                let state = try replayer.state(at: event.seq)
+                #expect(state == live.states[index], "after action \(index + 1)")
+            }
+            #expect(try replayer.verify(session: session.id).divergence == nil)
+        }
+    }
+
+    @Test("a destination lost mid-recording: the loss is reported with its actions, recorded as a gap, and recording resumes from the live state", arguments: Kind.allCases)
+    func lostMidRecording(_ kind: Kind) async throws {
+        try await Self.withDestination(kind) { fault in
+            let failures = Recorded<RecorderFailure<ShopAction>>()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
+            configuration.onFailure = { failures.append($0) }
+            configuration.snapshotInterval = 0
+            let recorder = Recorder<ShopState, ShopAction>(into: fault.destination, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+            let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            store.dispatch(.cart(.clear))
+            try recorder.flush()
+
+            try fault.cut()
+            let big = String(repeating: "x", count: 20_000)
+            for index in 0..<3 { store.dispatch(.cart(.remove(productID: "\(big)\(index)"))) }
+            #expect(throws: EventLogError.self) { try recorder.flush() }
+            #expect(failures.all.flatMap(\.unrecorded).count == 3)
+
+            try fault.restore()
+            store.dispatch(.cart(.applyDiscount(code: "AFTER")))
+            try recorder.flush()
+            try recorder.close()
+
+            let log = try await fault.readBack()
+            let sessions = try log.sessions()
+            #expect(sessions.map(\.eventCount) == [1, 1], "the action before, then the one after the loss, in a new session")
+            let gap = try #require(try log.gaps().first)
+            #expect(gap.session == sessions[0].id && gap.lost == 3 && gap.cases == ["cart.remove": 3] && gap.resumedSession == sessions[1].id)
+            #expect(gap.afterSeq == sessions[0].seqRange?.upperBound)
+            #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
+        }
+    }
+}
