@@ -39,6 +39,10 @@ extension RecordingDestination {
 
 /// A PostgreSQL store as a recorder's log (``RecordingLog``): synchronous, as the writer thread
 /// is, over postgres-nio's async API (``SynchronousWait``).
+///
+/// One recorder uses it, from one thread at a time — the binding thread begins the session,
+/// then the writer thread does the rest — so its statements never interleave on the
+/// connection.
 final class PostgresRecordingLog: RecordingLog {
     let location: PostgresLocation
     let install: String?
