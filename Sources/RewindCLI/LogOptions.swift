@@ -4,7 +4,7 @@ import RewindLog
 
 /// The log argument, its keys and the output format every subcommand shares.
 struct LogOptions: ParsableArguments {
-    @Argument(help: "The Rewind log file, or one log of a PostgreSQL store: postgres://user@host:port/database[?log=ID].")
+    @Argument(help: "The Rewind log file, or one log of a PostgreSQL store: postgres://user@host:port/database[?log=ID or ?install=ID].")
     var path: String
 
     @Option(
@@ -43,11 +43,12 @@ struct LogOptions: ParsableArguments {
         return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? path : nil
     }
 
-    /// Whether the argument names one log: a file, or a store's URL with `log=` (a store's URL
-    /// without it may mean its only log, or all of them: `sessions` lists them all).
+    /// Whether the argument names one log: a file, or a store's URL with `log=` or `install=` (a
+    /// store's URL without either may mean its only log, or all of them: `sessions` lists them
+    /// all).
     var namesOneLog: Bool {
         guard let storeURL else { return true }
-        return URLComponents(string: storeURL)?.queryItems?.contains { $0.name == "log" } == true
+        return URLComponents(string: storeURL)?.queryItems?.contains { ["log", "install"].contains($0.name) } == true
     }
 
     /// The log argument as messages name it: a store's URL without its password.

@@ -10,7 +10,8 @@ public import Foundation
 ///
 /// `log=` names one log of the store (the identity of the log its sessions were pushed from),
 /// for what reads one log as a file is read: without it, a store that holds one log means that
-/// one.
+/// one. `install=` names instead the sessions one install recorded straight into the store (a
+/// service's recorder).
 ///
 /// What the URL leaves out comes from where libpq's own tools look, in this order: the
 /// environment (`PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`, `PGSSLMODE`), the
@@ -42,9 +43,12 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// The one log of the store the URL names (`log=`, the identity of the log its sessions
     /// were pushed from), or `nil`.
     public var log: UUID?
+    /// The install whose sessions recorded into the store the URL names (`install=`), or `nil`.
+    public var install: String?
 
     public init(
-        host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer, log: UUID? = nil
+        host: String, port: Int = 5432, user: String, password: String? = nil, database: String, tls: TLSMode = .prefer,
+        log: UUID? = nil, install: String? = nil
     ) {
         self.host = host
         self.port = port
@@ -53,6 +57,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         self.database = database
         self.tls = tls
         self.log = log
+        self.install = install
     }
 
     /// Whether `text` is meant as a PostgreSQL location rather than a file path.
@@ -117,9 +122,19 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             }
             log = id
         }
-        let known = Set(["sslmode", "log"])
+        var install: String?
+        if let given = components.queryItems?.last(where: { $0.name == "install" }) {
+            guard let value = given.value, !value.isEmpty else {
+                throw PostgresLocationError("\(Self.redacting(text)): install= needs an install's id (`rewind sessions` lists them)")
+            }
+            install = value
+        }
+        if log != nil && install != nil {
+            throw PostgresLocationError("\(Self.redacting(text)): log= and install= each name what to read: give one")
+        }
+        let known = Set(["sslmode", "log", "install"])
         if let unknown = components.queryItems?.first(where: { !known.contains($0.name) }) {
-            throw PostgresLocationError("\(Self.redacting(text)): unknown parameter '\(unknown.name)' (only sslmode and log are understood)")
+            throw PostgresLocationError("\(Self.redacting(text)): unknown parameter '\(unknown.name)' (only sslmode, log and install are understood)")
         }
         let password = components.password.flatMap { $0.isEmpty ? nil : $0.removingPercentEncoding }
             ?? value("PGPASSWORD")
@@ -127,7 +142,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
                 path: value("PGPASSFILE") ?? (home as NSString).appendingPathComponent(".pgpass"),
                 host: host, port: port, database: database, user: user
             )
-        self.init(host: host, port: port, user: user, password: password, database: database, tls: tls, log: log)
+        self.init(host: host, port: port, user: user, password: password, database: database, tls: tls, log: log, install: install)
     }
 
     /// The location as a URL without its password: `postgres://rewind@127.0.0.1:5432/fleet`.
@@ -141,6 +156,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         var items: [URLQueryItem] = []
         if tls != .prefer { items.append(URLQueryItem(name: "sslmode", value: tls.rawValue)) }
         if let log { items.append(URLQueryItem(name: "log", value: log.uuidString.lowercased())) }
+        if let install { items.append(URLQueryItem(name: "install", value: install)) }
         if !items.isEmpty { components.queryItems = items }
         return components.string ?? "postgres://\(host):\(port)/\(database)"
     }

@@ -22,7 +22,8 @@ extension PostgresLog {
     ///
     /// - Parameters:
     ///   - id: The log's identity (the UUID `rewind push` reports); `nil` takes the location's
-    ///     `log=`, else the store's only log.
+    ///     `log=`, else the sessions its `install=` recorded into the store, else the store's
+    ///     only log.
     ///   - codecs: The codecs to decode payloads with.
     ///   - keys: Keys for encrypted sessions, as for a file.
     ///   - progress: Called after each page of events copied.
@@ -32,11 +33,18 @@ extension PostgresLog {
         _ id: UUID? = nil, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys(),
         progress: (@Sendable (PullProgress) -> Void)? = nil
     ) async throws(EventLogError) -> EventLog {
-        let logID = try await namedLog(id ?? location.log)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-store-\(UUID().uuidString).rewind").path
-        _ = try await pull(.log(logID), to: file, progress: progress)
         var name = location
-        name.log = logID
+        let selection: PullSelection
+        if id == nil, location.log == nil, let install = location.install {
+            // A service's own sessions: the store's numbers (pull refuses a mix with pushed ones).
+            selection = .install(install)
+        } else {
+            let logID = try await namedLog(id ?? location.log)
+            (name.log, name.install) = (logID, nil)
+            selection = .log(logID)
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-store-\(UUID().uuidString).rewind").path
+        _ = try await pull(selection, to: file, progress: progress)
         return try EventLog(readingCopy: file, named: name.description, codecs: codecs, keys: keys)
     }
 

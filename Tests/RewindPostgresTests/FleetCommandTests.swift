@@ -166,7 +166,8 @@ struct FleetCommandTests {
                 (["state", url, "--at", "1"], "the store holds sessions of several logs: name one with log=ID in the URL"),
                 (["state", url + "&log=" + unknown, "--at", "1"], "no sessions were pushed from log \(unknown)"),
                 (["state", url + "&log=nope", "--at", "1"], "log=nope is not a log's identity"),
-                (["push", log, url + "&log=" + logID], "log= names a log to read; push into the store without it"),
+                (["push", log, url + "&log=" + logID], "log= and install= name what to read; push into the store without them"),
+                (["push", log, url + "&install=x"], "log= and install= name what to read"),
                 (["pull", url + "&log=" + logID, "--session", "1", "--output", "x.rewind"], "choose the sessions with one of --session, --log or --install"),
             ]
             for (arguments, message) in moreCases {

@@ -82,5 +82,14 @@ struct PostgresReadOnlyLogTests {
             }
         }
         #expect(try PostgresLocation(parsing: "postgres://db/fleet", environment: [:]).log == nil)
+        let install = try PostgresLocation(parsing: "postgres://db/fleet?install=api-1", environment: [:])
+        #expect(install.install == "api-1" && install.log == nil && install.description.hasSuffix("/fleet?install=api-1"))
+        for (bad, message) in [("install=", "install= needs an install's id"), ("log=\(id.uuidString)&install=x", "log= and install= each name what to read")] {
+            #expect {
+                _ = try PostgresLocation(parsing: "postgres://u:secret@db/fleet?\(bad)", environment: [:])
+            } throws: { error in
+                "\(error)".contains(message) && !"\(error)".contains("secret")
+            }
+        }
     }
 }

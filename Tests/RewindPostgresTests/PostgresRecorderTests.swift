@@ -85,6 +85,20 @@ struct PostgresRecorderTests {
         let snapshots = (store: try log.snapshotIndex(session: sessions[0].id).count, file: try file.snapshotIndex(session: 1).count)
         #expect(snapshots.store == snapshots.file, "snapshots taken as into the file")
 
+        // Every command on the install's sessions by URL answers as on the file pulled from them.
+        let installURL = PushCommandTests.url(location) + "&install=api-1"
+        let name = try PostgresLocation(parsing: installURL).description
+        let lastSeq = "\(try #require(seqs.last))"
+        // The copies of the store's log go to a folder of their own, to see each one go.
+        let scratch = try TemporaryDirectory()
+        for command in [["sessions"], ["log", "--limit", "25"], ["show", lastSeq], ["state", "--at", lastSeq], ["verify"], ["check"], ["schema"]] {
+            let onFile = try run(builtProduct("rewind"), [command[0], log.path] + command.dropFirst(), in: folder.path)
+            let onStore = try run(builtProduct("rewind"), [command[0], installURL] + command.dropFirst(), in: folder.path, environment: ["TMPDIR": scratch.path])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "\(command) left its copy of the store's log")
+            #expect(onFile.status == onStore.status, "\(command): \(onStore.standardError)")
+            #expect((onStore.standardOutput + onStore.standardError).replacingOccurrences(of: name, with: log.path)
+                    == onFile.standardOutput + onFile.standardError, "\(command)")
+        }
         let listed = try run(builtProduct("rewind"), ["sessions", PushCommandTests.url(location), "--install", "api-1"], in: folder.path)
         #expect(listed.status == 0 && listed.standardOutput.contains("recorded into the store"), "\(listed.standardOutput)")
     }

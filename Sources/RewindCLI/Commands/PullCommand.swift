@@ -32,8 +32,8 @@ struct PullCommand: AsyncParsableCommand {
     @OptionGroup var format: OutputFormat
 
     func validate() throws {
-        let chosen = [!sessions.isEmpty, logID != nil, install != nil, urlLog != nil].filter { $0 }.count
-        guard chosen == 1 else { throw InputError("choose the sessions with one of --session, --log or --install (or log= in the URL)") }
+        let chosen = [!sessions.isEmpty, logID != nil, install != nil, urlLocation?.log != nil, urlLocation?.install != nil].filter { $0 }.count
+        guard chosen == 1 else { throw InputError("choose the sessions with one of --session, --log or --install (or log= or install= in the URL)") }
         if let logID, UUID(uuidString: logID) == nil { throw InputError("--log \(logID): not a log identity (a UUID)") }
         if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
         _ = try selection()
@@ -43,15 +43,15 @@ struct PullCommand: AsyncParsableCommand {
         }
     }
 
-    /// The log the URL names with `log=`, if it parses and names one.
-    private var urlLog: UUID? {
-        (try? PostgresLocation(parsing: store))?.log
+    /// The store's location, if the URL parses (`run` reports why it does not).
+    private var urlLocation: PostgresLocation? {
+        try? PostgresLocation(parsing: store)
     }
 
     /// The sessions asked for.
     private func selection() throws -> PostgresLog.PullSelection {
-        if let logID = logID.flatMap(UUID.init(uuidString:)) ?? urlLog { return .log(logID) }
-        if let install { return .install(install) }
+        if let logID = logID.flatMap(UUID.init(uuidString:)) ?? urlLocation?.log { return .log(logID) }
+        if let install = install ?? urlLocation?.install { return .install(install) }
         var numbers: [Int64] = [], uuids: [UUID] = []
         for session in sessions {
             if let uuid = UUID(uuidString: session) {

@@ -32,8 +32,8 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
     func run() async throws {
         let location: PostgresLocation
         do { location = try PostgresLocation(parsing: store) } catch { throw InputError(error.description) }
-        if location.log != nil {
-            throw InputError("\(location): log= names a log to read; push into the store without it (the log pushed keeps its own identity)")
+        if location.log != nil || location.install != nil {
+            throw InputError("\(location): log= and install= name what to read; push into the store without them (--install sets the install)")
         }
         var log = try options.open()
         if try log.identity() == nil {

@@ -18,8 +18,10 @@ struct StoreFleet: FleetSource {
     func sessions() async throws -> [FleetSession] {
         let store = try await PostgresLog.open(location, mode: .readOnly)
         do {
-            // A URL's `log=` narrows the fleet to the sessions pushed from that log.
-            let sessions = try await store.sessions(appVersion: appVersion, install: install).filter { location.log == nil || $0.log == location.log }
+            // A URL's `log=` narrows the fleet to the sessions pushed from that log, `install=` to
+            // that install's (as --install does).
+            let sessions = try await store.sessions(appVersion: appVersion, install: install ?? location.install)
+                .filter { location.log == nil || $0.log == location.log }
             await store.close()
             return sessions.map { stored in
                 FleetSession(
