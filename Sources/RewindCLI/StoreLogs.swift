@@ -29,7 +29,7 @@ enum StoreLogs {
         opened.withLock { $0[url] }
     }
 
-    /// Opens the log `url` names (its `log=`, or the store's only log), with progress on a
+    /// Opens the log `url` names (its `log=` or `install=`, or the store's only log), with progress on a
     /// terminal while its sessions are copied.
     static func open(_ url: String, keys: LogKeys, json: Bool) async throws {
         if log(url) != nil { return }
