@@ -25,6 +25,9 @@ public struct ActionSource: Codable, Sendable, Hashable {
         /// A feedback of a feedback loop, or a reaction of a cycle: a rule that turns states into
         /// actions. The source points at where the feedback was declared; ``info`` holds its name.
         case feedback
+        /// A scene of a flow: what the user provided through a screen. The source points at the
+        /// call that presented the scene; ``info`` holds the scene's name.
+        case scene
     }
 
     /// The file, as `#fileID` gives it: `Module/File.swift`.

@@ -22,8 +22,8 @@ import Synchronization
 /// consumed: when the consuming task is cancelled or stops iterating, every input and reaction
 /// is cancelled.
 ///
-/// UIKit's scenes and stages, the other half of cause-logic-effect, have no place in a
-/// Foundation-only package that also runs on Linux: present the states with whatever UI you use.
+/// Screens, the other half of cause-logic-effect, are ``Scene``s presented by a ``Flow`` on a
+/// ``Stage``.
 ///
 /// - Parameters:
 ///   - inputs: The causes; each sequence is read in its own task until it ends.

@@ -160,5 +160,46 @@ struct ComingFromCauseLogicEffectTests {
         router.route(Failure())
         #expect(await errors.next() is Failure, "cancellation is never routed")
     }
+
+    @Test("typed identifiers: a RawRepresentable struct per type is recorded as its raw value and replays")
+    func typedIdentifiers() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("ids.rewind"))
+        let recorder = Recorder<Basket, Basket.Action>(log: log, app: AppIdentity(id: "basket"))
+        let store = Store(initialState: Basket(), reducer: Basket.reducer, middleware: recorder.middleware)
+        store.dispatch(.add(ProductID(rawValue: "p-1")))
+        store.dispatch(.order(OrderID(rawValue: "o-7")))
+        try recorder.close()
+
+        let reopened = try EventLog(path: folder.file("ids.rewind"), mode: .readOnly)
+        var cursor = reopened.events()
+        var payloads: [String] = []
+        while let event = try cursor.next() { payloads.append(event.payloadText ?? "") }
+        #expect(payloads.count == 2)
+        #expect(payloads[0].contains("\"p-1\"") && payloads[1].contains("\"o-7\""))
+        #expect(!payloads.joined().contains("rawValue"), "the raw value, not a wrapper")
+        let session = try #require(try reopened.sessions().first)
+        #expect(try Replayer(log: reopened, reducer: Basket.reducer).finalState(session: session.id, fromStart: true) == store.state)
+    }
 }
 
+// The article's typed identifiers: one line per identified type.
+struct ProductID: RawRepresentable, Hashable, Codable, Sendable { var rawValue: String }
+struct OrderID: RawRepresentable, Hashable, Codable, Sendable { var rawValue: String }
+
+struct Basket: Codable, Equatable, Sendable {
+    var products: [ProductID] = []
+    var orders: [OrderID] = []
+
+    enum Action: Codable, Equatable, Sendable {
+        case add(ProductID)
+        case order(OrderID)
+    }
+
+    static let reducer = Reducer<Basket, Action> { basket, action in
+        switch action {
+        case .add(let product): basket.products.append(product)
+        case .order(let order): basket.orders.append(order)
+        }
+    }
+}

@@ -53,6 +53,24 @@ struct PushCommandTests {
         Issue.record("the store never reached \(count) events")
     }
 
+    /// Makes every insert into the store's events take `seconds` longer (a statement trigger
+    /// sleeping in the server), so a test that interrupts a push finds it still going however
+    /// busy the machine is; ``removeSlowInserts(_:)`` takes it away.
+    static func slowInserts(_ location: PostgresLocation, seconds: Double) async throws {
+        _ = try await PostgresTestServer.strings(location, """
+            CREATE OR REPLACE FUNCTION public.rewind_test_slow_insert() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN PERFORM pg_sleep(\(seconds)); RETURN NULL; END $$
+            """)
+        _ = try await PostgresTestServer.strings(location, """
+            CREATE TRIGGER rewind_test_slow AFTER INSERT ON rewind.events
+            FOR EACH STATEMENT EXECUTE FUNCTION public.rewind_test_slow_insert()
+            """)
+    }
+
+    static func removeSlowInserts(_ location: PostgresLocation) async throws {
+        _ = try await PostgresTestServer.strings(location, "DROP TRIGGER rewind_test_slow ON rewind.events")
+    }
+
     /// Runs `Tools/postgres.sh COMMAND DIR` to the end, its output going to `DIR.out`, and
     /// returns its exit status. Not through Foundation's `Process`: a script that starts a
     /// server daemon (through runuser as root) can leave Process waiting for an exit it never
@@ -108,11 +126,14 @@ struct PushCommandTests {
         let log = try Self.demoLog(actions: 6_000, in: folder)
         try await PostgresTestServer.withDatabase { location in
             await (try PostgresLog.open(location)).close()
+            // 240 batches at 50 ms or more each: the push is still going at its 20th.
+            try await Self.slowInserts(location, seconds: 0.05)
             let (process, _) = try Self.startPush(log, Self.url(location), batchSize: 25, in: folder)
             try await Self.waitForEvents(location, atLeast: 500)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
+            try await Self.removeSlowInserts(location)
             let partial = try await Self.counts(location)
             #expect(partial.events == partial.distinct && partial.events % 25 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
             let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
@@ -131,7 +152,8 @@ struct PushCommandTests {
         let folder = try TemporaryDirectory()
         let log = try Self.demoLog(actions: 6_000, in: folder)
         await (try PostgresLog.open(location)).close()
-        // Small batches, so the push is still going when the server restarts.
+        // 1,200 batches at 20 ms or more each: the push is still going when the server restarts.
+        try await Self.slowInserts(location, seconds: 0.02)
         let (process, errors) = try Self.startPush(log, Self.url(location), batchSize: 5, in: folder)
         try await Self.waitForEvents(location, atLeast: 200)
         #expect(server.restart())
@@ -141,6 +163,7 @@ struct PushCommandTests {
         #expect(message.contains("127.0.0.1:\(location.port)") && !message.contains(location.password ?? "<none>"), "\(message)")
         let partial = try await Self.counts(location)
         #expect(partial.events == partial.distinct && partial.events % 5 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
+        try await Self.removeSlowInserts(location)
         let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location)], in: folder.path)
         #expect(finished.status == 0, "\(finished.standardError)")
         #expect(try await Self.counts(location) == (6_000, 6_000))
