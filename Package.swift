@@ -76,12 +76,17 @@ let package = Package(
             ]
         ),
 
+        // The system's zlib, for snapshots (RewindLog's SnapshotCompression). Not compress-nio:
+        // two one-shot calls do the job, and it would bring SwiftNIO into every app's binary.
+        .systemLibrary(name: "CZlib"),
+
         // The SQLite event log: schema, sessions, append, reading, the recorder middleware.
         .target(
             name: "RewindLog",
             dependencies: [
                 "Rewind",
                 "RewindCoding",
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -336,6 +341,6 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
 }

@@ -7,7 +7,7 @@
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
 #
-# On Debian or Ubuntu it installs libsqlite3-dev (and, for the tests, postgresql) through apt-get
+# On Debian or Ubuntu it installs libsqlite3-dev and zlib1g-dev (and, for the tests, postgresql) through apt-get
 # when missing (with sudo when not root). On macOS the system SQLite is used, and PostgreSQL's
 # tests run when its initdb and pg_ctl are on PATH.
 set -euo pipefail
@@ -25,16 +25,18 @@ require_swift() {
 ensure_sqlite() {
     [ "$(uname -s)" = "Linux" ] || return 0
     if command -v dpkg-query >/dev/null 2>&1; then
-        if dpkg-query -W -f='${Status}' libsqlite3-dev 2>/dev/null | grep -q "install ok installed" && command -v sqlite3 >/dev/null; then
+        if dpkg-query -W -f='${Status}' libsqlite3-dev 2>/dev/null | grep -q "install ok installed" \
+            && dpkg-query -W -f='${Status}' zlib1g-dev 2>/dev/null | grep -q "install ok installed" \
+            && command -v sqlite3 >/dev/null; then
             return 0
         fi
-        say "installing libsqlite3-dev (SQLite for the event log) and sqlite3 (to read logs)"
+        say "installing libsqlite3-dev (SQLite for the event log), zlib1g-dev (zlib for its snapshots) and sqlite3 (to read logs)"
         local sudo=""
         if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
         $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev sqlite3 >/dev/null
-    elif [ ! -f /usr/include/sqlite3.h ]; then
-        say "SQLite's headers (sqlite3.h) are missing: install your distribution's SQLite development package"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev zlib1g-dev sqlite3 >/dev/null
+    elif [ ! -f /usr/include/sqlite3.h ] || [ ! -f /usr/include/zlib.h ]; then
+        say "SQLite's or zlib's headers (sqlite3.h, zlib.h) are missing: install your distribution's SQLite and zlib development packages"
         exit 2
     fi
 }

@@ -81,7 +81,7 @@ extension EventLog {
             }
             try Self.insertSnapshot(
                 db, session: session.id, seq: seq, time: date.timeIntervalSince1970, kind: "periodic",
-                state: try storage.databaseValue(data, seq: seq, kind: .snapshot)
+                columns: try storage.snapshotColumns(data, seq: seq)
             )
         }
     }
@@ -134,7 +134,7 @@ extension EventLog {
                 let seq = try last ?? Self.lastAssignedSeq(db)
                 try Self.insertSnapshot(
                     db, session: storage.session, seq: seq, time: time, kind: "periodic",
-                    state: try storage.databaseValue(state, seq: seq, kind: .snapshot)
+                    columns: try storage.snapshotColumns(state, seq: seq)
                 )
             }
         }

@@ -95,7 +95,7 @@ extension EventLog {
         let storage = try storage(for: session)
         try Self.insertSnapshot(
             db, session: session.id, seq: baseSeq, time: date.timeIntervalSince1970, kind: "initial",
-            state: try storage.databaseValue(encoded, seq: baseSeq, kind: .snapshot)
+            columns: try storage.snapshotColumns(encoded, seq: baseSeq)
         )
         return session
     }
@@ -264,9 +264,16 @@ extension EventLog {
 
     /// Stores a snapshot, already in the form its session stores (``SessionStorage``).
     static func insertSnapshot(_ db: Database, session: Int64, seq: Int64, time: Double, kind: String, state: DatabaseValue) throws {
+        try insertSnapshot(db, session: session, seq: seq, time: time, kind: kind, columns: (state, nil))
+    }
+
+    /// Stores a snapshot from the columns ``SessionStorage/snapshotColumns(_:seq:)`` made.
+    static func insertSnapshot(
+        _ db: Database, session: Int64, seq: Int64, time: Double, kind: String, columns: (state: DatabaseValue, compression: String?)
+    ) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO snapshots (session_id, seq, time, kind, state) VALUES (?, ?, ?, ?, ?)",
-            arguments: [session, seq, time, kind, state]
+            sql: "INSERT OR REPLACE INTO snapshots (session_id, seq, time, kind, state, compression) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [session, seq, time, kind, columns.state, columns.compression]
         )
     }
 }

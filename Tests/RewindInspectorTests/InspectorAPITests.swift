@@ -251,7 +251,7 @@ struct InspectorAPITests {
         let altered = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
         let database = try DatabaseQueue(path: path)
         try await database.write { db in
-            try db.execute(sql: "UPDATE snapshots SET state = ? WHERE session_id = 1 AND seq = ?", arguments: [altered, snapshot.seq])
+            try db.execute(sql: "UPDATE snapshots SET state = ?, compression = NULL WHERE session_id = 1 AND seq = ?", arguments: [altered, snapshot.seq])
         }
         try database.close()
         let diverged = try await inspector.json("/api/verify")

@@ -246,6 +246,7 @@ struct EventLogOpeningTests {
                 DROP TABLE gaps;
                 DROP TABLE symbols;
                 DROP TABLE log_identity;
+                ALTER TABLE snapshots DROP COLUMN compression;
                 ALTER TABLE sessions DROP COLUMN action_shape_id;
                 ALTER TABLE sessions DROP COLUMN state_shape_id;
                 DROP TABLE type_shapes;

@@ -82,10 +82,15 @@ struct RewindCommandTests {
         #expect(ok.status == 0)
         #expect(ok.standardOutput.hasPrefix("ok: replaying 80 events"))
 
-        // Tamper with the snapshot at seq 50, as a changed reducer would look from the log's side.
+        // Tamper with the snapshot at seq 50, as a changed reducer would look from the log's side
+        // (its JSON as the log reads it, stored back in the clear).
+        let recorded = try #require(try EventLog(path: path, mode: .readOnly).snapshot(session: 1, atOrBefore: 50))
         let database = try DatabaseQueue(path: path)
         try database.write { db in
-            try db.execute(sql: "UPDATE snapshots SET state = json_set(state, '$.cart.total', 123456) WHERE seq = 50")
+            try db.execute(
+                sql: "UPDATE snapshots SET state = json_set(?, '$.cart.total', 123456), compression = NULL WHERE seq = 50",
+                arguments: [String(decoding: recorded.state, as: UTF8.self)]
+            )
         }
         try database.close()
         let diverged = try Self.rewind("verify", path, in: folder)

@@ -221,6 +221,8 @@ extension EventLog {
         let decoder = JSONDecoder()
         var number = 0
         var codecs: [Int64: Bool] = [:]
+        /// The sessions in the clear, whose snapshots are deflated as the writer deflates them.
+        var clear: Set<Int64> = []
         var sawHeader = false
         while let line = try reader.next() {
             number += 1
@@ -278,6 +280,7 @@ extension EventLog {
                                     encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape]
                     )
                     codecs[session.id] = log.storesText(session)
+                    if encryption == nil { clear.insert(session.id) }
                 case "snapshot":
                     let snapshot = try decode(PortableLog.SnapshotLine.self)
                     try requireSeq(snapshot.seq, "snapshot seq", min: 0)
@@ -285,10 +288,17 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
                     }
                     let state = try PortableLog.decode(snapshot.state, encoding: snapshot.encoding, line: number, path: exportPath)
-                    try insertSnapshot(
-                        db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind,
-                        state: isText ? String(decoding: state, as: UTF8.self).databaseValue : state.databaseValue
-                    )
+                    if clear.contains(snapshot.session), let deflated = SnapshotCompression.compressed(state) {
+                        try insertSnapshot(
+                            db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind,
+                            columns: (deflated.databaseValue, SnapshotCompression.name)
+                        )
+                    } else {
+                        try insertSnapshot(
+                            db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind,
+                            state: isText ? String(decoding: state, as: UTF8.self).databaseValue : state.databaseValue
+                        )
+                    }
                 case "event":
                     let event = try decode(PortableLog.EventLine.self)
                     try requireSeq(event.seq, "seq", min: 1)

@@ -14,7 +14,7 @@ extension EventLog {
             return try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT p.session_id, p.seq, p.time, p.kind, p.state, s.key_id FROM snapshots AS p LEFT JOIN sessions AS s ON s.id = p.session_id
+                    SELECT p.session_id, p.seq, p.time, p.kind, p.state, s.key_id, p.compression FROM snapshots AS p LEFT JOIN sessions AS s ON s.id = p.session_id
                     WHERE p.session_id = ? AND p.seq <= ? ORDER BY p.seq DESC LIMIT 1
                     """,
                 arguments: [session, seq]
@@ -34,14 +34,25 @@ extension EventLog {
 
     private static func snapshot(from row: Row) throws -> LoggedSnapshot {
         let value: DatabaseValue = row["state"] ?? .null
-        let state: Data
+        var state: Data
         switch value.storage {
         case let .blob(data): state = data
         case let .string(text): state = Data(text.utf8)
         default: throw RowDamage(column: "snapshots.state", expected: "a blob or text", found: value)
         }
+        // Inflated here, so that every reader above (replay, verify, export, push) sees the
+        // codec's bytes (or the seal's), as in a log written before schema 10.
+        let session: Int64 = try row.required("session_id", in: "snapshots"), seq: Int64 = try row.required("seq", in: "snapshots")
+        switch try row.optional("compression", in: "snapshots", as: String.self) {
+        case nil: break
+        case SnapshotCompression.name?:
+            do { state = try SnapshotCompression.decompressed(state) } catch {
+                throw RowDamage("session \(session)'s snapshot at seq \(seq): \(error)")
+            }
+        case let other?: throw RowDamage("session \(session)'s snapshot at seq \(seq) is compressed with '\(other)', which this build does not know")
+        }
         return LoggedSnapshot(
-            session: try row.required("session_id", in: "snapshots"), seq: try row.required("seq", in: "snapshots"),
+            session: session, seq: seq,
             time: try row.time("time", in: "snapshots"), kind: try row.required("kind", in: "snapshots"), state: state,
             keyID: try row.optional("key_id", in: "sessions")
         )
