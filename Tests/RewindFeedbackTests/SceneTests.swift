@@ -26,6 +26,19 @@ struct SceneTests {
         #expect(stage.history == [.presented("ConfirmScene", .present), .dismissed("ConfirmScene")])
     }
 
+    @Test("cancelling the task awaiting stage.run dismisses the scene and dispatches nothing")
+    func runCancelled() async throws {
+        let stage = TestStage(timeout: .milliseconds(100))
+        let (store, _) = numbersStore()
+        let asking = Task { try await stage.run(Scene<Int>("PickScene"), recordingInto: store, as: { $0 }) }
+        try await stage.presentation(of: "PickScene")
+        asking.cancel()
+        await #expect(throws: CancellationError.self) { try await asking.value }
+        #expect(stage.history == [.presented("PickScene", .present), .dismissed("PickScene")])
+        await #expect(throws: TestStageError.self) { try await stage.answer(1, to: "PickScene") }
+        #expect(store.state.isEmpty)
+    }
+
     @Test("stage.run into a store dispatches the value with the scene's source, at the presenting line")
     func runRecorded() async throws {
         let stage = TestStage()
