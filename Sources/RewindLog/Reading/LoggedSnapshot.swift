@@ -11,7 +11,8 @@ public struct LoggedSnapshot: Sendable, Hashable {
     public var time: Double
     /// `initial`, `periodic` or `retention`.
     public var kind: String
-    /// The state as stored: encoded, and sealed when ``keyID`` is not `nil`.
+    /// The state as its session's codec encoded it, and sealed when ``keyID`` is not `nil`
+    /// (a snapshot the log stores deflated is inflated when read).
     public var state: Data
     /// The id of the key its session is encrypted with; `nil` when it is stored in the clear.
     public var keyID: String? = nil
