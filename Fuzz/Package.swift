@@ -30,8 +30,9 @@ let package = Package(
             .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ]),
+        .systemLibrary(name: "CZlib"),
         .target(name: "RewindLog", dependencies: [
-            "Rewind", "RewindCoding",
+            "Rewind", "RewindCoding", "CZlib",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: instrumented),
