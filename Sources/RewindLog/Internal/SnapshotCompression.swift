@@ -4,7 +4,7 @@ import Foundation
 /// Snapshots deflated with zlib: what `snapshots.compression = 'zlib'` (schema 10) says about
 /// a row's `state`.
 ///
-/// A growing state's snapshots are most of a log's bytes (the shop's JSON deflates about 7 to 1),
+/// A growing state's snapshots are most of a log's bytes (the shop's JSON deflates about 5 to 1),
 /// so the writer deflates each snapshot that gains from it, and ``EventLog/snapshot(session:atOrBefore:)``
 /// inflates it: every reader above that sees the codec's bytes, as before. An encrypted
 /// session's snapshots are stored sealed and not deflated (sealed bytes do not deflate, and
