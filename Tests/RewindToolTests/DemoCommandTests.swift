@@ -22,6 +22,22 @@ struct DemoCommandTests {
         #expect(try log.snapshotIndex(session: session.id).map(\.seq) == [0, 25])
     }
 
+    @Test("a short demo takes a snapshot every interval; a long one spaces them by the budget, and verifies")
+    func longDemoBudgetsSnapshots() throws {
+        let folder = try TemporaryDirectory()
+        let rewind = builtProduct("rewind")
+        #expect(try run(rewind, ["demo", "--quiet", "--actions", "2000", "--output", "short.rewind"], in: folder.path).status == 0)
+        #expect(try run(rewind, ["demo", "--quiet", "--actions", "20000", "--output", "long.rewind"], in: folder.path).status == 0)
+        let short = try EventLog(path: folder.file("short.rewind"), mode: .readOnly).snapshotIndex(session: 1).map(\.seq)
+        #expect(short == Array(stride(from: 0, through: 2_000, by: 25)))
+        let long = try EventLog(path: folder.file("long.rewind"), mode: .readOnly).snapshotIndex(session: 1).map(\.seq)
+        #expect(long.count > 20 && long.count < 20_000 / 25, "\(long.count) snapshots")
+        // (Where they fall depends on how far the writer lags at full speed: the budget's
+        // forecast follows what the writer has weighed; see Tools/rewind-bench/README.md.)
+        let verify = try run(rewind, ["verify", "long.rewind"], in: folder.path)
+        #expect(verify.status == 0 && verify.standardOutput.contains("reproduces all \(long.count - 1) recorded snapshots"), "\(verify.standardOutput)")
+    }
+
     @Test("the demo records under the shop's redaction: no payment receipt in the log, an export or a shrink fixture; verify names the scrubbed field")
     func recordsUnderRedaction() throws {
         let folder = try TemporaryDirectory()

@@ -20,6 +20,9 @@ struct DemoCommand: AsyncParsableCommand {
             """
     )
 
+    /// The longest demo that takes a snapshot at every interval, whatever the state's size.
+    static let everyIntervalUpTo = 2_000
+
     /// The identity the demo records under.
     static let app = AppIdentity(id: "com.example.shop", version: "1.0", actionSchemaVersion: 1, stateSchemaVersion: 1)
 
@@ -32,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The seed of the scripted customer; the same seed gives the same session.")
     var seed: UInt64 = 7
 
-    @Option(help: "Take a snapshot of the state every this many actions.")
+    @Option(help: "Take a snapshot of the state every this many actions (beyond 2,000 actions, further apart as the state grows).")
     var snapshotInterval = 25
 
     @Option(help: "The payload codec: json (readable with sqlite3) or binary (compact and fast).")
@@ -62,9 +65,11 @@ struct DemoCommand: AsyncParsableCommand {
         let log = try EventLog(path: output, keys: try keys())
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = snapshotInterval
-        // A short demo: a snapshot at every interval, so seeks and verify have some to show
-        // (a long recording keeps the default budget; see RecorderConfiguration.snapshotBudget).
-        configuration.snapshotBudget = .infinity
+        // A short demo: a snapshot at every interval, so seeks and verify have some to show. A
+        // long one keeps the default budget (RecorderConfiguration.snapshotBudget): the shop's
+        // state grows with every order, and a snapshot every 25 actions of 1,000,000 would
+        // write gigabytes.
+        if actions <= Self.everyIntervalUpTo { configuration.snapshotBudget = .infinity }
         configuration.codec = codec == "binary" ? BinaryPayloadCodec() : JSONPayloadCodec()
         configuration.redaction = ExampleApps.shopRedaction
         configuration.sessionInfo = #"{"demo":true,"seed":\#(seed)}"#
