@@ -7,10 +7,12 @@ import RewindLog
 /// `dispatch`: a store with one no-op middleware (the baseline) against the same store with
 /// the recorder in its default configuration, and with the middleware an app would write by
 /// hand (``HandWrittenRecorder``) — actions per second and the latency each dispatch adds.
-/// Actions go in bursts of 8,192 (half the recorder's default buffer) and only the dispatching
-/// is timed: between bursts the recorder is flushed, untimed, so the figure is the dispatch
-/// path's own cost (the hand-written middleware encodes and commits on the dispatching thread,
-/// so its figure includes that). What the writer sustains is the record workload's.
+/// Actions go in bursts (8,192 by default, half the recorder's default buffer) and only the
+/// dispatching is timed: between bursts the recorder is flushed, untimed, so the figure is the
+/// dispatch path's own cost (the hand-written middleware encodes and commits on the dispatching
+/// thread, so its figure includes that). What the writer sustains is the record workload's.
+/// Bursts shorter than the recorder's batch (`--burst 1024`) keep its writer asleep while they
+/// are timed: the hand-off alone, without a writer working on the other core.
 ///
 /// A control row runs the baseline store while another thread does what the recorder's writer
 /// does most of — encoding the same actions as JSON — with no hand-off at all: how much a busy
@@ -20,7 +22,7 @@ struct DispatchWorkload {
     var session: [DispatchedAction<ShopAction>]
     var actions: Int
     var runs: Int
-    static let burst = 8_192
+    var burst = 8_192
 
     func measure() throws -> WorkloadResult {
         let session = self.session, actions = self.actions
@@ -31,7 +33,7 @@ struct DispatchWorkload {
             var seconds = 0.0
             var index = 0
             while index < actions {
-                let end = min(index + Self.burst, actions)
+                let end = min(index + burst, actions)
                 seconds += clock.measure {
                     for position in index..<end {
                         let dispatched = session[position % session.count]
@@ -81,7 +83,7 @@ struct DispatchWorkload {
         let ratios = zip(recorderRates, baselineRates).map { $0 / $1 }
         let controlRatios = zip(controlRates, baselineRates).map { $0 / $1 }
         return WorkloadResult(
-            name: "dispatch (\(actions) shop actions in bursts of \(Self.burst))",
+            name: "dispatch (\(actions) shop actions in bursts of \(burst))",
             baseline: "store with one no-op middleware",
             variants: [
                 .init(name: "one no-op middleware (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: baselineRates),
@@ -124,7 +126,7 @@ struct DispatchWorkload {
                 let start = clock.now
                 store.dispatch(dispatched.action, from: dispatched.source)
                 samples[index] = (clock.now - start).seconds * 1e9
-                if (index + 1) % Self.burst == 0 { try between() }
+                if (index + 1) % burst == 0 { try between() }
             }
             samples.sort()
             return (percentile(samples, 0.5), percentile(samples, 0.99))

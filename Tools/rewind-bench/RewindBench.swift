@@ -33,6 +33,7 @@ struct RewindBench: AsyncParsableCommand {
     )
 
     @Option(help: "Actions per dispatch run.") var actions = 1_000_000
+    @Option(help: "Actions per timed burst of the dispatch workload (the recorder is flushed between bursts, untimed).") var burst = 8_192
     @Option(help: "Actions per record run.") var recordActions = 200_000
     @Option(help: "Actions per run of the defaults workload.") var defaultsActions = 100_000
     @Option(help: "Actions per run of the encryption workload.") var encryptionActions = 100_000
@@ -54,9 +55,9 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Sessions in the postgres workload's fleet.") var fleetSessions = 1_000
 
     func validate() throws {
-        guard actions > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
+        guard actions > 0, burst > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
               runs > 0, seeks > 0, batchSize > 0 else {
-            throw ValidationError("sizes, --runs, --seeks and --batch-size must be positive")
+            throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
         let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
@@ -75,7 +76,7 @@ struct RewindBench: AsyncParsableCommand {
             if !json { print(result.table() + "\n") }
         }
         if workload.contains("dispatch") {
-            emit(try DispatchWorkload(session: shop, actions: actions, runs: runs).measure())
+            emit(try DispatchWorkload(session: shop, actions: actions, runs: runs, burst: burst).measure())
         }
         if workload.contains("record") || workload.contains("size") {
             let record = try RecordWorkload(session: shop, actions: recordActions, batchSize: batchSize, runs: runs, codecs: codec).measure()
