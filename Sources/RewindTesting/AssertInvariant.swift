@@ -79,7 +79,8 @@ public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendabl
 }
 
 /// Opens a log kept beside a test — a `.rewind` file, or a `rewind export` (`.jsonl`) that is
-/// imported into a temporary log — read-only.
+/// imported into a temporary log, named by the fixture's path and deleted with the log —
+/// read-only.
 ///
 /// Relative paths are resolved from the folder of the calling test file (`__Fixtures__/bug.jsonl`).
 ///
@@ -95,9 +96,9 @@ public func fixtureLog(_ path: String, keys: LogKeys = LogKeys(), relativeTo fil
     guard url.pathExtension == "jsonl" else {
         return try EventLog(path: url.path, mode: .readOnly, keys: keys)
     }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fixtures-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let imported = folder.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".rewind").path
+    // The import is read under the fixture's own path, so messages name the file beside the
+    // test, and it is deleted with the log: a test run leaves nothing in the temporary folder.
+    let imported = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fixture-\(UUID().uuidString).rewind").path
     try EventLog.importLog(from: url, to: imported).close()
-    return try EventLog(path: imported, mode: .readOnly, keys: keys)
+    return try EventLog(readingCopy: imported, named: url.path, keys: keys)
 }
