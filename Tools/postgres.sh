@@ -64,7 +64,7 @@ dir="${2:-}"
 # folder, not in /var/run. Detached from the caller's output (the log is server.log): the server
 # must not hold a pipe open.
 serve_on() {
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 180 \
         -o "-c listen_addresses=127.0.0.1 -p $1 -k $dir -c fsync=on" start </dev/null >/dev/null 2>&1 \
         || { cat "$dir/server.log" >&2; exit 1; }
 }
@@ -94,7 +94,7 @@ case "$command" in
     restart)
         bin="$(find_bin)"
         # Detached from the caller's output: the server it starts must not hold a pipe open.
-        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart </dev/null >/dev/null 2>&1 \
+        as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 180 restart </dev/null >/dev/null 2>&1 \
             || { cat "$dir/server.log" >&2; exit 1; }
         ;;
     resume)

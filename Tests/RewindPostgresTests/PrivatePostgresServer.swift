@@ -5,6 +5,7 @@ import Testing
 
 /// A PostgreSQL server of a test's own, to restart or stop under a writer: started by the same
 /// script as the suite's (`Tools/postgres.sh`), in a temporary folder, and stopped by `stop()`.
+/// The script's output goes to the file beside that folder (`pg.out`).
 struct PrivatePostgresServer {
     let location: PostgresLocation
     private let script: String
@@ -22,7 +23,10 @@ struct PrivatePostgresServer {
               let port = try? String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
               let password = try? String(contentsOfFile: directory + "/.password", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
               let location = try? PostgresLocation(parsing: "postgres://rewind:\(password)@127.0.0.1:\(port)/rewind?sslmode=disable", environment: [:]) else {
-            #expect(!PostgresTestServer.required, "could not start a server of the test's own (see \(directory))", sourceLocation: sourceLocation)
+            // The folder goes with the test: say here what the script said (initdb's or the
+            // server's log on a failed start).
+            let said = (try? String(contentsOfFile: directory + ".out", encoding: .utf8)) ?? "(the script wrote nothing)"
+            #expect(!PostgresTestServer.required, "could not start a server of the test's own:\n\(said.suffix(4_000))", sourceLocation: sourceLocation)
             return nil
         }
         return PrivatePostgresServer(location: location, script: script, directory: directory, cluster: cluster)
