@@ -92,7 +92,8 @@ extension EventLog {
     /// argument arrays cost about a third of its time.
     ///
     /// Each event is given its seq here, the next after the last ever assigned, rather than by
-    /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted.
+    /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted. A large
+    /// payload seen before is stored once and referred to (``SharedPayloads``).
     func insert(_ writes: [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -102,6 +103,7 @@ extension EventLog {
         var first: Int64?
         var last: Int64?
         var count = 0
+        var sharedPresent = Set<Int64>()
         for write in writes {
             switch write {
             case let .event(event):
@@ -113,12 +115,18 @@ extension EventLog {
                 let sourceID = try sources.id(for: event.source, in: db)
                 let actionID = try actions.id(for: event.actionCase, in: db)
                 let payload = try event.payload.map { payload throws in try storage.stored(payload, seq: seq, kind: .event) }
+                // Sealed payloads never repeat: only those in the clear are worth remembering.
+                let shared = try storage.seal == nil ? payload.flatMap { try sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) } : nil
                 sqlite3_reset(handle)
                 sqlite3_bind_int64(handle, 1, seq)
                 sqlite3_bind_int64(handle, 2, storage.session)
                 sqlite3_bind_double(handle, 3, event.time)
                 sqlite3_bind_int64(handle, 4, actionID)
-                RawBinding.bind(payload: payload, isText: isText, to: handle, at: 5)
+                if let shared {
+                    sqlite3_bind_int64(handle, 5, shared)
+                } else {
+                    RawBinding.bind(payload: payload, isText: isText, to: handle, at: 5)
+                }
                 sqlite3_bind_int64(handle, 6, sourceID)
                 RawBinding.bind(text: event.info, to: handle, at: 7)
                 RawBinding.bind(text: event.redaction, to: handle, at: 8)

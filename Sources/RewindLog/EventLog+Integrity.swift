@@ -31,6 +31,9 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
     /// Sessions holding events after a recorded gap that ended them: replay would fold across
     /// the loss. Damage.
     public var sessionsContinuingAfterGap: [Int64] = []
+    /// Events (the first 100 seqs) whose payload is stored once for every event that repeats it,
+    /// in a row the `payloads` table no longer holds. Damage: the payload is lost.
+    public var eventsWithMissingPayload: [Int64] = []
     /// Encrypted payloads and snapshots that fail authentication with their session's key
     /// (the first 100): changed or moved after they were written. Damage.
     public var unauthenticated: [SealedValue] = []
@@ -41,7 +44,7 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
     /// Whether everything checks out.
     public var isSound: Bool {
         sqlite == ["ok"] && gaps.isEmpty && sessionsWithoutSnapshot.isEmpty && sessionsWithWrongBounds.isEmpty
-            && sessionsContinuingAfterGap.isEmpty && unauthenticated.isEmpty
+            && sessionsContinuingAfterGap.isEmpty && unauthenticated.isEmpty && eventsWithMissingPayload.isEmpty
     }
 
     /// `ok: 1204 events, seq 1…1204` (with any recorded gaps) or the problems found.
@@ -56,6 +59,7 @@ public struct IntegrityReport: Sendable, Equatable, CustomStringConvertible {
         if !sessionsWithoutSnapshot.isEmpty { problems.append("sessions without initial snapshot: \(sessionsWithoutSnapshot)") }
         if !sessionsWithWrongBounds.isEmpty { problems.append("sessions whose bounds or count disagree with their events: \(sessionsWithWrongBounds)") }
         if !sessionsContinuingAfterGap.isEmpty { problems.append("sessions with events after the gap that ended them: \(sessionsContinuingAfterGap)") }
+        if !eventsWithMissingPayload.isEmpty { problems.append("events whose shared payload is missing: \(eventsWithMissingPayload.prefix(5))") }
         if !unauthenticated.isEmpty {
             problems.append("encrypted values that fail authentication: " + unauthenticated.prefix(5).map { "seq \($0.seq) (\($0.what), session \($0.session))" }.joined(separator: ", "))
         }
@@ -67,6 +71,7 @@ extension EventLog {
     /// Checks the file with SQLite's `integrity_check`, and the log's own invariants: seqs
     /// without gaps, an initial snapshot for every session, each session's stored bounds and
     /// count matching its events, and no session going on after a recorded gap that ended it.
+    /// Every event that refers to a shared payload must find it in the `payloads` table.
     /// Recorded gaps are listed, not counted as damage. Every payload and snapshot of an
     /// encrypted session whose key the log was given must authenticate; sessions whose key it
     /// was not given are listed as unchecked.
@@ -155,10 +160,16 @@ extension EventLog {
                 WHERE EXISTS (SELECT 1 FROM events WHERE session_id = g.session_id AND seq > g.after_seq)
                 ORDER BY g.session_id
                 """)
+            let missingPayloads = try Int64.fetchAll(db, sql: """
+                SELECT e.seq FROM events AS e
+                WHERE typeof(e.payload) = 'integer' AND NOT EXISTS (SELECT 1 FROM payloads WHERE id = e.payload)
+                ORDER BY e.seq LIMIT 100
+                """)
             return IntegrityReport(
                 sqlite: sqlite, eventCount: count, seqs: low.flatMap { low in high.map { low...$0 } },
                 gaps: gaps, sessionsWithoutSnapshot: orphans, sessionsWithWrongBounds: wrongBounds,
-                recordedGaps: try Self.fetchGaps(db, session: nil), sessionsContinuingAfterGap: continuing
+                recordedGaps: try Self.fetchGaps(db, session: nil), sessionsContinuingAfterGap: continuing,
+                eventsWithMissingPayload: missingPayloads
             )
         }
     }

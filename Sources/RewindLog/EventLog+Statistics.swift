@@ -13,7 +13,8 @@ public struct LogStatistics: Sendable, Equatable {
     public var timeSpan: ClosedRange<Double>?
     /// Bytes on disk: the file plus its write-ahead log.
     public var bytesOnDisk: Int
-    /// Bytes of event payloads and of snapshot states.
+    /// Bytes of event payloads (a payload stored once for the events that repeat it counts
+    /// once) and of snapshot states.
     public var payloadBytes: Int, snapshotBytes: Int
 
     public static func == (lhs: LogStatistics, rhs: LogStatistics) -> Bool {
@@ -42,8 +43,13 @@ extension EventLog {
                 FROM events AS e JOIN sources AS src ON src.id = e.source_id \(filter)
                 GROUP BY e.source_id ORDER BY n DESC, location
                 """).map { row throws in (location: try row.required("location", in: "sources", as: String.self), count: try row.required("n", in: "events", as: Int.self)) }
+            // A shared payload's bytes count once, however many events refer to it.
             let totals = try Row.fetchOne(db, sql: """
-                SELECT count(*) AS n, min(time) AS first, max(time) AS last, coalesce(sum(length(payload)), 0) AS bytes
+                SELECT count(*) AS n, min(time) AS first, max(time) AS last,
+                       coalesce(sum(CASE WHEN typeof(payload) = 'integer' THEN 0 ELSE length(payload) END), 0)
+                       + coalesce((SELECT sum(length(p.bytes)) FROM payloads AS p
+                                   WHERE p.id IN (SELECT e.payload FROM events AS e \(filter.isEmpty ? "WHERE" : filter + " AND") typeof(e.payload) = 'integer')), 0)
+                       AS bytes
                 FROM events AS e \(filter)
                 """)!
             let snapshots = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(length(state)), 0) AS bytes FROM snapshots"

@@ -87,6 +87,7 @@ public final class EventLog: Sendable {
     let database: DatabaseQueue
     let sources = InternedRows<SourceKey>(.sources)
     let actions = InternedRows<String>(.actions)
+    let sharedPayloads = SharedPayloads()
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
     /// The schema version of the file itself. A log of an older schema opened read-only is read
@@ -427,6 +428,7 @@ public final class EventLog: Sendable {
     func forgetInterned() {
         sources.forget()
         actions.forget()
+        sharedPayloads.forget()
         for codec in codecs.interning { codec.forgetUnpersistedSymbols() }
     }
 }

@@ -18,7 +18,8 @@ import GRDB
 public struct Retention: Sendable, Hashable {
     /// Keep at most about this many events (trimming cuts at the snapshot before the limit).
     public var maxEvents: Int?
-    /// Keep at most about this many bytes of event payloads.
+    /// Keep at most about this many bytes of event payloads (an event whose payload is stored
+    /// once for every event that repeats it counts the few bytes of its reference).
     public var maxBytes: Int?
     /// Keep events younger than this.
     public var maxAge: Duration?
@@ -115,6 +116,8 @@ extension EventLog {
             )
             try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [start])
             let removed = db.changesCount
+            // Payloads no kept event refers to (a writer still holding one's id writes it again).
+            try db.execute(sql: "DELETE FROM payloads WHERE id NOT IN (SELECT payload FROM events WHERE typeof(payload) = 'integer')")
             for row in cut {
                 let session = try row.required("session_id", in: "events", as: Int64.self), taken = try row.required("n", in: "events", as: Int.self)
                 // Its next event, when it has one left, is the first of its own after the cut.

@@ -243,6 +243,7 @@ struct EventLogOpeningTests {
         try database.write { db in
             try db.execute(sql: """
                 DROP VIEW timeline;
+                DROP TABLE payloads;
                 DROP TABLE gaps;
                 DROP TABLE symbols;
                 DROP TABLE log_identity;

@@ -34,6 +34,8 @@ extension CheckCommand {
         var recordedGaps: [LogGap]
         /// Sessions with events after the gap that ended them (damage).
         var sessionsContinuingAfterGap: [Int64]
+        /// Events whose shared payload row is missing (damage; the first 100).
+        var eventsWithMissingPayload: [Int64]
         /// Encrypted payloads and snapshots that fail authentication (damage; the first 100).
         var unauthenticated: [IntegrityReport.SealedValue]
         /// Encrypted sessions not checked, by id (as a string), with why (their key was not given).
@@ -42,7 +44,7 @@ extension CheckCommand {
 
         private enum CodingKeys: String, CodingKey {
             case sound, sqlite, events, firstSeq, lastSeq, gaps, sessionsWithoutSnapshot, sessionsWithWrongBounds
-            case recordedGaps, sessionsContinuingAfterGap, unauthenticated, encryptedSessionsUnchecked
+            case recordedGaps, sessionsContinuingAfterGap, eventsWithMissingPayload, unauthenticated, encryptedSessionsUnchecked
         }
 
         init(_ integrity: IntegrityReport) {
@@ -52,6 +54,7 @@ extension CheckCommand {
             gaps = integrity.gaps.map { [$0.lowerBound, $0.upperBound] }
             (sessionsWithoutSnapshot, sessionsWithWrongBounds) = (integrity.sessionsWithoutSnapshot, integrity.sessionsWithWrongBounds)
             (recordedGaps, sessionsContinuingAfterGap) = (integrity.recordedGaps, integrity.sessionsContinuingAfterGap)
+            eventsWithMissingPayload = integrity.eventsWithMissingPayload
             unauthenticated = integrity.unauthenticated
             encryptedSessionsUnchecked = Dictionary(uniqueKeysWithValues: integrity.encryptedSessionsUnchecked.map { ("\($0.key)", $0.value) })
         }

@@ -223,6 +223,8 @@ extension EventLog {
         var codecs: [Int64: Bool] = [:]
         /// The sessions in the clear, whose snapshots are deflated as the writer deflates them.
         var clear: Set<Int64> = []
+        /// The shared payload rows this import has inserted or checked (one transaction).
+        var sharedPresent: Set<Int64> = []
         var sawHeader = false
         while let line = try reader.next() {
             number += 1
@@ -311,7 +313,10 @@ extension EventLog {
                         in: db
                     )
                     let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
-                    let value: DatabaseValue = payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
+                    // Stored as the recorder stores it: a payload in the clear that repeats, once.
+                    let shared = try clear.contains(event.session) ? payload.flatMap { try log.sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) } : nil
+                    let value: DatabaseValue = shared?.databaseValue
+                        ?? payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
                     try db.execute(
                         sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction]

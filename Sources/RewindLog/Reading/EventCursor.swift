@@ -117,7 +117,7 @@ extension EventLog {
                 """
             let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })
-            return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map { row throws in try Self.event(from: row) }
+            return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map { row throws in try Self.event(from: row, shared: sharedPayloads, in: db) }
         }
     }
 
@@ -135,8 +135,15 @@ extension EventLog {
     /// them): by name, GRDB compares column names case-insensitively on every access. The
     /// joins are outer so that an event whose case or source id points nowhere is reported,
     /// not silently skipped.
-    private static func event(from row: Row) throws -> LoggedEvent {
+    private static func event(from row: Row, shared: SharedPayloads, in db: Database) throws -> LoggedEvent {
         let seq = try row.required(0, "events.seq", as: Int64.self)
+        let payload: Data?
+        if case let .int64(id) = (row[4] as DatabaseValue).storage {
+            guard let bytes = try shared.bytes(of: id, in: db) else { throw SharedPayloads.missing(id, seq: seq) }
+            payload = bytes
+        } else {
+            payload = try row.bytes(4, "events.payload")
+        }
         guard try row.optional(3, "actions.name", as: String.self) != nil, try row.optional(7, "sources.file", as: String.self) != nil else {
             throw RowDamage("event \(seq) names a case or source that the actions or sources table does not hold")
         }
@@ -146,7 +153,7 @@ extension EventLog {
             session: try row.required(1, "events.session_id"),
             time: try row.time(2, "events.time"),
             actionCase: try row.required(3, "actions.name"),
-            payload: try row.bytes(4, "events.payload"),
+            payload: payload,
             source: ActionSource(
                 // A negative line or column can only be tampering: read as 0, never trapped on.
                 file: try row.required(7, "sources.file"), function: try row.required(8, "sources.function"),

@@ -68,17 +68,29 @@ extension EventLog {
                         }
                         let seq = sqlite3_column_int64(handle, 0)
                         let id = Int(truncatingIfNeeded: sqlite3_column_int64(handle, 1))
-                        var payload: UnsafeRawBufferPointer?
-                        if sqlite3_column_type(handle, 2) != SQLITE_NULL {
-                            // Blob or text: either way the bytes, valid until the next step.
-                            let bytes = sqlite3_column_blob(handle, 2)
-                            let length = Int(sqlite3_column_bytes(handle, 2))
-                            payload = UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
-                        }
                         let redaction = sqlite3_column_text(handle, 3).map { String(cString: $0) }
                         lastRead = seq
                         count += 1
-                        if try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction)) == .stop {
+                        let step: FoldStep
+                        switch sqlite3_column_type(handle, 2) {
+                        case SQLITE_NULL:
+                            step = try body(RawEvent(seq: seq, actionID: id, names: names, payload: nil, redaction: redaction))
+                        case SQLITE_INTEGER:
+                            // A payload stored once for every event that repeats it.
+                            let shared = sqlite3_column_int64(handle, 2)
+                            guard let bytes = try sharedPayloads.bytes(of: shared, in: db) else { throw SharedPayloads.missing(shared, seq: seq) }
+                            step = try bytes.withUnsafeBytes { payload in
+                                try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction))
+                            }
+                        default:
+                            // Blob or text: either way the bytes, valid until the next step. (A
+                            // real number, only from tampering, reads as its text and fails to decode.)
+                            let bytes = sqlite3_column_blob(handle, 2)
+                            let length = Int(sqlite3_column_bytes(handle, 2))
+                            let payload = UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
+                            step = try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction))
+                        }
+                        if step == .stop {
                             stopped = true
                             return
                         }

@@ -1,0 +1,116 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+/// The `payloads` table (schema 11): a payload that repeats is stored once, and the events that
+/// carry it store the row's id in their `payload` column instead of the bytes.
+///
+/// Apps dispatch the same large payload again and again — a catalogue reloaded, a settings
+/// object saved unchanged. The writer remembers the large payloads it has seen; the first time
+/// one appears it stays inline (a payload that never repeats costs nothing extra), the second
+/// time it goes into `payloads` and from then on events refer to it. Sharing is decided by the
+/// bytes as stored, so encrypted payloads (sealed to their seq) never repeat and never share.
+///
+/// Ids are `AUTOINCREMENT`, never reused. Retention deletes rows no event refers to any more,
+/// possibly from another connection, so a writer that refers to a row it remembers writes it
+/// again under the same id when it is gone: one primary-key probe per row and transaction (no
+/// other connection can delete it while the writer's transaction is open).
+///
+/// Readers resolve ids through a cache of their own; every reading path (the replay loop, pages
+/// of events, the `timeline` view) goes through it or the view's join.
+final class SharedPayloads: Sendable {
+    /// Shorter payloads always stay inline: a reference (1–3 bytes) saves too little on them to
+    /// pay for remembering them. The shop's repeated catalogue is 326 bytes; its other payloads
+    /// are under 60.
+    static let threshold = 64
+    /// Bytes of payloads the writer remembers, and the reader caches, before starting afresh:
+    /// memory stays bounded whatever the app dispatches.
+    static let memoryBudget = 4 << 20
+
+    private struct Sightings {
+        /// Each large payload the writer has seen: `0` when it was stored inline (seen once),
+        /// else the id of its row in `payloads`.
+        var ids: [Data: Int64] = [:]
+        var bytes = 0
+    }
+
+    private struct Cache {
+        var payloads: [Int64: Data] = [:]
+        var bytes = 0
+    }
+
+    private let sightings = Mutex(Sightings())
+    private let cache = Mutex(Cache())
+
+    /// What the event's `payload` column stores for `payload`: `nil` to store the bytes inline,
+    /// or the id of the row holding them. Call inside the write transaction that inserts the
+    /// event, with `present` empty at its start (the rows known to be there in it); if it rolls
+    /// back, ``forget()``.
+    func reference(for payload: Data, isText: Bool, present: inout Set<Int64>, in db: Database) throws -> Int64? {
+        guard payload.count >= Self.threshold else { return nil }
+        let known: Int64? = sightings.withLock { sightings in
+            if let id = sightings.ids[payload] { return id }
+            if sightings.bytes + payload.count > Self.memoryBudget { sightings = Sightings() }
+            sightings.ids[payload] = 0
+            sightings.bytes += payload.count
+            return nil
+        }
+        guard let known else { return nil }
+        if known > 0 {
+            // Written again if retention deleted it since: same id, same bytes. Once per
+            // transaction: measured, a probe per event cost the JSON writer a tenth of its time.
+            if present.insert(known).inserted {
+                try step(db.cachedStatement(sql: "INSERT INTO payloads (id, bytes) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"),
+                         id: known, payload: payload, isText: isText, in: db)
+            }
+            return known
+        }
+        try step(db.cachedStatement(sql: "INSERT INTO payloads (bytes) VALUES (?)"), id: nil, payload: payload, isText: isText, in: db)
+        let id = db.lastInsertedRowID
+        present.insert(id)
+        sightings.withLock { sightings in
+            if sightings.ids[payload] != nil { sightings.ids[payload] = id }
+        }
+        return id
+    }
+
+    /// The bytes of shared payload `id`, or `nil` when the table does not hold it (damage).
+    func bytes(of id: Int64, in db: Database) throws -> Data? {
+        if let bytes = cache.withLock({ $0.payloads[id] }) { return bytes }
+        guard let row = try Row.fetchOne(db, sql: "SELECT bytes FROM payloads WHERE id = ?", arguments: [id]),
+              let bytes = try row.bytes(0, "payloads.bytes")
+        else { return nil }
+        cache.withLock { cache in
+            if cache.bytes + bytes.count > Self.memoryBudget { cache = Cache() }
+            cache.payloads[id] = bytes
+            cache.bytes += bytes.count
+        }
+        return bytes
+    }
+
+    /// Forgets what the writer remembers (after a rollback, rows inserted in it are gone).
+    func forget() {
+        sightings.withLock { $0 = Sightings() }
+    }
+
+    /// The damage of an event whose reference points at no row.
+    static func missing(_ id: Int64, seq: Int64) -> RowDamage {
+        RowDamage("event \(seq) refers to shared payload \(id), which the payloads table does not hold")
+    }
+
+    private func step(_ statement: Statement, id: Int64?, payload: Data, isText: Bool, in db: Database) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        var index: Int32 = 1
+        if let id {
+            sqlite3_bind_int64(handle, 1, id)
+            index = 2
+        }
+        RawBinding.bind(payload: payload, isText: isText, to: handle, at: index)
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        guard code == SQLITE_DONE else { throw RawBinding.error(code, stepping: statement, in: db) }
+    }
+}
