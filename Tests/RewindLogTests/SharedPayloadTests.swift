@@ -70,6 +70,35 @@ struct SharedPayloadTests {
         #expect(sound.isSound, "\(sound)")
     }
 
+    @Test("the writer remembers at most its budget of payloads, forgetting those seen once before those it shares")
+    func boundedMemory() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("flood.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: Self.app, codec: BinaryPayloadCodec(), initialState: State())
+        // 3 MiB of payloads that never repeat, 1 KiB each, with the catalogue every 100th.
+        let filler = String(repeating: "x", count: 1_000)
+        var peak = 0
+        for batch in 0..<30 {
+            let actions = (0..<100).map { index in index == 0 ? Self.catalogue : .note("\(batch)-\(index) \(filler)") }
+            try log.append(actions.map { EventRecord($0, source: ActionSource()) }, to: session)
+            peak = max(peak, log.sharedPayloads.rememberedBytes)
+        }
+        try log.close()
+        #expect(peak <= SharedPayloads.memoryBudget)
+        #expect(peak > SharedPayloads.memoryBudget / 2, "the budget is used before it is reset")
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        let (rows, referencing) = try queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM payloads") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE typeof(payload) = 'integer'") ?? 0)
+        }
+        // Two resets or more (about 1,000 payloads of 1 KiB each): the notes go, the catalogue
+        // stays shared in its one row; only its first sighting is inline.
+        #expect(rows == 1)
+        #expect(referencing == 29, "\(referencing) of 30 catalogues refer to a row")
+    }
+
     @Test("the timeline view shows a shared payload as its own: the JSON itself, or the binary's size")
     func timeline() throws {
         for name in ["json", "binary"] {

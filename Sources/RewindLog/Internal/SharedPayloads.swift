@@ -25,14 +25,23 @@ final class SharedPayloads: Sendable {
     /// are under 60.
     static let threshold = 64
     /// Bytes of payloads the writer remembers, and the reader caches, before starting afresh:
-    /// memory stays bounded whatever the app dispatches.
-    static let memoryBudget = 4 << 20
+    /// memory stays bounded whatever the app dispatches. When the writer's budget is full it
+    /// forgets the payloads it saw once and keeps those it shares.
+    static let memoryBudget = 1 << 20
 
     private struct Sightings {
         /// Each large payload the writer has seen: `0` when it was stored inline (seen once),
         /// else the id of its row in `payloads`.
         var ids: [Data: Int64] = [:]
         var bytes = 0
+
+        /// Forgets the payloads seen once, keeping those already shared; all of them when the
+        /// shared ones alone fill half the budget.
+        mutating func makeRoom() {
+            ids = ids.filter { $0.value > 0 }
+            bytes = ids.keys.reduce(0) { $0 + $1.count }
+            if bytes > SharedPayloads.memoryBudget / 2 { self = Sightings() }
+        }
     }
 
     private struct Cache {
@@ -51,7 +60,7 @@ final class SharedPayloads: Sendable {
         guard payload.count >= Self.threshold else { return nil }
         let known: Int64? = sightings.withLock { sightings in
             if let id = sightings.ids[payload] { return id }
-            if sightings.bytes + payload.count > Self.memoryBudget { sightings = Sightings() }
+            if sightings.bytes + payload.count > Self.memoryBudget { sightings.makeRoom() }
             sightings.ids[payload] = 0
             sightings.bytes += payload.count
             return nil
@@ -88,6 +97,9 @@ final class SharedPayloads: Sendable {
         }
         return bytes
     }
+
+    /// Bytes of payloads the writer remembers now (at most ``memoryBudget``).
+    var rememberedBytes: Int { sightings.withLock { $0.bytes } }
 
     /// Forgets what the writer remembers (after a rollback, rows inserted in it are gone).
     func forget() {
