@@ -1,15 +1,15 @@
 -- Rewind log, schema version 11: payloads stored once when they repeat.
 --
--- Apps dispatch the same large payload again and again (a catalogue reloaded, a settings object
--- saved unchanged); the shop example's 326-byte catalogue was a third of its log. The writer
--- now keeps a payload of 64 bytes or more that it has seen before in `payloads`, once, and the
--- event stores the row's id in its `payload` column: an INTEGER there is a reference, where a
--- TEXT or BLOB is the payload itself and NULL is a payload withheld. A payload seen for the
--- first time stays inline, so a payload that never repeats costs nothing extra. Encrypted
--- sessions never share (each payload is sealed to its seq). Ids are never reused (AUTOINCREMENT):
--- retention deletes the rows no event refers to any more, and a writer that refers to a row
--- writes it again if it is gone. Builds before this version refuse the file (a newer schema)
--- instead of reading a reference as a payload.
+-- Apps dispatch the same payload again and again (the same product added, a catalogue reloaded,
+-- a settings object saved unchanged); in the shop example most events repeat an earlier one's
+-- payload. The writer now keeps a payload of 16 bytes or more that it has seen twice before in
+-- `payloads`, once, and the event stores the row's id in its `payload` column: an INTEGER there
+-- is a reference, where a TEXT or BLOB is the payload itself and NULL is a payload withheld. A
+-- payload's first two events store it inline, so a payload seen once or twice costs nothing
+-- extra on disk. Encrypted sessions never share (each payload is sealed to its seq). Ids are
+-- never reused (AUTOINCREMENT): retention deletes the rows no event refers to any more, and a
+-- writer that refers to a row writes it again if it is gone. Builds before this version refuse
+-- the file (a newer schema) instead of reading a reference as a payload.
 CREATE TABLE payloads (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     bytes ANY NOT NULL                       -- as the event would have stored it (TEXT for json)

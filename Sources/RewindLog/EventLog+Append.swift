@@ -92,8 +92,8 @@ extension EventLog {
     /// argument arrays cost about a third of its time.
     ///
     /// Each event is given its seq here, the next after the last ever assigned, rather than by
-    /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted. A large
-    /// payload seen before is stored once and referred to (``SharedPayloads``).
+    /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted. A
+    /// payload seen twice before is stored once and referred to (``SharedPayloads``).
     func insert(_ writes: [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
             sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -116,7 +116,9 @@ extension EventLog {
                 let actionID = try actions.id(for: event.actionCase, in: db)
                 let payload = try event.payload.map { payload throws in try storage.stored(payload, seq: seq, kind: .event) }
                 // Sealed payloads never repeat: only those in the clear are worth remembering.
-                let shared = try storage.seal == nil ? payload.flatMap { try sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) } : nil
+                let shared = storage.seal == nil
+                    ? try payload.flatMap { try sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) }
+                    : nil
                 sqlite3_reset(handle)
                 sqlite3_bind_int64(handle, 1, seq)
                 sqlite3_bind_int64(handle, 2, storage.session)

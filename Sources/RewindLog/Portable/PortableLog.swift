@@ -314,7 +314,9 @@ extension EventLog {
                     )
                     let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
                     // Stored as the recorder stores it: a payload in the clear that repeats, once.
-                    let shared = try clear.contains(event.session) ? payload.flatMap { try log.sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) } : nil
+                    let shared = clear.contains(event.session)
+                        ? try payload.flatMap { try log.sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) }
+                        : nil
                     let value: DatabaseValue = shared?.databaseValue
                         ?? payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
                     try db.execute(

@@ -109,15 +109,15 @@ extension EventLog {
             let (conditions, arguments) = filter.sqlConditions(after: seq)
             let sql = """
                 SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.info, e.redaction,
-                       src.file, src.function, src.line, src."column", src.origin, s.key_id
+                       src.file, src.function, src.line, src."column", src.origin, s.key_id, p.bytes
                 FROM events AS e LEFT JOIN sources AS src ON src.id = e.source_id LEFT JOIN actions AS a ON a.id = e.action_id
-                     LEFT JOIN sessions AS s ON s.id = e.session_id
+                     LEFT JOIN sessions AS s ON s.id = e.session_id LEFT JOIN payloads AS p ON p.id = e.payload
                 WHERE \(conditions)
                 ORDER BY e.seq \(newestFirst ? "DESC" : "ASC") LIMIT ?
                 """
             let values = arguments + [count as any Sendable]
             let statementArguments = StatementArguments(values.map { Self.databaseValue($0) })
-            return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map { row throws in try Self.event(from: row, shared: sharedPayloads, in: db) }
+            return try Row.fetchAll(db, sql: sql, arguments: statementArguments).map { row throws in try Self.event(from: row) }
         }
     }
 
@@ -135,11 +135,12 @@ extension EventLog {
     /// them): by name, GRDB compares column names case-insensitively on every access. The
     /// joins are outer so that an event whose case or source id points nowhere is reported,
     /// not silently skipped.
-    private static func event(from row: Row, shared: SharedPayloads, in db: Database) throws -> LoggedEvent {
+    private static func event(from row: Row) throws -> LoggedEvent {
         let seq = try row.required(0, "events.seq", as: Int64.self)
         let payload: Data?
         if case let .int64(id) = (row[4] as DatabaseValue).storage {
-            guard let bytes = try shared.bytes(of: id, in: db) else { throw SharedPayloads.missing(id, seq: seq) }
+            // A reference to a payload stored once for every event that repeats it.
+            guard let bytes = try row.bytes(13, "payloads.bytes") else { throw SharedPayloads.missing(id, seq: seq) }
             payload = bytes
         } else {
             payload = try row.bytes(4, "events.payload")

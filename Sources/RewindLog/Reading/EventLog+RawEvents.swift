@@ -39,9 +39,12 @@ extension EventLog {
         pageSize: Int = 8_192,
         _ body: (RawEvent) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
+        // A payload stored once for every event that repeats it comes through the join (a
+        // primary-key probe, only for references). Measured: a bounded cache of shared payloads
+        // in memory instead halved reading and decoding 1M todo actions.
         let sql = """
-            SELECT seq, action_id, payload, redaction FROM events
-            WHERE seq BETWEEN ? AND ? AND +session_id = ? ORDER BY seq LIMIT ?
+            SELECT e.seq, e.action_id, e.payload, e.redaction, p.bytes FROM events AS e LEFT JOIN payloads AS p ON p.id = e.payload
+            WHERE e.seq BETWEEN ? AND ? AND +e.session_id = ? ORDER BY e.seq LIMIT ?
             """
         var next = first
         while next <= last {
@@ -71,26 +74,22 @@ extension EventLog {
                         let redaction = sqlite3_column_text(handle, 3).map { String(cString: $0) }
                         lastRead = seq
                         count += 1
-                        let step: FoldStep
+                        var payload: UnsafeRawBufferPointer?
                         switch sqlite3_column_type(handle, 2) {
                         case SQLITE_NULL:
-                            step = try body(RawEvent(seq: seq, actionID: id, names: names, payload: nil, redaction: redaction))
+                            break
                         case SQLITE_INTEGER:
-                            // A payload stored once for every event that repeats it.
-                            let shared = sqlite3_column_int64(handle, 2)
-                            guard let bytes = try sharedPayloads.bytes(of: shared, in: db) else { throw SharedPayloads.missing(shared, seq: seq) }
-                            step = try bytes.withUnsafeBytes { payload in
-                                try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction))
+                            // A reference: the shared row's bytes, joined in.
+                            guard sqlite3_column_type(handle, 4) != SQLITE_NULL else {
+                                throw SharedPayloads.missing(sqlite3_column_int64(handle, 2), seq: seq)
                             }
+                            payload = Self.bytes(of: handle, column: 4)
                         default:
-                            // Blob or text: either way the bytes, valid until the next step. (A
-                            // real number, only from tampering, reads as its text and fails to decode.)
-                            let bytes = sqlite3_column_blob(handle, 2)
-                            let length = Int(sqlite3_column_bytes(handle, 2))
-                            let payload = UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
-                            step = try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction))
+                            // Blob or text. (A real number, only from tampering, reads as its
+                            // text and fails to decode.)
+                            payload = Self.bytes(of: handle, column: 2)
                         }
-                        if step == .stop {
+                        if try body(RawEvent(seq: seq, actionID: id, names: names, payload: payload, redaction: redaction)) == .stop {
                             stopped = true
                             return
                         }
@@ -103,5 +102,12 @@ extension EventLog {
             next = lastRead + 1
         }
         return false
+    }
+
+    /// A blob or text column's bytes, valid until the next step.
+    private static func bytes(of statement: OpaquePointer, column: Int32) -> UnsafeRawBufferPointer {
+        let bytes = sqlite3_column_blob(statement, column)
+        let length = Int(sqlite3_column_bytes(statement, column))
+        return UnsafeRawBufferPointer(start: bytes ?? UnsafeRawPointer(bitPattern: 1), count: length)
     }
 }
