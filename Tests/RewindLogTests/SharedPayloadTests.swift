@@ -86,9 +86,15 @@ struct SharedPayloadTests {
             try log.append(actions.map { EventRecord($0, source: ActionSource()) }, to: session)
             peak = max(peak, log.sharedPayloads.rememberedBytes)
         }
-        try log.close()
         #expect(peak <= SharedPayloads.memoryBudget)
         #expect(peak > SharedPayloads.memoryBudget / 2, "the budget is used before it is reset")
+        // A payload of more than half the budget stays inline however often it comes.
+        let huge = Action.note(String(repeating: "y", count: SharedPayloads.memoryBudget / 2 + 1))
+        let seqs = try #require(try log.append([huge, huge, huge].map { EventRecord($0, source: ActionSource()) }, to: session))
+        #expect(log.sharedPayloads.rememberedBytes <= SharedPayloads.memoryBudget)
+        try log.close()
+        let types = try Self.stored(path).types
+        #expect(seqs.map { types[$0] } == ["blob", "blob", "blob"])
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         let (rows, referencing) = try queue.read { db in

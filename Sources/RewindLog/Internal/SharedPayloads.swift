@@ -30,7 +30,7 @@ final class SharedPayloads: Sendable {
     static let threshold = 16
     /// Bytes of payloads the writer remembers: memory stays bounded whatever the app
     /// dispatches. When it is full the writer forgets the payloads it saw once and keeps those it
-    /// shares.
+    /// shares. A payload of more than half of it is never remembered (it stays inline).
     static let memoryBudget = 1 << 20
 
     private struct Sightings {
@@ -55,7 +55,7 @@ final class SharedPayloads: Sendable {
     /// event, with `present` empty at its start (the rows known to be there in it); if it rolls
     /// back, ``forget()``.
     func reference(for payload: Data, isText: Bool, present: inout Set<Int64>, in db: Database) throws -> Int64? {
-        guard payload.count >= Self.threshold else { return nil }
+        guard payload.count >= Self.threshold, payload.count <= Self.memoryBudget / 2 else { return nil }
         let known: Int64? = sightings.withLock { sightings in
             switch sightings.ids[payload] {
             case nil:
