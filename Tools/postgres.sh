@@ -60,6 +60,23 @@ command="${1:-}"
 dir="${2:-}"
 [ -n "$command" ] && [ -n "$dir" ] || { say "usage: Tools/postgres.sh start|restart|stop|resume DIR"; exit 2; }
 
+# The server must not inherit its caller's open files. A test process holds hundreds (its logs,
+# its connections), and PostgreSQL counts inherited descriptors against max_files_per_process:
+# with about 970 of them it refused to start ("insufficient file descriptors available to start
+# server process"). Closes every descriptor but 0, 1, 2 and 255 (bash's own, the script).
+close_inherited_files() {
+    local path fd
+    for path in /dev/fd/*; do
+        fd="${path##*/}"
+        case "$fd" in
+            0|1|2|255) ;;
+            *[!0-9]*) ;;
+            *) eval "exec $fd>&-" 2>/dev/null || true ;;
+        esac
+    done
+}
+close_inherited_files
+
 # Starts the cluster in "$dir" on port $1. Loopback only; the socket lives in the cluster's
 # folder, not in /var/run. Detached from the caller's output (the log is server.log): the server
 # must not hold a pipe open.
