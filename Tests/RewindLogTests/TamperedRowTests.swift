@@ -11,17 +11,21 @@ import Testing
 /// cases say what is wrong.
 @Suite("Tampered rows")
 struct TamperedRowTests {
-    /// A log with two sessions (JSON and binary), events, snapshots, symbols and a gap.
+    /// A log with two sessions (JSON and binary), events, snapshots, symbols, shared payloads and
+    /// a gap.
     static func makeLog(in folder: TemporaryDirectory) throws -> String {
         let path = folder.file("base.rewind")
         let log = try EventLog(path: path)
         for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] {
             let session = try log.beginSession(app: AppIdentity(id: "app"), codec: codec, initialState: ["count": 0])
-            let seqs = try #require(try log.append((0..<6).map { EventRecord(["add": $0], source: ActionSource(info: "n\($0)")) }, to: session))
+            // Two payloads, three times each: the third time each is stored once, in `payloads`.
+            let seqs = try #require(try log.append((0..<6).map { EventRecord(["add": $0 % 2 + 1 << 62], source: ActionSource(info: "n\($0)")) }, to: session))
             try log.appendSnapshot(["count": 3], to: session, after: seqs.lowerBound + 2)
         }
         try log.recordGap(LogGap(session: 2, afterSeq: 12, lost: 2, cases: ["add": 2], reason: "disk full", firstTime: 1, lastTime: 2, resumedSession: nil))
         try log.close()
+        let shared = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM payloads") ?? 0 }
+        #expect(shared >= 2, "the payloads table has rows to tamper with")
         return path
     }
 
