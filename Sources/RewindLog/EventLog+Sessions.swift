@@ -196,7 +196,9 @@ extension EventLog {
             // b-tree's ends but scans every row for both in one select.
             let row = try Row.fetchOne(db, sql: "SELECT (SELECT min(seq) FROM events), (SELECT max(seq) FROM events)")
             guard let low = try row?.optional(0, "events.seq", as: Int64.self), let high = try row?.optional(1, "events.seq", as: Int64.self) else { return nil }
-            return low...high
+            // Each answer comes from one end of the b-tree: in a damaged file the ends can
+            // disagree, and `...` traps on a reversed range.
+            return try .checked(low, high, "the log's first and last seq")
         }
     }
 
