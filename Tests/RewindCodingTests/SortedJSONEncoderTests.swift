@@ -25,9 +25,12 @@ struct SortedJSONEncoderTests {
     @Test("every action of a shop session, and its state every 50 actions, encode to Foundation's bytes and decode back")
     func shopSession() async throws {
         let session = await Shop.sessionActions(count: 3_000, seed: 11)
+        // The writer's way: one encoder for a whole batch, its tree reused from value to value.
+        let batch = JSONPayloadCodec().encoder(for: ShopAction.self)
         var state = ShopState()
         for (index, dispatched) in session.enumerated() {
             try expectFoundationBytes(dispatched.action, "action \(index)")
+            #expect(try batch(dispatched.action) == Self.foundation.encode(dispatched.action), "action \(index), batch encoder")
             Shop.reducer(&state, dispatched.action)
             if index % 50 == 0 { try expectFoundationBytes(state, "state after action \(index)") }
         }
@@ -174,6 +177,14 @@ struct SortedJSONEncoderTests {
         #expect(throws: EncodingError.self) { try codec.encode(EncodesNothing()) }
         // Nested, a value that encodes nothing is an empty object, as in Foundation.
         try expectFoundationBytes(["x": EncodesNothing()])
+    }
+
+    @Test("an encoder reused for a batch encodes the next value whole after one it refused")
+    func reuseAfterRefusal() throws {
+        let batch = JSONPayloadCodec().encoder(for: [String: [Double]].self)
+        #expect(throws: EncodingError.self) { try batch(["a": [1, 2], "b": [.nan], "c": [3]]) }
+        let next: [String: [Double]] = ["x": [0.5], "y": []]
+        #expect(try batch(next) == Self.foundation.encode(next))
     }
 
     @Test("a refused number's error names where it is")

@@ -24,7 +24,14 @@ public struct JSONPayloadCodec: PayloadCodec {
     /// order, which differs from run to run, and the same state must always encode to the same
     /// bytes (snapshots are compared, logs are diffed).
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        try SortedJSONEncoder.encode(value)
+        try SortedJSONEncoder().encode(value)
+    }
+
+    /// One encoder for a run of values: the tree it builds each value in is kept from one to
+    /// the next.
+    public func encoder<Value: Encodable>(for type: Value.Type) -> PayloadEncoder<Value> {
+        let encoder = SortedJSONEncoder()
+        return PayloadEncoder { value in try encoder.encode(value) }
     }
 
     /// Decodes a value from JSON.
