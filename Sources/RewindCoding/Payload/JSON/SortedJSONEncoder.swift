@@ -13,7 +13,7 @@ import Foundation
 /// Decoding stays Foundation's `JSONDecoder`. `SortedJSONEncoderTests` checks the bytes
 /// against Foundation's over the example apps' sessions and the edges of each kind of value.
 ///
-/// Use one for a run of values on one thread, as ``PayloadEncoder`` says.
+/// Use one for a run of values on one thread, as `PayloadEncoder` says.
 final class SortedJSONEncoder {
     private let tree = JSONTree()
     private var bytes: [UInt8] = []
