@@ -331,7 +331,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RewindCodingTests",
-            dependencies: ["RewindCoding", "RewindExamples"]
+            dependencies: ["Rewind", "RewindCoding", "RewindExamples"]
         ),
         .testTarget(
             name: "RewindExamplesTests",
