@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Encodes values as JSON byte for byte as Foundation's `JSONEncoder` does with `.sortedKeys`
 /// and its default strategies (dates as seconds since 2001, data as Base64, non-finite numbers
@@ -13,16 +13,19 @@ import Foundation
 /// Decoding stays Foundation's `JSONDecoder`. `SortedJSONEncoderTests` checks the bytes
 /// against Foundation's over the example apps' sessions and the edges of each kind of value.
 ///
-/// Use one for a run of values on one thread, as `PayloadEncoder` says.
-final class SortedJSONEncoder {
+/// Use one for a run of values on one thread, as `PayloadEncoder` says. The portable export
+/// writes its lines with one too (`PortableLogWriter`): the same bytes as the JSON codec's.
+package final class SortedJSONEncoder {
     private let tree = JSONTree()
     private var bytes: [UInt8] = []
+
+    package init() {}
 
     /// The JSON of `value`.
     ///
     /// - Throws: `EncodingError.invalidValue` for a non-finite number, a value that encodes
     ///   nothing at the top level, or what the value's own `encode(to:)` throws.
-    func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    package func encode<Value: Encodable>(_ value: Value) throws -> Data {
         tree.reset()
         try NodeEncoder(tree: tree, node: 0).encodeValue(value)
         if case .unset = tree.kind(of: 0) {
