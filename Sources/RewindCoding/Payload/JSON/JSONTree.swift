@@ -64,6 +64,8 @@ final class JSONTree {
     /// Adds a child after `parent`'s last one; returns its index.
     @discardableResult
     func append(_ kind: Kind, key: String = "", to parent: Int32) -> Int32 {
+        // 32-bit links halve the node's links; 2^31 nodes of about 50 bytes would need 100 GB
+        // before this conversion could fail.
         let index = Int32(nodes.count)
         nodes.append(Node(kind: kind, key: key, parent: parent))
         let last = nodes[Int(parent)].lastChild
