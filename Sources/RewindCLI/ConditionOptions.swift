@@ -25,7 +25,7 @@ struct ConditionOptions: ParsableArguments {
     }
 
     /// The app that replays the chosen sessions of `log`.
-    func app(in log: EventLog, with replay: ReplayFlags) throws -> any AppReplay {
+    func app(in log: any LogReader, with replay: ReplayFlags) throws -> any AppReplay {
         try replay.replay(log, sessions: try session.map { [try log.session($0)] } ?? log.sessions())
     }
 }

@@ -31,7 +31,7 @@ struct EventSelection: ParsableArguments {
     }
 
     /// The filter for `log`; relative times count back from its last event.
-    func filter(in log: EventLog, limit: Int? = nil) throws -> EventFilter {
+    func filter(in log: any LogReader, limit: Int? = nil) throws -> EventFilter {
         var filter = EventFilter(session: session, limit: limit)
         if from != nil || to != nil { filter.seqs = (from ?? 1)...(to ?? .max) }
         let points = (since.flatMap(TimePoint.init), until.flatMap(TimePoint.init))

@@ -56,16 +56,16 @@ struct LogOptions: ParsableArguments {
         storeURL.map(Self.redacted) ?? path
     }
 
-    /// Brings a store's log in (see ``StoreLogs``) before a command reads it with ``open()``;
+    /// Connects to a store's log (see ``StoreLogs``) before a command reads it with ``open()``;
     /// nothing for a file. ``RewindTool`` calls it for every ``LogReadingCommand``.
     func prepare() async throws {
         guard let storeURL else { return }
-        try await StoreLogs.open(storeURL, keys: keys(), json: json)
+        try await StoreLogs.open(storeURL, keys: keys())
     }
 
     /// Opens the log read-only, with the keys in `--key-file`: the file, or the store's log
-    /// ``prepare()`` brought in.
-    func open() throws -> EventLog {
+    /// ``prepare()`` connected to.
+    func open() throws -> any LogReader {
         guard let storeURL else { return try EventLog(path: path, mode: .readOnly, keys: keys()) }
         guard let log = StoreLogs.log(storeURL) else {
             // Only a command that skipped `prepare()` gets here: a mistake in the tool itself.

@@ -18,7 +18,7 @@ enum Rendering {
     /// as it is (still sealed, ``LoggedEvent/keyID`` set) when the key was not given.
     ///
     /// - Throws: When the key given is the wrong one, or the payload fails authentication.
-    static func opened(_ event: LoggedEvent, in log: EventLog) throws -> LoggedEvent {
+    static func opened(_ event: LoggedEvent, in log: any LogReader) throws -> LoggedEvent {
         guard event.keyID != nil else { return event }
         do {
             var opened = event

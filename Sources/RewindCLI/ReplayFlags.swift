@@ -13,7 +13,7 @@ struct ReplayFlags: ParsableArguments {
     /// inspector answers a call (`rewind serve` keeps its terminal for its own messages).
     @TaskLocal static var reportsProgress = true
 
-    func replay(_ log: EventLog, sessions: [LogSession]) throws -> any AppReplay {
+    func replay(_ log: any LogReader, sessions: [LogSession]) throws -> any AppReplay {
         let ids = Set(sessions.map(\.app.id))
         guard let id = ids.first else {
             throw ValidationError("\(log.path) holds no sessions to replay")

@@ -142,7 +142,7 @@ extension EventLog {
     ///
     /// - Parameter session: The id of the session whose gaps to list; every session's when
     ///   `nil`.
-    public func gaps(session: Int64? = nil) throws(EventLogError) -> [LogGap] {
+    public func gaps(session: Int64?) throws(EventLogError) -> [LogGap] {
         try read { db in try Self.fetchGaps(db, session: session) }
     }
 

@@ -17,6 +17,15 @@ public struct LogStatistics: Sendable, Equatable {
     /// once) and of snapshot states.
     public var payloadBytes: Int, snapshotBytes: Int
 
+    /// Statistics as a store counted them.
+    package init(
+        actionCases: [(name: String, count: Int)], sources: [(location: String, count: Int)], events: Int, sessions: Int, snapshots: Int,
+        timeSpan: ClosedRange<Double>?, bytesOnDisk: Int, payloadBytes: Int, snapshotBytes: Int
+    ) {
+        (self.actionCases, self.sources, self.events, self.sessions, self.snapshots) = (actionCases, sources, events, sessions, snapshots)
+        (self.timeSpan, self.bytesOnDisk, self.payloadBytes, self.snapshotBytes) = (timeSpan, bytesOnDisk, payloadBytes, snapshotBytes)
+    }
+
     public static func == (lhs: LogStatistics, rhs: LogStatistics) -> Bool {
         lhs.actionCases.map(\.name) == rhs.actionCases.map(\.name) && lhs.actionCases.map(\.count) == rhs.actionCases.map(\.count)
             && lhs.sources.map(\.location) == rhs.sources.map(\.location) && lhs.sources.map(\.count) == rhs.sources.map(\.count)
@@ -30,7 +39,7 @@ extension EventLog {
     /// Counts per action case and per source location, the time span, and sizes.
     ///
     /// - Parameter session: Only this session's events (default: all).
-    public func statistics(session: Int64? = nil) throws(EventLogError) -> LogStatistics {
+    public func statistics(session: Int64?) throws(EventLogError) -> LogStatistics {
         let filter = session.map { "WHERE e.session_id = \($0)" } ?? ""
         let fileOnDisk = self.fileOnDisk
         return try read { db in

@@ -66,7 +66,7 @@ import Darwin
 /// - ``statistics(session:)``
 /// - ``export(to:filter:)``
 /// - ``importLog(from:to:)``
-public final class EventLog: Sendable {
+public final class EventLog: LogReader {
     /// How a log is opened.
     public enum Mode: Sendable, Equatable {
         /// Read only; the file must exist. Nothing is ever written.
@@ -82,7 +82,7 @@ public final class EventLog: Sendable {
     /// The codecs this log can decode with, by name.
     public let codecs: PayloadCodecs
     /// The key new sessions are encrypted with, and the keys encrypted sessions are read with.
-    let keys: LogKeys
+    public let keys: LogKeys
 
     let database: DatabaseQueue
     let sources = InternedRows<SourceKey>(.sources)
@@ -329,15 +329,6 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Closes the log and deletes the copy it reads (``init(readingCopy:named:codecs:keys:)``)
-    /// now, without waiting for the last reference to go: for a process about to exit, which
-    /// runs no deinitialisers.
-    package func discardCopy() {
-        guard let ownedFile else { return }
-        try? database.close()
-        Self.removeFile(ownedFile)
-    }
-
     /// Deletes a log file this process made, with SQLite's files beside it.
     private static func removeFile(_ file: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] {
@@ -369,7 +360,7 @@ public final class EventLog: Sendable {
 
     /// Every symbol the log's binary payloads use (coding keys by number), in order: for what
     /// copies a log's payloads byte for byte elsewhere (export, a push into another store).
-    package func storedSymbols() throws(EventLogError) -> [CodecSymbol] {
+    public func storedSymbols() throws(EventLogError) -> [CodecSymbol] {
         try read { db in try Self.symbols(db, after: 0) }
     }
 

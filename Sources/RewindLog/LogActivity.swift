@@ -48,28 +48,42 @@ extension EventLog {
                 WHERE e.time BETWEEN ? AND ? \(filter)
                 GROUP BY bucket, e.action_id, e.source_id
                 """, arguments: [buckets - 1, low, width > 0 ? width : 1, low, high])
-            var total = [Int](repeating: 0, count: buckets)
-            var cases: [String: [Int]] = [:], sources: [String: [Int]] = [:]
-            for row in rows {
-                let bucket = try row.required(0, "events.time", as: Int.self), count = try row.required(3, "events", as: Int.self)
-                guard (0..<buckets).contains(bucket) else { continue }
-                total[bucket] += count
-                cases[try row.required(1, "actions.name", as: String.self), default: total.map { _ in 0 }][bucket] += count
-                sources[try row.required(2, "sources.file", as: String.self), default: total.map { _ in 0 }][bucket] += count
+            let counts = try rows.map { row in
+                (bucket: try row.required(0, "events.time", as: Int.self), actionCase: try row.required(1, "actions.name", as: String.self),
+                 source: try row.required(2, "sources.file", as: String.self), count: try row.required(3, "events", as: Int.self))
             }
-            return LogActivity(start: low, bucketSeconds: width, total: total, cases: Self.series(cases, top: top), sources: Self.series(sources, top: top))
+            return LogActivity(start: low, bucketSeconds: width, buckets: buckets, top: top, counts: counts)
         }
+    }
+}
+
+extension LogActivity {
+    /// The activity from event counts per bucket, case and source (a store's `GROUP BY`):
+    /// every store ranks and sums them here, one way. Buckets outside `0..<buckets` (a damaged
+    /// time) are left out.
+    package init(
+        start: Double, bucketSeconds: Double, buckets: Int, top: Int,
+        counts: [(bucket: Int, actionCase: String, source: String, count: Int)]
+    ) {
+        var total = [Int](repeating: 0, count: buckets)
+        var cases: [String: [Int]] = [:], sources: [String: [Int]] = [:]
+        for row in counts where (0..<buckets).contains(row.bucket) {
+            total[row.bucket] += row.count
+            cases[row.actionCase, default: total.map { _ in 0 }][row.bucket] += row.count
+            sources[row.source, default: total.map { _ in 0 }][row.bucket] += row.count
+        }
+        self.init(start: start, bucketSeconds: bucketSeconds, total: total, cases: Self.series(cases, top: top), sources: Self.series(sources, top: top))
     }
 
     /// The `top` largest series by total, most first (ties by name), then the rest summed.
-    private static func series(_ counts: [String: [Int]], top: Int) -> [LogActivity.Series] {
+    private static func series(_ counts: [String: [Int]], top: Int) -> [Series] {
         let ranked = counts.map { (name: $0.key, counts: $0.value, sum: $0.value.reduce(0, +)) }
             .sorted { ($0.sum, $1.name) > ($1.sum, $0.name) }
-        var result = ranked.prefix(top).map { LogActivity.Series(name: $0.name, counts: $0.counts) }
+        var result = ranked.prefix(top).map { Series(name: $0.name, counts: $0.counts) }
         let rest = ranked.dropFirst(top)
         if let first = rest.first {
             let sum = rest.dropFirst().reduce(first.counts) { partial, next in zip(partial, next.counts).map(+) }
-            result.append(LogActivity.Series(name: "other", counts: sum))
+            result.append(Series(name: "other", counts: sum))
         }
         return result
     }

@@ -88,26 +88,6 @@ extension PostgresLog {
         return report
     }
 
-    /// `pull`, into `log`, which must be empty — a copy of an empty log, for work that pulls
-    /// many sessions one at a time (a fleet's replay) and would otherwise create a log each time.
-    /// The export is written at `export` and removed.
-    package func pull(
-        _ selection: PullSelection, into log: EventLog, export: URL
-    ) async throws(EventLogError) -> PullReport {
-        defer { try? FileManager.default.removeItem(at: export) }
-        var report: PullReport
-        do {
-            report = try await writeExport(selection, to: export, path: log.path, progress: nil)
-        } catch let error as EventLogError {
-            throw error
-        } catch {
-            throw PostgresFailure.describe(error, at: location, doing: "pull into \(log.path)")
-        }
-        try log.importExport(from: export)
-        report.path = log.path
-        return report
-    }
-
     /// Writes the selected sessions as a portable export at `url`.
     private func writeExport(
         _ selection: PullSelection, to url: URL, path: String, progress: (@Sendable (PullProgress) -> Void)?

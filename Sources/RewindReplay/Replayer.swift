@@ -47,7 +47,7 @@ import Synchronization
 /// - ``shrink(session:where:)``
 public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// The log replayed.
-    public let log: EventLog
+    public let log: any LogReader
     /// The app's reducer.
     public let reducer: Reducer<State, Action>
     /// How to treat what is read.
@@ -61,12 +61,12 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     /// Creates a replayer.
     ///
     /// - Parameters:
-    ///   - log: The log (read-only is enough).
+    ///   - log: The log: a file (read-only is enough) or any other ``RewindLog/LogReader``.
     ///   - reducer: The app's reducer.
     ///   - options: Skipping, upgrades, progress.
     ///   - redaction: The policy the log was recorded under, for comparing states.
     public init(
-        log: EventLog, reducer: Reducer<State, Action>, options: ReplayOptions = ReplayOptions(),
+        log: any LogReader, reducer: Reducer<State, Action>, options: ReplayOptions = ReplayOptions(),
         redaction: Redaction<State, Action> = .none
     ) {
         self.log = log

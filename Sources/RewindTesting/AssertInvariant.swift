@@ -31,7 +31,7 @@ import RewindReplay
 @discardableResult
 public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendable>(
     _ name: String,
-    throughout log: EventLog,
+    throughout log: any LogReader,
     reducer: Reducer<State, Action>,
     fileID: StaticString = #fileID,
     file filePath: StaticString = #filePath,

@@ -42,7 +42,7 @@ public enum ReplayPoints: Sendable, Equatable {
 ///   - line: Where a failure is reported (the caller's by default).
 ///   - column: Where a failure is reported (the caller's by default).
 public func assertReplay<State: Codable & Sendable, Action: Codable & Sendable>(
-    _ log: EventLog,
+    _ log: any LogReader,
     reducer: Reducer<State, Action>,
     at points: ReplayPoints = .end,
     named name: String? = nil,

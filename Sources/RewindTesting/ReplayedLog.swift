@@ -22,7 +22,7 @@ public struct ReplayedLog: Sendable {
     /// - Parameters:
     ///   - log: The log to replay, opened read-only or not.
     ///   - reducer: The app's reducer.
-    public init<State: Codable & Sendable, Action: Codable & Sendable>(_ log: EventLog, reducer: Reducer<State, Action>) {
+    public init<State: Codable & Sendable, Action: Codable & Sendable>(_ log: any LogReader, reducer: Reducer<State, Action>) {
         path = log.path
         let replayer = Replayer(log: log, reducer: reducer)
         finalStates = {

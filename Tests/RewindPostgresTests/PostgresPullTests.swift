@@ -13,7 +13,7 @@ struct PostgresPullTests {
     /// Everything a log holds, as its portable export's lines without the export time: two
     /// logs with equal lines have the same identity, symbols, sessions (with shapes and
     /// encryption), snapshots, events (payloads, sources, redactions) and gaps, byte for byte.
-    static func everything(_ log: EventLog, session: Int64? = nil) throws -> [String] {
+    static func everything(_ log: any LogReader, session: Int64? = nil) throws -> [String] {
         let folder = try TemporaryDirectory()
         let url = URL(fileURLWithPath: folder.file("export.jsonl"))
         try log.export(to: url, filter: EventFilter(session: session))

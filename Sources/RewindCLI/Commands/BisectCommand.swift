@@ -50,7 +50,7 @@ extension BisectCommand: FleetCommand {
 
     static var hitsAnswerNo: Bool { false }
 
-    func answer(in log: EventLog, session: Int64) throws -> FleetEntry.Answer {
+    func answer(in log: any LogReader, session: Int64) throws -> FleetEntry.Answer {
         var command = self
         command.target.session = session
         let report = try command.target.app(in: log, with: replay).run(command)
@@ -88,7 +88,7 @@ extension BisectCommand: ReplayingCommand {
             case found, condition, seq, event, diff, atStart, session, eventsFolded, snapshotsChecked, gaps
         }
 
-        init<State, Action>(_ outcome: BisectOutcome<State, Action>, in log: EventLog, labels: Condition.Labels) throws {
+        init<State, Action>(_ outcome: BisectOutcome<State, Action>, in log: any LogReader, labels: Condition.Labels) throws {
             condition = labels.found
             switch outcome {
             case let .found(change, stats):

@@ -44,7 +44,7 @@ extension DiffCommand: ReplayingCommand {
         var diff: String?
         private var heading: String
 
-        init(change: ActionDiff<some Sendable, some Sendable>, in log: EventLog) throws {
+        init(change: ActionDiff<some Sendable, some Sendable>, in log: any LogReader) throws {
             seq = change.event.seq
             event = try EventReport(change.event, in: log)
             diff = change.diff

@@ -41,7 +41,7 @@ struct LogCommand: LogReadingCommand {
     }
 
     /// Which events the options select (the inspector's timeline reads with the same filter).
-    func filter(in log: EventLog) throws -> EventFilter {
+    func filter(in log: any LogReader) throws -> EventFilter {
         var filter = try selection.filter(in: log, limit: limit)
         (filter.actionCase, filter.file, filter.line) = (actionCase, file, line)
         return filter

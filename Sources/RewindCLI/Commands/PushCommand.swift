@@ -24,6 +24,9 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
     var install: String?
     @Option(help: "Events per transaction (1–10000).") var batchSize = 1_000
 
+    /// The log pushed is a file, opened by ``run()`` itself.
+    var readsOneLog: Bool { false }
+
     func validate() throws {
         guard (1...10_000).contains(batchSize) else { throw InputError("--batch-size \(batchSize): give 1 to 10000 events") }
         if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
@@ -35,7 +38,11 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
         if location.log != nil || location.install != nil {
             throw InputError("\(location): log= and install= name what to read; push into the store without them (--install sets the install)")
         }
-        var log = try options.open()
+        if let source = options.storeURL {
+            // A store's sessions move to another store through a file: pull, then push it.
+            throw InputError("\(LogOptions.redacted(source)): push sends a log file; pull the store's log into a file first (`rewind pull`)")
+        }
+        var log = try EventLog(path: options.path, mode: .readOnly, keys: options.keys())
         if try log.identity() == nil {
             // Older than identities: give it one, for good, so that pushing it again is recognised.
             log = try EventLog(path: options.path, keys: options.keys())

@@ -35,7 +35,7 @@ struct SchemaCommand: ReportingCommand {
 
     /// `sessions` in groups that share an app, its versions and their shapes, in the order of
     /// their first sessions: each distinct shape is read and compared once.
-    static func groups(of sessions: [LogSession], in log: EventLog) throws -> [Group] {
+    static func groups(of sessions: [LogSession], in log: any LogReader) throws -> [Group] {
         var groups: [Group] = [], index: [Group.Key: Int] = [:]
         for session in sessions {
             let key = Group.Key(app: session.app, action: session.actionFingerprint, state: session.stateFingerprint)
@@ -50,7 +50,7 @@ struct SchemaCommand: ReportingCommand {
     }
 
     /// The groups of `sessions` (all of one app) compared with the registered app's types.
-    static func compared(_ sessions: [LogSession], in log: EventLog) throws -> Report {
+    static func compared(_ sessions: [LogSession], in log: any LogReader) throws -> Report {
         let report = Report(groups: try groups(of: sessions, in: log))
         return try ReplayFlags.parse([]).replay(log, sessions: sessions).run(Comparison(report: report))
     }

@@ -41,7 +41,7 @@ extension ShowCommand: ReplayingCommand {
             try event.encode(to: encoder)
         }
 
-        init(event logged: LoggedEvent, in log: EventLog, session: LogSession, decoded: (dump: String, json: JSONValue)?) throws {
+        init(event logged: LoggedEvent, in log: any LogReader, session: LogSession, decoded: (dump: String, json: JSONValue)?) throws {
             event = try EventReport(logged, in: log, payload: decoded?.json)
             lines = [
                 "seq       \(logged.seq) (session \(logged.session), \(session.app.id) \(session.app.version))",

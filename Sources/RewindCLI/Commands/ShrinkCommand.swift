@@ -54,7 +54,7 @@ extension ShrinkCommand: ReplayingCommand {
             (found, condition, summary) = (false, labels.found, labels.never)
         }
 
-        init(_ result: ShrinkResult<some Sendable, some Sendable>, in log: EventLog, labels: Condition.Labels, seconds: Double, output: String) throws {
+        init(_ result: ShrinkResult<some Sendable, some Sendable>, in log: any LogReader, labels: Condition.Labels, seconds: Double, output: String) throws {
             (found, condition, self.seconds, self.output) = (true, labels.found, seconds, output)
             (originalCount, keptCount, replays) = (result.originalCount, result.steps.count, result.replays)
             kept = try result.steps.map { try EventReport($0.event, in: log) }

@@ -47,7 +47,7 @@ extension VerifyCommand: FleetCommand {
 
     static var hitsAnswerNo: Bool { true }
 
-    func answer(in log: EventLog, session: Int64) throws -> FleetEntry.Answer {
+    func answer(in log: any LogReader, session: Int64) throws -> FleetEntry.Answer {
         var command = self
         command.session = session
         let report = try replay.replay(log, sessions: [try log.session(session)]).run(command)

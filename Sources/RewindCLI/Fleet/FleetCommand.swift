@@ -15,7 +15,7 @@ protocol FleetCommand: Sendable {
     /// Whether a session answering means "no" (verify: a divergence).
     static var hitsAnswerNo: Bool { get }
     /// The command's answer for one session of `log`, as a fleet entry.
-    func answer(in log: EventLog, session: Int64) throws -> FleetEntry.Answer
+    func answer(in log: any LogReader, session: Int64) throws -> FleetEntry.Answer
 }
 
 extension FleetCommand {

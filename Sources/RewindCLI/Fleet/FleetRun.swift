@@ -15,7 +15,7 @@ enum FleetRun {
         sessions: [FleetSession],
         workers: Int,
         line: ProgressLine,
-        ask: @escaping @Sendable (EventLog, Int64) throws -> FleetEntry.Answer
+        ask: @escaping @Sendable (any LogReader, Int64) throws -> FleetEntry.Answer
     ) async throws -> (entries: [FleetEntry], seconds: Double) {
         let started = ContinuousClock.now
         let state = State(count: sessions.count)

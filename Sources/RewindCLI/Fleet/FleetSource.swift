@@ -14,7 +14,7 @@ protocol FleetSource: Sendable {
 /// Reads one session at a time for a fleet run's worker.
 protocol FleetWorker: Sendable {
     /// Runs `body` with a log holding `session`, and the session's number in it.
-    func withSession<T>(_ session: FleetSession, _ body: (EventLog, Int64) throws -> T) async throws -> T
+    func withSession<T>(_ session: FleetSession, _ body: (any LogReader, Int64) throws -> T) async throws -> T
     /// Lets go of what the worker holds.
     func close() async
 }
@@ -34,7 +34,7 @@ struct FleetSession: Sendable, Codable {
 
 /// The sessions of one log file, read by every worker through the same (read-only) log.
 struct FileFleet: FleetSource, FleetWorker {
-    let log: EventLog
+    let log: any LogReader
     let appVersion: String?
 
     var name: String { log.path }
@@ -47,7 +47,7 @@ struct FileFleet: FleetSource, FleetWorker {
 
     func makeWorker() async throws -> any FleetWorker { self }
 
-    func withSession<T>(_ session: FleetSession, _ body: (EventLog, Int64) throws -> T) async throws -> T {
+    func withSession<T>(_ session: FleetSession, _ body: (any LogReader, Int64) throws -> T) async throws -> T {
         try body(log, session.id)
     }
 

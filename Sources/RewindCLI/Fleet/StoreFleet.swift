@@ -2,11 +2,11 @@
 import Foundation
 import RewindLog
 import RewindPostgres
+import Synchronization
 
-/// The sessions of a PostgreSQL store. Each worker has its own connection and brings each
-/// session into a scratch log of its own (``PostgresLog/pull(_:to:progress:)``: the session
-/// with its log's numbers, keys and symbols), replays it there and deletes it — so a fleet run
-/// replays through the same read path as a file, and holds one session per worker on disk.
+/// The sessions of a PostgreSQL store. Each worker has its own connection and replays each
+/// session in place, through a `PostgresLogReader` of the log it belongs to (so with its
+/// log's numbers, keys and symbols): the same read path as a file, and nothing on disk.
 struct StoreFleet: FleetSource {
     let location: PostgresLocation
     let keys: LogKeys
@@ -36,39 +36,34 @@ struct StoreFleet: FleetSource {
     }
 
     func makeWorker() async throws -> any FleetWorker {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-fleet-\(UUID().uuidString)")
-        do {
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw InputError("cannot create a scratch folder in \(FileManager.default.temporaryDirectory.path): \(error.localizedDescription)")
-        }
-        // An empty log, made once per worker and copied for each session: creating a log runs
-        // every migration, which costs more than pulling a short session (measured: most of a
-        // pull's time went to parsing the schema and syncing it to disk).
-        let template = scratch.appendingPathComponent("empty.rewind").path
-        try EventLog(path: template).close()
-        return Worker(store: try await PostgresLog.open(location, mode: .readOnly), keys: keys, scratch: scratch, template: template)
+        Worker(store: try await PostgresLog.open(location, mode: .readOnly), keys: keys)
     }
 
-    struct Worker: FleetWorker {
+    /// Reads each session in place, through a reader of its log (kept for the log's other
+    /// sessions: its symbols are learned once).
+    final class Worker: FleetWorker {
         let store: PostgresLog
         let keys: LogKeys
-        let scratch: URL
-        let template: String
+        private let readers = Mutex<[String: PostgresLogReader]>([:])
 
-        func withSession<T>(_ session: FleetSession, _ body: (EventLog, Int64) throws -> T) async throws -> T {
-            let path = scratch.appendingPathComponent("session-\(session.id).rewind").path
-            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-            try FileManager.default.copyItem(atPath: template, toPath: path)
-            let log = try EventLog(path: path, keys: keys)
-            defer { try? log.close() }
-            _ = try await store.pull(.sessions(numbers: [session.id], uuids: []), into: log, export: scratch.appendingPathComponent("session.jsonl"))
-            return try body(log, session.numberInLog ?? session.id)
+        init(store: PostgresLog, keys: LogKeys) {
+            (self.store, self.keys) = (store, keys)
+        }
+
+        func withSession<T>(_ session: FleetSession, _ body: (any LogReader, Int64) throws -> T) async throws -> T {
+            let key = session.log.map { "log \($0)" } ?? "install \(session.install ?? "")"
+            let reader: PostgresLogReader
+            if let known = readers.withLock({ $0[key] }) {
+                reader = known
+            } else {
+                reader = try await store.reader(origin: session.log, install: session.install, keys: keys)
+                readers.withLock { $0[key] = reader }
+            }
+            return try body(reader, session.numberInLog ?? session.id)
         }
 
         func close() async {
             await store.close()
-            try? FileManager.default.removeItem(at: scratch)
         }
     }
 }

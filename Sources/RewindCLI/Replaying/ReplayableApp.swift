@@ -17,7 +17,7 @@ public struct ReplayableApp: Sendable {
     public let id: String
     /// The invariants, by name, with their descriptions.
     public let invariants: [(name: String, description: String)]
-    let open: @Sendable (EventLog, ReplayOptions) -> any AppReplay
+    let open: @Sendable (any LogReader, ReplayOptions) -> any AppReplay
 
     /// Registers an app.
     ///

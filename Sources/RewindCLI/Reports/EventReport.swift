@@ -31,7 +31,7 @@ struct EventReport: Encodable {
     }
 
     /// The report of `event` of `log`, its payload opened when the log has its key.
-    init(_ event: LoggedEvent, in log: EventLog, payload decoded: JSONValue? = nil) throws {
+    init(_ event: LoggedEvent, in log: any LogReader, payload decoded: JSONValue? = nil) throws {
         let event = try Rendering.opened(event, in: log)
         seq = event.seq
         session = event.session

@@ -4,7 +4,7 @@ import GRDB
 /// How one session's actions and states are encoded and stored: by its codec, kept as the codec
 /// writes them (as text for a text codec), or sealed with the session's key (always a blob).
 /// Every writer and reader of a session's payloads and snapshots goes through one, made by
-/// ``EventLog/storage(for:)``, so a session is written and read one way.
+/// ``LogReader/storage(for:)``, so a session is written and read one way.
 struct SessionStorage: Sendable {
     let session: Int64
     let codec: any PayloadCodec
@@ -62,7 +62,7 @@ struct SessionStorage: Sendable {
     }
 }
 
-extension EventLog {
+extension LogReader {
     /// Whether `session`'s values are stored as text (a text codec's, in the clear): the one
     /// thing about its storage that needs no key.
     func storesText(_ session: LogSession) -> Bool {

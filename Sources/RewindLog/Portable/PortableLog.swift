@@ -94,7 +94,7 @@ public enum PortableLog {
     }
 }
 
-extension EventLog {
+extension LogReader {
     /// Writes the whole log (or the events `filter` selects, with their sessions and the
     /// snapshots they need) as portable JSON Lines.
     ///
@@ -164,7 +164,9 @@ extension EventLog {
         guard session.actionFingerprint != nil || session.stateFingerprint != nil else { return nil }
         return try shapes(session: session.id)
     }
+}
 
+extension EventLog {
     /// Creates a log at `path` from a portable export, keeping its sessions, seqs, snapshots,
     /// payloads and sources.
     ///
@@ -193,20 +195,6 @@ extension EventLog {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             throw error
         }
-    }
-
-    /// Imports a portable export into this log, which must hold nothing yet: a copy of an empty
-    /// log made once and reused, for work that imports many small exports (creating a log runs
-    /// every migration, which costs more than importing a short session). All or nothing: the
-    /// import is one transaction.
-    ///
-    /// - Throws: ``EventLogError/readOnly(path:detail:)`` when the log is not empty; what
-    ///   ``importLog(from:to:)`` throws for a malformed export.
-    package func importExport(from url: URL) throws(EventLogError) {
-        guard let reader = LineReader(url: url) else { throw .readOnly(path: url.path, detail: "the file cannot be read") }
-        let holds = try read { db in try Int.fetchOne(db, sql: "SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM symbols)") ?? 0 }
-        guard holds == 0 else { throw .readOnly(path: path, detail: "the log is not empty; an export is imported into an empty one") }
-        try importLines(reader, from: url)
     }
 
     private func importLines(_ reader: LineReader, from url: URL) throws(EventLogError) {

@@ -13,7 +13,7 @@ import Rewind
 /// Each page is its own short read, so a recorder can keep writing between pages; events
 /// appended meanwhile are picked up if they match.
 public struct EventCursor: Sendable {
-    private let log: EventLog
+    private let log: any LogReader
     private let filter: EventFilter
     private let pageSize: Int
     private var page: [LoggedEvent] = []
@@ -22,7 +22,7 @@ public struct EventCursor: Sendable {
     private var delivered = 0
     private var exhausted = false
 
-    init(log: EventLog, filter: EventFilter, pageSize: Int) {
+    init(log: any LogReader, filter: EventFilter, pageSize: Int) {
         self.log = log
         self.filter = filter
         self.pageSize = max(1, pageSize)
@@ -33,7 +33,7 @@ public struct EventCursor: Sendable {
         if let limit = filter.limit, delivered >= limit { return nil }
         if index == page.count {
             guard !exhausted else { return nil }
-            page = try log.page(filter: filter, after: afterSeq, count: pageSize)
+            page = try log.eventPage(filter, after: afterSeq, count: pageSize, newestFirst: false)
             index = 0
             if page.count < pageSize { exhausted = true }
             guard let last = page.last else { return nil }
@@ -55,43 +55,9 @@ public struct EventCursor: Sendable {
 }
 
 extension EventLog {
-    /// The events that match `filter`, in seq order, read a page at a time.
-    ///
-    /// - Parameters:
-    ///   - filter: Which events.
-    ///   - pageSize: How many events each read fetches.
-    /// - Returns: A cursor over the events.
-    public func events(_ filter: EventFilter = EventFilter(), pageSize: Int = 1_000) -> EventCursor {
-        EventCursor(log: self, filter: filter, pageSize: pageSize)
-    }
-
-    /// The event at `seq`.
-    ///
-    /// - Throws: ``EventLogError/seqNotFound(path:seq:available:)`` when there is none.
-    public func event(at seq: Int64) throws(EventLogError) -> LoggedEvent {
-        guard let event = try page(filter: EventFilter(seqs: seq...seq), after: .min, count: 1).first else {
-            throw .seqNotFound(path: path, seq: seq, available: try seqRange())
-        }
-        return event
-    }
-
-    /// The last `count` events that match `filter` below `seq`, in seq order: a page read
-    /// backwards, for a view scrolling up through a long log (the inspector's timeline).
-    ///
-    /// - Parameters:
-    ///   - filter: Which events (its `limit` is ignored: `count` bounds the page).
-    ///   - seq: The page ends just before this seq.
-    ///   - count: At most this many events.
-    public func events(_ filter: EventFilter, before seq: Int64, count: Int) throws(EventLogError) -> [LoggedEvent] {
-        guard seq > .min, count > 0 else { return [] }
-        var filter = filter
-        let low = filter.seqs?.lowerBound ?? .min, high = min(seq - 1, filter.seqs?.upperBound ?? .max)
-        guard low <= high else { return [] }
-        filter.seqs = low...high
-        return try page(filter: filter, after: .min, count: count, newestFirst: true).reversed()
-    }
-
-    func page(filter: EventFilter, after seq: Int64, count: Int, newestFirst: Bool = false) throws(EventLogError) -> [LoggedEvent] {
+    /// The SQLite page: the filter's conditions over the events table, joined with the
+    /// sources, case paths, sessions and shared payloads each event names.
+    public func eventPage(_ filter: EventFilter, after seq: Int64, count: Int, newestFirst: Bool) throws(EventLogError) -> [LoggedEvent] {
         try read { db in
             try refreshSymbols(db)
             var filter = filter

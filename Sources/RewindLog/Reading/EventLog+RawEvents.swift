@@ -3,22 +3,29 @@ import GRDB
 import GRDBSQLite
 
 /// One event as the replay fast path sees it: its position, case and encoded payload, borrowed
-/// from SQLite's buffer for the duration of the callback. Internal: the borrowed memory never
-/// leaves RewindLog; ``SessionReader`` decodes it in place.
-struct RawEvent {
+/// from the store's buffer for the duration of the callback
+/// (``LogReader/forEachRawEvent(session:from:through:_:)``): the payload must not be kept.
+public struct RawEvent {
     /// The event's seq.
-    var seq: Int64
-    /// Its case path's id in the log's table of case paths, `names[id - 1]`.
-    var actionID: Int
-    var names: [String?]
+    public var seq: Int64
+    /// Its case path's id in the reader's table of case paths, `names[id - 1]`.
+    public var actionID: Int
+    /// The reader's case paths by id (`nil` where an id is unused).
+    public var names: [String?]
     /// The encoded action, or `nil` (withheld or unencodable).
-    var payload: UnsafeRawBufferPointer?
+    public var payload: UnsafeRawBufferPointer?
     /// Why there is no payload, if there is none.
-    var redaction: String?
+    public var redaction: String?
+
+    /// An event; `names` is shared by every event of a page, so that the case path is only
+    /// looked up when asked for.
+    public init(seq: Int64, actionID: Int, names: [String?], payload: UnsafeRawBufferPointer?, redaction: String?) {
+        (self.seq, self.actionID, self.names, self.payload, self.redaction) = (seq, actionID, names, payload, redaction)
+    }
 
     /// The case path, looked up only when asked for (in replay, for errors): most events never
-    /// need it. An id outside the table only comes from a damaged file.
-    var actionCase: String {
+    /// need it. An id outside the table only comes from a damaged log.
+    public var actionCase: String {
         (actionID >= 1 && actionID <= names.count ? names[actionID - 1] : nil) ?? "action #\(actionID)"
     }
 }
@@ -32,13 +39,13 @@ extension EventLog {
     /// Each page is its own read transaction, which also loads any new codec symbols.
     ///
     /// - Returns: Whether `body` stopped the walk.
-    func forEachRawEvent(
+    public func forEachRawEvent(
         session: Int64,
         from first: Int64,
         through last: Int64,
-        pageSize: Int = 8_192,
         _ body: (RawEvent) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
+        let pageSize = 8_192
         // A payload stored once for every event that repeats it comes through the join (a
         // primary-key probe, only for references). Measured: a bounded cache of shared payloads
         // in memory instead halved reading and decoding 1M todo actions.

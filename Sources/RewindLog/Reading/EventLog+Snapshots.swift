@@ -8,7 +8,7 @@ extension EventLog {
     ///   - session: The id of the session whose snapshots to search.
     ///   - seq: The event the snapshot must not be after.
     /// - Returns: The snapshot, or `nil` when the session has none that early.
-    public func snapshot(session: Int64, atOrBefore seq: Int64 = .max) throws(EventLogError) -> LoggedSnapshot? {
+    public func snapshot(session: Int64, atOrBefore seq: Int64) throws(EventLogError) -> LoggedSnapshot? {
         try read { db in
             try refreshSymbols(db)
             return try Row.fetchOne(

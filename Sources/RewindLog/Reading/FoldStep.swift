@@ -1,8 +1,8 @@
 import Foundation
 
-/// Whether a fold goes on after an action: a fold ends early by returning ``stop``, never by
+/// Whether a fold (or a walk of a log's events) goes on after an action: a fold ends early by returning ``stop``, never by
 /// throwing a stand-in error.
-package enum FoldStep: Sendable {
+public enum FoldStep: Sendable {
     /// Hand over the next action.
     case `continue`
     /// End the fold here.

@@ -25,6 +25,14 @@ public struct LoggedEvent: Sendable, Hashable {
     /// The id of the key its session is encrypted with; `nil` when it is stored in the clear.
     public var keyID: String? = nil
 
+    /// An event as a store read it.
+    public init(
+        seq: Int64, session: Int64, time: Double, actionCase: String, payload: Data?, source: ActionSource, redaction: String?, keyID: String? = nil
+    ) {
+        (self.seq, self.session, self.time, self.actionCase, self.payload) = (seq, session, time, actionCase, payload)
+        (self.source, self.redaction, self.keyID) = (source, redaction, keyID)
+    }
+
     /// The payload as text, when the codec writes text (JSON) and it is stored in the clear.
     public var payloadText: String? {
         guard keyID == nil else { return nil }

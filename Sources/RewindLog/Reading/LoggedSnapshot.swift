@@ -17,6 +17,11 @@ public struct LoggedSnapshot: Sendable, Hashable {
     /// The id of the key its session is encrypted with; `nil` when it is stored in the clear.
     public var keyID: String? = nil
 
+    /// A snapshot as a store read it.
+    public init(session: Int64, seq: Int64, time: Double, kind: String, state: Data, keyID: String? = nil) {
+        (self.session, self.seq, self.time, self.kind, self.state, self.keyID) = (session, seq, time, kind, state, keyID)
+    }
+
     /// Decodes the state.
     ///
     /// - Parameters:

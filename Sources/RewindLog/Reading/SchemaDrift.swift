@@ -129,7 +129,7 @@ public struct SchemaDrift: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 }
 
-extension EventLog {
+extension LogReader {
     /// How the action and state types changed since session `id` was recorded, by the rules of
     /// ``SchemaDrift``: empty when the session recorded no shapes, when they equal the current
     /// build's, or when the versions and `upgrades` account for the difference.

@@ -10,7 +10,7 @@ import Synchronization
 /// none of them.
 package struct SessionReader: Sendable {
     /// The log read.
-    package let log: EventLog
+    package let log: any LogReader
     /// The session read.
     package let session: LogSession
     let storage: SessionStorage
@@ -30,7 +30,7 @@ package struct SessionReader: Sendable {
     ///   ``EventLogError/wrongKey(path:session:keyID:)`` when it is encrypted and the log lacks
     ///   its key.
     package init(
-        log: EventLog, session: LogSession, upgrades: SchemaUpgrades? = nil, typeShapes: SessionShapes.Source = .generatedOrProbed
+        log: any LogReader, session: LogSession, upgrades: SchemaUpgrades? = nil, typeShapes: SessionShapes.Source = .generatedOrProbed
     ) throws(EventLogError) {
         let storage = try log.storage(for: session)
         // Seqs beyond the largest a log holds only come from a tampered file; refusing them
@@ -261,7 +261,7 @@ package struct SessionReader: Sendable {
     }
 }
 
-extension EventLog {
+extension LogReader {
     /// Decodes an event's action with the codec its session was recorded with.
     ///
     /// ```swift
@@ -280,7 +280,7 @@ extension EventLog {
     }
 }
 
-extension EventLog {
+extension LogReader {
     /// The encoded action of `event`: its payload, opened with its session's key when the
     /// session is encrypted; `nil` when it has none (withheld or unencodable).
     ///

@@ -1,0 +1,160 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+public import RewindCoding
+public import RewindLog
+import Synchronization
+
+/// One log of a PostgreSQL store, read in place: a `LogReader`, so `Replayer`, every `rewind`
+/// command and the inspector read it as they read the device's own file, with the same session
+/// numbers, seqs and answers.
+///
+/// ```swift
+/// let store = try await PostgresLog.open(location, mode: .readOnly)
+/// let log = try await store.reader()
+/// let state = try Replayer(log: log, reducer: Shop.reducer).state(at: 1234)
+/// ```
+///
+/// A log is either the sessions pushed from one device log (numbered and seq'd as on the
+/// device: the store's `origin_session` and `origin_seq`), or the sessions a service recorded
+/// straight into the store under one install (the store's own numbers). Each call is one or a
+/// few queries, a page at a time, answered by the store's indexes on a session's rows, so a
+/// log of millions of events reads without copying it anywhere, and sessions pushed while it
+/// is open are seen by the next call.
+///
+/// The reader answers synchronously, as a file does: it waits for the store on a queue of its
+/// own, never on Swift's cooperative pool (see ``SynchronousWait``). It uses the store's
+/// connection, so the store must stay open while the reader is used. Errors name
+/// ``path``, the store's location with the log, never the password.
+///
+/// What differs from a file, by nature: `statistics` counts the bytes the log's rows take in
+/// the store (payloads and states as stored there, uncompressed by Rewind), and
+/// `checkIntegrity` leaves the store's pages to PostgreSQL (its `sqlite` line reads `ok`)
+/// and, for sessions recorded into the store, does not look for gaps between seqs: those
+/// come from one sequence that every session of the store shares.
+public final class PostgresLogReader: LogReader {
+    public let path: String
+    /// The store's location naming this log (`log=` or `install=`): ``path`` is its description.
+    public let location: PostgresLocation
+    public let codecs: PayloadCodecs
+    public let keys: LogKeys
+    let store: PostgresLog
+    /// The log pushed from, or `nil` for sessions recorded into the store under ``install``.
+    let origin: UUID?
+    let install: String?
+    /// Where the binary codec's symbols of the pushed log are; `nil` when it pushed none.
+    let symbolSpace: Int64?
+    private let wait = SynchronousWait(label: "RewindPostgres.PostgresLogReader")
+    /// The store's session ids by the log's session numbers (they never change).
+    let storeIDs = Mutex<[Int64: Int64]>([:])
+    /// The store's case paths by id (`names[id - 1]`), grown when a page names a newer one.
+    let actionNames = Mutex<[String?]>([])
+    /// The highest symbol id the codecs were taught.
+    private let symbolWatermark = Mutex<Int64>(0)
+
+    init(store: PostgresLog, origin: UUID?, install: String?, symbolSpace: Int64?, location: PostgresLocation, codecs: PayloadCodecs, keys: LogKeys) {
+        (self.store, self.origin, self.install, self.symbolSpace) = (store, origin, install, symbolSpace)
+        (self.location, path) = (location, location.description)
+        // The log's own instances: a binary codec learns this log's symbols, no other's.
+        (self.codecs, self.keys) = (codecs.fresh(), keys)
+    }
+
+    /// The column a session's number is in, and an event's or snapshot's seq: the device log's
+    /// for a pushed log, the store's for sessions recorded into it.
+    var numberColumn: String { origin == nil ? "id" : "origin_session" }
+    var seqColumn: String { origin == nil ? "seq" : "origin_seq" }
+
+    // MARK: - Running queries
+
+    /// Runs `query` and waits for its rows; errors name the log and what was being read.
+    func rows(_ query: PostgresQuery, doing what: @autoclosure () -> String) throws(EventLogError) -> [PostgresRow] {
+        do {
+            let store = store
+            return try wait.run { try await store.rows(query) }
+        } catch {
+            throw PostgresFailure.describe(error, at: location, doing: what())
+        }
+    }
+
+    /// Decodes rows, mapping a value of an unexpected type to a corrupt-log error.
+    func decoding<T>(_ what: @autoclosure () -> String, _ body: () throws -> T) throws(EventLogError) -> T {
+        do {
+            return try body()
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw .corrupt(path: path, detail: "\(what()): \(String(reflecting: error))")
+        }
+    }
+
+    /// The store's id of session `number`.
+    ///
+    /// - Throws: ``EventLogError/sessionNotFound(path:session:)``.
+    func storeID(of number: Int64) throws(EventLogError) -> Int64 {
+        if let id = storeIDs.withLock({ $0[number] }) { return id }
+        let found = try rows("""
+            SELECT s.id FROM rewind.sessions AS s WHERE \(unescaped: selection) AND s.\(unescaped: numberColumn) = \(number)
+            """, doing: "find session \(number)")
+        guard let row = found.first else { throw .sessionNotFound(path: path, session: number) }
+        let id = try decoding("session \(number)") { try row.decode(Int64.self) }
+        storeIDs.withLock { $0[number] = id }
+        return id
+    }
+
+    /// The condition that picks the log's sessions out of the store's, on `rewind.sessions AS s`.
+    /// Only ever made of UUID and quoted text, escaped here: PostgresQuery binds values, but a
+    /// condition reused inside many statements is simplest as text.
+    var selection: String {
+        if let origin { return "s.origin = '\(origin.uuidString.lowercased())'::uuid" }
+        return "s.origin IS NULL AND s.install_id IS NOT DISTINCT FROM " + (install.map(Self.literal) ?? "NULL")
+    }
+
+    /// `text` as an SQL string literal (standard-conforming strings: quotes doubled).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// Teaches the codecs the log's symbols stored since the last look: a push that added
+    /// sessions may have added symbols.
+    func refreshSymbols() throws(EventLogError) {
+        guard symbolSpace != nil else { return }
+        let known = symbolWatermark.withLock { $0 }
+        let learned = try symbols(after: known)
+        guard !learned.isEmpty else { return }
+        do {
+            for codec in codecs.interning { try codec.learn(learned) }
+        } catch let damage as SymbolTableDamage {
+            throw .corrupt(path: path, detail: damage.description)
+        } catch {
+            throw .corrupt(path: path, detail: "\(error)")
+        }
+        symbolWatermark.withLock { $0 = max($0, learned.last?.id ?? known) }
+    }
+
+    /// The log's symbols with ids above `known`, in order.
+    func symbols(after known: Int64) throws(EventLogError) -> [CodecSymbol] {
+        guard let symbolSpace else { return [] }
+        let found = try rows("SELECT id, name FROM rewind.symbols WHERE space_id = \(symbolSpace) AND id > \(known) ORDER BY id", doing: "read the log's symbols")
+        return try decoding("the log's symbols") {
+            try found.map { row in let (id, name) = try row.decode((Int64, String).self); return CodecSymbol(id: id, name: name) }
+        }
+    }
+
+    /// The store's case paths, indexed by id, holding at least `id` when the store does.
+    func names(holding id: Int) throws(EventLogError) -> [String?] {
+        let known = actionNames.withLock { $0 }
+        if id <= known.count { return known }
+        let found = try rows("SELECT id, name FROM rewind.actions WHERE id > \(known.count) ORDER BY id", doing: "read the case paths")
+        var names = known
+        try decoding("the case paths") {
+            for row in found {
+                let (id, name) = try row.decode((Int64, String).self)
+                // Ids come from an identity column: never below 1, and dense but for rollbacks.
+                guard id > names.count, id <= names.count + 1_000_000 else { continue }
+                names += [String?](repeating: nil, count: Int(id) - names.count - 1) + [name]
+            }
+        }
+        actionNames.withLock { if names.count > $0.count { $0 = names } }
+        return names
+    }
+}

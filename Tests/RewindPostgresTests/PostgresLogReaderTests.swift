@@ -1,0 +1,168 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+@testable import RewindPostgres
+import RewindReplay
+import RewindTestSupport
+import Testing
+
+/// One log of a store read in place as its file is read: `Replayer` over it gives the file's
+/// states, and every read the protocol has gives the file's answers.
+@Suite("PostgreSQL log read in place", .enabled(if: PostgresTestServer.enabled))
+struct PostgresLogReaderTests {
+    @Test("Replayer over a store's log gives the device file's state at every seq")
+    func replayer() async throws {
+        let folder = try TemporaryDirectory(), other = try TemporaryDirectory()
+        let device = try await PostgresPushTests.deviceLog(in: folder)
+        let second = try await PostgresPushTests.deviceLog(in: other)
+        let identity = try #require(try device.identity())
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+
+            do {
+                let log = try await store.reader()
+                #expect(log.path == location.description + (location.tls == .prefer ? "?" : "&") + "log=\(identity.uuidString.lowercased())")
+                #expect(try log.identity() == identity)
+                #expect(try log.sessions() == device.sessions())
+                let fromFile = Replayer(log: device, reducer: Todo.reducer), fromStore = Replayer(log: log, reducer: Todo.reducer)
+                let seqs = try #require(try device.seqRange())
+                for seq in seqs {
+                    #expect(try fromStore.state(at: seq) == fromFile.state(at: seq), "seq \(seq)")
+                }
+                for session in try device.sessions() {
+                    #expect(try fromStore.finalState(session: session.id, fromStart: true) == fromFile.finalState(session: session.id, fromStart: true))
+                    #expect(try fromStore.verify(session: session.id).divergence == nil)
+                }
+                #expect(throws: EventLogError.self) { try fromStore.state(at: seqs.upperBound + 1) }
+            }
+
+            _ = try await store.push(second)
+            await #expect {
+                _ = try await store.reader()
+            } throws: { error in
+                "\(error)".contains("several logs: name one with log=ID")
+            }
+            let unknown = UUID()
+            await #expect {
+                _ = try await store.reader(unknown)
+            } throws: { error in
+                "\(error)".contains("no sessions were pushed from log \(unknown.uuidString.lowercased())")
+            }
+            var named = location
+            named.log = try second.identity()
+            let byLocation = try await PostgresLog.open(named, mode: .readOnly)
+            let log = try await byLocation.reader()
+            #expect(try log.identity() == named.log, "the location's log= chooses")
+            #expect(try PostgresPullTests.everything(log) == PostgresPullTests.everything(second))
+            await byLocation.close()
+        }
+    }
+
+    /// Every read of the protocol, asked of a log and of its copy in a store: what each answers
+    /// (sizes aside, which are the store's), as lines to compare.
+    static func answers(_ log: any LogReader) throws -> [String] {
+        var lines = [try log.sessions().description, "\(try log.seqRange().debugDescription)", "\(try log.gaps())"]
+        let range = try #require(try log.seqRange())
+        let probes = [range.lowerBound - 1, range.lowerBound, range.lowerBound + 7, (range.lowerBound + range.upperBound) / 2, range.upperBound, range.upperBound + 1, .max]
+        for session in try log.sessions() {
+            lines.append("\(session.id): \(try log.snapshotIndex(session: session.id))")
+            lines.append("\(session.id): \(try log.shapes(session: session.id))")
+            lines.append("\(session.id): \(try log.gaps(session: session.id))")
+            for seq in probes + [session.baseSeq] {
+                lines.append("\(session.id) @ \(seq): \(String(describing: try log.snapshot(session: session.id, atOrBefore: seq)))")
+            }
+            var raw: [String] = []
+            _ = try log.forEachRawEvent(session: session.id, from: range.lowerBound, through: range.upperBound) { event in
+                raw.append("\(event.seq) \(event.actionCase) \(event.payload.map { Data($0).base64EncodedString() } ?? "-") \(event.redaction ?? "")")
+                return raw.count < 50 ? .continue : .stop
+            }
+            lines += raw
+            lines.append("stats \(session.id): " + Self.counts(try log.statistics(session: session.id)))
+            lines.append("activity \(session.id): \(String(describing: try log.activity(session: session.id, buckets: 7, top: 3)))")
+        }
+        for seq in probes {
+            lines.append("containing \(seq): " + ((try? log.session(containing: seq).id).map(String.init) ?? "\(Result { try log.event(at: seq) })"))
+        }
+        let event = try log.event(at: range.lowerBound + 3)
+        let filters = [
+            EventFilter(), EventFilter(seqs: range.lowerBound + 5...range.lowerBound + 60), EventFilter(session: 3), EventFilter(actionCase: "add*"),
+            EventFilter(actionCase: "toggle"), EventFilter(actionCase: "*e?"), EventFilter(file: "Todo"), EventFilter(line: Int(event.source.line)),
+            EventFilter(times: event.time...event.time + 0.5), EventFilter(session: 99), EventFilter(seqs: .max - 1 ... .max), EventFilter(limit: 5),
+        ]
+        for filter in filters {
+            var cursor = log.events(filter, pageSize: 17)
+            lines.append("\(filter): \(try cursor.collect())")
+            lines.append("\(filter) before: \(try log.events(filter, before: range.upperBound - 10, count: 9))")
+        }
+        lines.append("stats: " + Self.counts(try log.statistics()))
+        lines.append("activity: \(String(describing: try log.activity(session: nil, buckets: 12, top: 4)))")
+        var integrity = try log.checkIntegrity()
+        integrity.sqlite = []
+        lines.append("integrity: \(integrity)")
+        lines.append("sessions 99: \(Result { try log.session(99) })")
+        return lines
+    }
+
+    /// Statistics without sizes.
+    static func counts(_ stats: LogStatistics) -> String {
+        "\(stats.events) \(stats.sessions) \(stats.snapshots) \(String(describing: stats.timeSpan)) \(stats.actionCases) \(stats.sources)"
+    }
+
+    @Test("every read of the protocol answers on the store as on the device's file: sessions, pages and filters, raw walks, snapshots, shapes, statistics, activity, integrity, errors")
+    func sameAnswers() async throws {
+        let folder = try TemporaryDirectory()
+        let device = try await PostgresPushTests.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            let log = try await store.reader()
+            let (file, stored) = (try Self.answers(device), try Self.answers(log))
+            #expect(file.count == stored.count)
+            for (line, answer) in zip(file, stored) {
+                #expect(answer.replacingOccurrences(of: log.path, with: device.path) == line)
+            }
+            #expect(try log.storedSymbols() == device.storedSymbols() && !(try log.storedSymbols()).isEmpty, "the binary codec's symbols travel")
+            let stats = try log.statistics()
+            #expect(stats.payloadBytes > 0 && stats.snapshotBytes > 0 && stats.bytesOnDisk > stats.payloadBytes + stats.snapshotBytes, "the store's sizes")
+
+            // A push that adds a session is seen by the reader already open.
+            let more = try EventLog(path: device.path)
+            _ = try await recordSession(
+                into: more, app: AppIdentity(id: "com.example.todo", version: "2.4"), initialState: TodoState(),
+                reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 4), actions: 30
+            )
+            _ = try await store.push(more)
+            #expect(try log.sessions().count == 4 && log.seqRange() == more.seqRange())
+            #expect(try Replayer(log: log, reducer: Todo.reducer).finalState(session: 4) == Replayer(log: more, reducer: Todo.reducer).finalState(session: 4))
+        }
+    }
+
+    @Test("log= in a URL is read, shown in the location's description, and refused when not a UUID")
+    func logParameter() throws {
+        let id = UUID()
+        let location = try PostgresLocation(parsing: "postgres://u:secret@db:5433/fleet?sslmode=require&log=\(id.uuidString)", environment: [:])
+        #expect(location.log == id && location.tls == .require)
+        #expect(location.description == "postgres://u@db:5433/fleet?sslmode=require&log=\(id.uuidString.lowercased())")
+        for bad in ["log=", "log=abc", "log=\(id.uuidString)x"] {
+            #expect {
+                _ = try PostgresLocation(parsing: "postgres://u:secret@db/fleet?\(bad)", environment: [:])
+            } throws: { error in
+                "\(error)".contains("is not a log's identity") && !"\(error)".contains("secret")
+            }
+        }
+        #expect(try PostgresLocation(parsing: "postgres://db/fleet", environment: [:]).log == nil)
+        let install = try PostgresLocation(parsing: "postgres://db/fleet?install=api-1", environment: [:])
+        #expect(install.install == "api-1" && install.log == nil && install.description.hasSuffix("/fleet?install=api-1"))
+        for (bad, message) in [("install=", "install= needs an install's id"), ("log=\(id.uuidString)&install=x", "log= and install= each name what to read")] {
+            #expect {
+                _ = try PostgresLocation(parsing: "postgres://u:secret@db/fleet?\(bad)", environment: [:])
+            } throws: { error in
+                "\(error)".contains(message) && !"\(error)".contains("secret")
+            }
+        }
+    }
+}
