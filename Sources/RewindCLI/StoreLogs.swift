@@ -11,7 +11,8 @@ import Synchronization
 /// ``LogOptions/open()``.
 ///
 /// Each is a `PostgresLogReader` over a connection of its own, kept for the process's life
-/// (the command's, or `rewind serve`'s): nothing is copied, and nothing is left behind.
+/// (the command's, or `rewind serve`'s, which a server restart does not end: the reader
+/// connects again): nothing is copied, and nothing is left behind.
 enum StoreLogs {
     private static let opened = Mutex<[String: any LogReader]>([:])
 
@@ -26,14 +27,7 @@ enum StoreLogs {
         #if PostgreSQL
         let location: PostgresLocation
         do { location = try PostgresLocation(parsing: url) } catch { throw InputError(error.description) }
-        let store = try await PostgresLog.open(location, mode: .readOnly)
-        let reader: PostgresLogReader
-        do {
-            reader = try await store.reader(keys: keys)
-        } catch {
-            await store.close()
-            throw error
-        }
+        let reader = try await PostgresLogReader.open(location, keys: keys)
         opened.withLock { $0[url] = reader }
         #else
         throw InputError("\(LogOptions.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")

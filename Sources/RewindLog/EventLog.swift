@@ -43,28 +43,28 @@ import Darwin
 /// - ``appendSnapshot(_:to:after:at:)``
 ///
 /// ### Reading
+///
+/// Every read is ``LogReader``'s, the protocol every reader of a log uses (cursors, decoding,
+/// restoring, schema drift and the export are its extensions).
 /// - ``sessions()``
 /// - ``session(_:)``
 /// - ``session(containing:)``
 /// - ``seqRange()``
-/// - ``events(_:pageSize:)``
-/// - ``event(at:)``
-/// - ``decodeAction(of:as:upgrades:)``
-/// - ``payload(of:)``
+/// - ``eventPage(_:after:count:newestFirst:)``
+/// - ``forEachRawEvent(session:from:through:_:)``
 /// - ``snapshot(session:atOrBefore:)``
 /// - ``snapshotIndex(session:)``
 /// - ``shapes(session:)``
-///
-/// ### Persistence
-/// - ``restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``
-/// - ``schemaDrift(session:state:action:upgrades:shapes:)``
+/// - ``identity()``
+/// - ``keys``
+/// - ``storedSymbols()``
 ///
 /// ### Maintenance
 /// - ``trim(to:now:)``
 /// - ``checkIntegrity()``
 /// - ``gaps(session:)``
 /// - ``statistics(session:)``
-/// - ``export(to:filter:)``
+/// - ``activity(session:buckets:top:)``
 /// - ``importLog(from:to:)``
 public final class EventLog: LogReader {
     /// How a log is opened.

@@ -43,7 +43,7 @@ extension PostgresLog {
             throw PostgresFailure.describe(error, at: name, doing: "find the log's symbols")
         }
         return PostgresLogReader(
-            store: self, origin: origin, install: origin == nil ? install : nil, symbolSpace: space, location: name, codecs: codecs, keys: keys
+            store: self, owned: false, origin: origin, install: origin == nil ? install : nil, symbolSpace: space, location: name, codecs: codecs, keys: keys
         )
     }
 

@@ -23,9 +23,12 @@ import Synchronization
 /// is open are seen by the next call.
 ///
 /// The reader answers synchronously, as a file does: it waits for the store on a queue of its
-/// own, never on Swift's cooperative pool (see ``SynchronousWait``). It uses the store's
-/// connection, so the store must stay open while the reader is used. Errors name
-/// ``path``, the store's location with the log, never the password.
+/// own, never on Swift's cooperative pool (see ``SynchronousWait``). It starts on the
+/// connection of the store that made it (``PostgresLog/reader(_:codecs:keys:)``) or on one of
+/// its own (``open(_:codecs:keys:)``). When the server goes away — restarted, failed over to a
+/// replica, the network cut — the next call connects again, once, and asks again: a long-lived
+/// reader (`rewind serve`) outlives a restart; a server still down is a clean error naming
+/// the store. Errors name ``path``, the store's location with the log, never the password.
 ///
 /// What differs from a file, by nature: `statistics` counts the bytes the log's rows take in
 /// the store (payloads and states as stored there, uncompressed by Rewind), and
@@ -38,7 +41,8 @@ public final class PostgresLogReader: LogReader {
     public let location: PostgresLocation
     public let codecs: PayloadCodecs
     public let keys: LogKeys
-    let store: PostgresLog
+    /// The connection asked: the store's that made the reader, or a newer one after it closed.
+    private let connection: Mutex<(store: PostgresLog, owned: Bool)>
     /// The log pushed from, or `nil` for sessions recorded into the store under ``install``.
     let origin: UUID?
     let install: String?
@@ -52,8 +56,12 @@ public final class PostgresLogReader: LogReader {
     /// The highest symbol id the codecs were taught.
     private let symbolWatermark = Mutex<Int64>(0)
 
-    init(store: PostgresLog, origin: UUID?, install: String?, symbolSpace: Int64?, location: PostgresLocation, codecs: PayloadCodecs, keys: LogKeys) {
-        (self.store, self.origin, self.install, self.symbolSpace) = (store, origin, install, symbolSpace)
+    init(
+        store: PostgresLog, owned: Bool, origin: UUID?, install: String?, symbolSpace: Int64?, location: PostgresLocation,
+        codecs: PayloadCodecs, keys: LogKeys
+    ) {
+        connection = Mutex((store, owned))
+        (self.origin, self.install, self.symbolSpace) = (origin, install, symbolSpace)
         (self.location, path) = (location, location.description)
         // The log's own instances: a binary codec learns this log's symbols, no other's.
         (self.codecs, self.keys) = (codecs.fresh(), keys)
@@ -64,16 +72,69 @@ public final class PostgresLogReader: LogReader {
     var numberColumn: String { origin == nil ? "id" : "origin_session" }
     var seqColumn: String { origin == nil ? "seq" : "origin_seq" }
 
+    /// Connects to the store at `location` and opens the log it names (its `log=` or
+    /// `install=`, or the store's only log) on a connection of the reader's own, which
+    /// ``close()`` closes.
+    ///
+    /// - Throws: What `PostgresLog.open(_:mode:connectTimeout:)` (read-only) and
+    ///   ``PostgresLog/reader(_:codecs:keys:)`` throw.
+    public static func open(_ location: PostgresLocation, codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) async throws(EventLogError) -> PostgresLogReader {
+        let store = try await PostgresLog.open(location, mode: .readOnly)
+        do {
+            let reader = try await store.reader(codecs: codecs, keys: keys)
+            reader.connection.withLock { $0.owned = true }
+            return reader
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Closes the reader's own connection (one it opened, or reconnected on); a store's that
+    /// made it is the store's to close. Further reads connect again. Call it before the
+    /// reader goes, as for a `PostgresLog`: postgres-nio requires connections to be closed.
+    public func close() async {
+        let (store, owned) = connection.withLock { $0 }
+        if owned { await store.close() }
+    }
+
     // MARK: - Running queries
 
-    /// Runs `query` and waits for its rows; errors name the log and what was being read.
+    /// Runs `query` and waits for its rows; errors name the log and what was being read. When
+    /// the connection has closed (the server restarted or went away), connects again once and
+    /// runs it again.
     func rows(_ query: PostgresQuery, doing what: @autoclosure () -> String) throws(EventLogError) -> [PostgresRow] {
+        let store = connection.withLock { $0.store }
         do {
-            let store = store
             return try wait.run { try await store.rows(query) }
+        } catch {
+            guard store.connection.isClosed else { throw PostgresFailure.describe(error, at: location, doing: what()) }
+        }
+        let fresh = try reconnect(replacing: store)
+        do {
+            return try wait.run { try await fresh.rows(query) }
         } catch {
             throw PostgresFailure.describe(error, at: location, doing: what())
         }
+    }
+
+    /// A new connection in place of `closed` — or the one another call already made.
+    private func reconnect(replacing closed: PostgresLog) throws(EventLogError) -> PostgresLog {
+        if let current = connection.withLock({ $0.store === closed ? nil : $0.store }) { return current }
+        let location = location
+        let fresh: PostgresLog
+        do {
+            fresh = try wait.run { try await PostgresLog.open(location, mode: .readOnly) }
+        } catch {
+            throw PostgresFailure.describe(error, at: location, doing: "connect again")
+        }
+        let (kept, extra) = connection.withLock { current -> (PostgresLog, PostgresLog?) in
+            guard current.store === closed else { return (current.store, fresh) }
+            current = (fresh, true)
+            return (fresh, nil)
+        }
+        if let extra { try? wait.run { await extra.close() } }
+        return kept
     }
 
     /// Decodes rows, mapping a value of an unexpected type to a corrupt-log error.

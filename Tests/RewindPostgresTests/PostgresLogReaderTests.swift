@@ -141,6 +141,40 @@ struct PostgresLogReaderTests {
         }
     }
 
+    @Test("a reader outlives a server restart (it connects again); a server that is down is a clean error naming the store, never a hang")
+    func serverRestart() async throws {
+        guard let server = PrivatePostgresServer.start() else { return }
+        defer { server.stop() }
+        let folder = try TemporaryDirectory()
+        let device = try await PostgresPushTests.deviceLog(in: folder)
+        let store = try await PostgresLog.open(server.location)
+        _ = try await store.push(device)
+        await store.close()
+
+        let log = try await PostgresLogReader.open(server.location)
+        let replayer = Replayer(log: log, reducer: Todo.reducer), fromFile = Replayer(log: device, reducer: Todo.reducer)
+        let last = try #require(try device.seqRange()).upperBound
+        #expect(try replayer.state(at: last) == fromFile.state(at: last))
+
+        #expect(server.restart())
+        #expect(try replayer.state(at: last - 3) == fromFile.state(at: last - 3), "read again after the restart, on a new connection")
+        #expect(try log.sessions() == device.sessions())
+
+        server.stop()
+        let started = ContinuousClock.now
+        #expect {
+            _ = try log.sessions()
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains(log.path) && text.contains("connection refused") && !text.contains(server.location.password ?? "no password")
+        }
+        #expect(ContinuousClock.now - started < .seconds(30), "refused, not left to hang")
+
+        #expect(server.resume())
+        #expect(try log.sessions() == device.sessions(), "and reads once the server is back")
+        await log.close()
+    }
+
     @Test("log= in a URL is read, shown in the location's description, and refused when not a UUID")
     func logParameter() throws {
         let id = UUID()

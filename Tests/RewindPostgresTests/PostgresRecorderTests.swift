@@ -29,13 +29,13 @@ struct PostgresRecorderTests {
 
     /// Whether `log`'s integrity report is sound but for holes between seqs: a store numbers
     /// the events of the sessions recorded into it from one sequence that every writer shares.
-    static func soundButForStoreSeqs(_ log: EventLog) throws -> Bool {
+    static func soundButForStoreSeqs(_ log: any LogReader) throws -> Bool {
         let report = try log.checkIntegrity()
         return report.sqlite == ["ok"] && report.sessionsWithoutSnapshot.isEmpty && report.sessionsWithWrongBounds.isEmpty
             && report.sessionsContinuingAfterGap.isEmpty && report.unauthenticated.isEmpty
     }
 
-    static func events(_ log: EventLog) throws -> [LoggedEvent] {
+    static func events(_ log: any LogReader) throws -> [LoggedEvent] {
         var cursor = log.events()
         var events: [LoggedEvent] = []
         while let event = try cursor.next() { events.append(event) }
@@ -66,6 +66,15 @@ struct PostgresRecorderTests {
 
         let log = try await Self.pulled(location, install: "api-1", in: folder)
         #expect(try log.checkIntegrity().isSound)
+        // Read in place, the store answers as the file pulled from it; a service that restarts
+        // restores its state from the store.
+        var installed = location
+        installed.install = "api-1"
+        let inPlace = try await PostgresLogReader.open(installed)
+        #expect(try PostgresLogReaderTests.answers(inPlace).map { $0.replacingOccurrences(of: inPlace.path, with: log.path) } == PostgresLogReaderTests.answers(log))
+        #expect(try inPlace.checkIntegrity().isSound)
+        #expect(try inPlace.restoredState(app: Self.app, reducer: Todo.reducer) == live.store.state)
+        await inPlace.close()
         let sessions = try log.sessions()
         #expect(sessions.count == 1 && sessions.first?.eventCount == Int64(live.reduced.count) && sessions.first?.app == Self.app)
         let stored = try Self.events(log), recorded = try Self.events(file)
@@ -89,12 +98,12 @@ struct PostgresRecorderTests {
         let installURL = PushCommandTests.url(location) + "&install=api-1"
         let name = try PostgresLocation(parsing: installURL).description
         let lastSeq = "\(try #require(seqs.last))"
-        // The copies of the store's log go to a folder of their own, to see each one go.
+        // A temporary folder of the command's own, to see that nothing is left there.
         let scratch = try TemporaryDirectory()
         for command in [["sessions"], ["log", "--limit", "25"], ["show", lastSeq], ["state", "--at", lastSeq], ["verify"], ["check"], ["schema"]] {
             let onFile = try run(builtProduct("rewind"), [command[0], log.path] + command.dropFirst(), in: folder.path)
             let onStore = try run(builtProduct("rewind"), [command[0], installURL] + command.dropFirst(), in: folder.path, environment: ["TMPDIR": scratch.path])
-            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "\(command) left its copy of the store's log")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "\(command) left a file behind")
             #expect(onFile.status == onStore.status, "\(command): \(onStore.standardError)")
             #expect((onStore.standardOutput + onStore.standardError).replacingOccurrences(of: name, with: log.path)
                     == onFile.standardOutput + onFile.standardError, "\(command)")
@@ -105,7 +114,6 @@ struct PostgresRecorderTests {
 
     @Test("four recorders, each on its own connection, write at once: each session whole and in order")
     func concurrentRecorders() async throws {
-        let folder = try TemporaryDirectory()
         try await PostgresTestServer.withDatabase { location in
             let sessions = try await withThrowingTaskGroup(of: RecordedSession<TodoState, TodoAction>.self) { group in
                 for seed in 1...4 {
@@ -121,7 +129,10 @@ struct PostgresRecorderTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            let log = try await Self.pulled(location, install: "many", in: folder)
+            var many = location
+            many.install = "many"
+            let log = try await PostgresLogReader.open(many)
+            defer { Task { await log.close() } }
             #expect(try Self.soundButForStoreSeqs(log))
             let replayer = Replayer(log: log, reducer: Todo.reducer)
             var finals = try log.sessions().map { session in try replayer.finalState(session: session.id, fromStart: true) }

@@ -8,8 +8,8 @@ import RewindTestSupport
 import Testing
 
 /// The recorder's promises, one suite over both stores: each test runs into a log file and into
-/// a PostgreSQL store, and reads back what it holds through the one read path (the store's
-/// sessions pulled into a file).
+/// a PostgreSQL store, and reads back what it holds through the one read protocol (the store's
+/// sessions read in place, by their install).
 @Suite("Recording into either store", .enabled(if: PostgresTestServer.enabled))
 struct RecordingDestinationTests {
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -23,7 +23,7 @@ struct RecordingDestinationTests {
         var destination: RecordingDestination
         var cut: () throws -> Void
         var restore: () throws -> Void
-        var readBack: () async throws -> EventLog
+        var readBack: () async throws -> any LogReader
     }
 
     static func withDestination(_ kind: Kind, _ body: (Fault) async throws -> Void) async throws {
@@ -39,11 +39,25 @@ struct RecordingDestinationTests {
         case .postgres:
             guard let server = PrivatePostgresServer.start() else { return }
             defer { server.stop() }
-            try await body(Fault(
-                destination: try await .postgres(server.location, install: "either"), cut: { server.stop() },
-                restore: { guard server.resume() else { throw CancellationError() } },
-                readBack: { try await PostgresRecorderTests.pulled(server.location, install: "either", in: folder) }
-            ))
+            // Readers hold connections, which must be closed before they go.
+            let readers = Recorded<PostgresLogReader>()
+            do {
+                try await body(Fault(
+                    destination: try await .postgres(server.location, install: "either"), cut: { server.stop() },
+                    restore: { guard server.resume() else { throw CancellationError() } },
+                    readBack: {
+                        var location = server.location
+                        location.install = "either"
+                        let reader = try await PostgresLogReader.open(location)
+                        readers.append(reader)
+                        return reader
+                    }
+                ))
+            } catch {
+                for reader in readers.all { await reader.close() }
+                throw error
+            }
+            for reader in readers.all { await reader.close() }
         }
     }
 

@@ -63,6 +63,8 @@ struct StoreFleet: FleetSource {
         }
 
         func close() async {
+            // A reader that connected again (the server restarted) holds its own connection.
+            for reader in readers.withLock({ Array($0.values) }) { await reader.close() }
             await store.close()
         }
     }

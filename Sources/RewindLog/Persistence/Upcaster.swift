@@ -3,7 +3,7 @@ public import Foundation
 /// Upgrades payloads recorded with an older action or state schema version to the app's
 /// current one, before they are decoded.
 ///
-/// Restoring from a log (``EventLog/restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``) passes every payload
+/// Restoring from a log (``LogReader/restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``) passes every payload
 /// from a session whose ``AppIdentity/actionSchemaVersion`` or
 /// ``AppIdentity/stateSchemaVersion`` is older than the app's through the matching function,
 /// with the version it was recorded at. For the JSON codec, `JSONSerialization` is a convenient

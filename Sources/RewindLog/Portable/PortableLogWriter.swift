@@ -3,7 +3,7 @@ package import Rewind
 import RewindCoding
 
 /// Writes a portable export (``PortableLog``) line by line: the one writer of the format, for
-/// ``EventLog/export(to:filter:)`` and for stores that hand sessions back as a log (a
+/// ``LogReader/export(to:filter:)`` and for stores that hand sessions back as a log (a
 /// PostgreSQL pull writes an export and imports it, so a pulled log goes through the same
 /// checks as any import).
 ///

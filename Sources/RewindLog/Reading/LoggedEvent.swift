@@ -3,8 +3,8 @@ public import Rewind
 
 /// One event as the log holds it: position, time, case, source and the encoded payload.
 ///
-/// Reading events needs no app types and no key; ``EventLog/decodeAction(of:as:upgrades:)``
-/// turns the payload back into the app's action, and ``EventLog/payload(of:)`` gives the
+/// Reading events needs no app types and no key; ``LogReader/decodeAction(of:as:upgrades:)``
+/// turns the payload back into the app's action, and ``LogReader/payload(of:)`` gives the
 /// encoded action of an encrypted session's event.
 public struct LoggedEvent: Sendable, Hashable {
     /// The global position in the log.
@@ -49,7 +49,7 @@ public struct LoggedEvent: Sendable, Hashable {
     /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
     ///   this seq, its case and where in the payload decoding failed;
     ///   ``EventLogError/keyMissing(path:session:keyID:)`` for an encrypted payload (decode it
-    ///   with ``EventLog/decodeAction(of:as:upgrades:)``, which has the log's keys).
+    ///   with ``LogReader/decodeAction(of:as:upgrades:)``, which has the log's keys).
     public func decodeAction<Action: Decodable>(as type: Action.Type, codec: any PayloadCodec, path: String) throws(EventLogError) -> Action {
         guard let payload else {
             throw Self.missingPayload(path: path, seq: seq, actionCase: actionCase, redaction: redaction)

@@ -2,7 +2,7 @@ public import Foundation
 import Synchronization
 
 /// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
-/// RewindReplay, its step cursor, ``EventLog/restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``, the `rewind`
+/// RewindReplay, its step cursor, ``LogReader/restoredState(app:reducer:upcaster:typeShapes:onSchemaDrift:)``, the `rewind`
 /// tool) decodes through here, so the session's codec, upcasting and the errors that name a
 /// seq are the same everywhere.
 ///

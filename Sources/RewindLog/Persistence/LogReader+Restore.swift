@@ -1,7 +1,7 @@
 import Foundation
 public import Rewind
 
-extension EventLog {
+extension LogReader {
     /// The state an app had when its latest session in this log ended: the session's latest
     /// snapshot, with the events after it folded through `reducer` — so an app can use the log
     /// as its only storage.
