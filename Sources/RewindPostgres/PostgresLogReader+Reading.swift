@@ -170,10 +170,13 @@ extension PostgresLogReader {
         guard count > 0 else { return [] }
         let low = max(seq == .max ? seq : seq + 1, filter.seqs?.lowerBound ?? .min), high = filter.seqs?.upperBound ?? .max
         guard low <= high else { return [] }
-        var candidates = try sessions().filter { session in
-            guard let range = session.seqRange, filter.session.map({ $0 == session.id }) ?? true else { return false }
-            return range.overlaps(low...high)
+        let chosen: [LogSession]
+        if let number = filter.session {
+            do { chosen = [try session(number)] } catch .sessionNotFound { return [] }
+        } else {
+            chosen = try sessions()
         }
+        var candidates = chosen.filter { $0.seqRange?.overlaps(low...high) == true }
         guard !candidates.isEmpty else { return [] }
         candidates.sort { ($0.seqRange?.lowerBound ?? 0) < ($1.seqRange?.lowerBound ?? 0) }
         if newestFirst { candidates.reverse() }

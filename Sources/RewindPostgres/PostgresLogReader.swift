@@ -163,16 +163,20 @@ public final class PostgresLogReader: LogReader {
     }
 
     /// The condition that picks the log's sessions out of the store's, on `rewind.sessions AS s`.
-    /// Only ever made of UUID and quoted text, escaped here: PostgresQuery binds values, but a
-    /// condition reused inside many statements is simplest as text.
+    /// Made of a UUID or a dollar-quoted install, never of anything else: PostgresQuery binds
+    /// values, but a condition reused inside many statements is simplest as text.
     var selection: String {
         if let origin { return "s.origin = '\(origin.uuidString.lowercased())'::uuid" }
         return "s.origin IS NULL AND s.install_id IS NOT DISTINCT FROM " + (install.map(Self.literal) ?? "NULL")
     }
 
-    /// `text` as an SQL string literal (standard-conforming strings: quotes doubled).
+    /// `text` as a dollar-quoted SQL literal: nothing in it is special, whatever the server's
+    /// `standard_conforming_strings`. The tag's name does not occur in the text, so the closing
+    /// tag is the first place it can end (even a text ending in `$` and part of the tag).
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        var name = "rewind"
+        while text.contains(name) { name += "x" }
+        return "$\(name)$" + text + "$\(name)$"
     }
 
     /// Teaches the codecs the log's symbols stored since the last look: a push that added

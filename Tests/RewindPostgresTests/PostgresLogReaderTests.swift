@@ -175,6 +175,34 @@ struct PostgresLogReaderTests {
         await log.close()
     }
 
+    @Test("an install named with quotes, backslashes and dollar-quote tags reads its own sessions, and only them")
+    func hostileInstall() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            let names = ["o'brien \\ 'x'; DROP TABLE rewind.events; --", "$rewind$", "ends with $rewind", "rewind$rewindx$"]
+            var lives: [String: TodoState] = [:]
+            for (index, name) in names.enumerated() {
+                let live = try await recordSession(
+                    into: try await RecordingDestination.postgres(location, install: name), app: AppIdentity(id: "com.example.todo"),
+                    initialState: TodoState(), reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()),
+                    user: TodoUser(seed: UInt64(index + 1)), actions: 20 + index
+                )
+                lives[name] = live.store.state
+            }
+            for name in names {
+                var installed = location
+                installed.install = name
+                let log = try await PostgresLogReader.open(installed)
+                let sessions = try log.sessions()
+                #expect(sessions.count == 1, "\(name)")
+                let id = try #require(sessions.first).id
+                #expect(try Replayer(log: log, reducer: Todo.reducer).finalState(session: id) == lives[name], "\(name)")
+                #expect(try log.statistics().sessions == 1 && log.checkIntegrity().isSound, "\(name)")
+                await log.close()
+            }
+            #expect(try await PostgresTestServer.strings(location, "SELECT count(*)::text FROM rewind.events") != ["0"], "nothing was dropped")
+        }
+    }
+
     @Test("log= in a URL is read, shown in the location's description, and refused when not a UUID")
     func logParameter() throws {
         let id = UUID()

@@ -6,6 +6,7 @@ import Rewind
 import RewindExamples
 import RewindLog
 import RewindPostgres
+import RewindReplay
 
 /// `postgres` (needs `--postgres URL`, a server whose user may create databases; each run uses
 /// a fresh database, dropped after):
@@ -28,7 +29,7 @@ struct PostgresWorkload {
     static let logger = Logger(label: "rewind-bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
     func measure() async throws -> [WorkloadResult] {
-        [try await push(), try await record(), try await fleet()]
+        [try await push(), try await record(), try await read(), try await fleet()]
     }
 
     // MARK: - Push
@@ -183,6 +184,52 @@ struct PostgresWorkload {
             ],
             notes: ["until every action is committed (close); the server shares the machine's cores"]
         )
+    }
+
+    // MARK: - Reading in place
+
+    /// Replay of one pushed log read in place (`PostgresLogReader`), against the same log's file
+    /// and against what reading by URL did before the reader: pull the log into a file, then
+    /// replay that.
+    private func read() async throws -> WorkloadResult {
+        let count = max(1, events / 5)
+        let logs = try await ReplayLogs(actions: count, large: false, seed: seed, codecs: ["binary"])
+        defer { logs.remove() }
+        let file = try EventLog(path: logs.byCodec[0].path, mode: .readOnly)
+        let id = try file.identity()!
+        let clock = ContinuousClock()
+        return try await withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            _ = try await store.push(file)
+            var fromFile: [Double] = [], inPlace: [Double] = [], pulled: [Double] = []
+            for _ in 0..<runs {
+                fromFile.append(Double(count) / (try clock.measure {
+                    _ = try Replayer(log: file, reducer: Todo.reducer).finalState(session: 1, fromStart: true)
+                }.seconds))
+                let reader = try await store.reader(id)
+                inPlace.append(Double(count) / (try clock.measure {
+                    _ = try Replayer(log: reader, reducer: Todo.reducer).finalState(session: 1, fromStart: true)
+                }.seconds))
+                let path = TemporaryLog.path("pulled")
+                defer { TemporaryLog.remove(path) }
+                pulled.append(Double(count) / (try await clock.measure {
+                    _ = try await store.pull(.log(id), to: path)
+                    _ = try Replayer(log: try EventLog(path: path, mode: .readOnly), reducer: Todo.reducer).finalState(session: 1, fromStart: true)
+                }.seconds))
+            }
+            await store.close()
+            let baseline = median(fromFile)
+            return WorkloadResult(
+                name: "read, replay of a pushed \(count.formatted())-action todo log (binary) from its initial state",
+                baseline: "the same replay from the log file",
+                variants: [
+                    .init(name: "the log file (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: fromFile),
+                    .init(name: "the store, read in place", value: median(inPlace), unit: "actions/s", ratioToBaseline: median(inPlace) / baseline, runs: inPlace),
+                    .init(name: "the store, pulled into a file first", value: median(pulled), unit: "actions/s", ratioToBaseline: median(pulled) / baseline, runs: pulled),
+                ],
+                notes: ["server and tool share the machine's \(ProcessInfo.processInfo.activeProcessorCount) cores"]
+            )
+        }
     }
 
     // MARK: - Fleet
