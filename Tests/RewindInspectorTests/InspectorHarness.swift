@@ -21,7 +21,7 @@ struct InspectorHarness {
     init(path: String, keyFile: String? = nil) {
         Self.registered
         inspector = Inspector(
-            api: LogInspection(path: path, keyFile: keyFile, skipUndecodable: false), title: (path as NSString).lastPathComponent,
+            api: LogInspection(path: path, name: path, keyFile: keyFile, skipUndecodable: false), title: (path as NSString).lastPathComponent,
             token: Self.token, hosts: [Self.host]
         )
     }

@@ -32,7 +32,7 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         let log = try options.open()
         _ = try log.sessions()
         _ = try options.keys()
-        let inspection = LogInspection(path: options.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
+        let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
         let inspector = Inspector(api: inspection, title: options.storeURL == nil ? (options.path as NSString).lastPathComponent : log.path)
         let json = options.json
         do {

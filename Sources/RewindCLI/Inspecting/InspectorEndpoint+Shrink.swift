@@ -11,14 +11,14 @@ extension InspectorEndpoint {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let name = FixtureTest.fixtureName(log: inspection.path, condition: call["invariant"] ?? call["where"] ?? "condition")
+        let name = FixtureTest.fixtureName(log: inspection.readsStore ? "store" : inspection.name, condition: call["invariant"] ?? call["where"] ?? "condition")
         let output = folder.appendingPathComponent(name).path
         let command: ShrinkCommand = try inspection.parse(call, extra: ["--output=\(output)"])
         var report = try command.report()
         guard report.found else { return try .json(encoding: Download(report: report)) }
         report.output = name
         let test = FixtureTest(
-            fixture: name, log: (inspection.path as NSString).lastPathComponent,
+            fixture: name, log: inspection.shortName,
             invariant: call["invariant"].map { name in (name, AppRegistry.apps.lazy.flatMap(\.invariants).first { $0.name == name }?.description) },
             condition: call["where"], kept: report.keptCount ?? 0, original: report.originalCount ?? 0
         )

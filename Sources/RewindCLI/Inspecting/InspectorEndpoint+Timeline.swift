@@ -29,7 +29,7 @@ extension InspectorEndpoint {
             }
         }
         return try .json(encoding: Overview(
-            path: inspection.path,
+            path: inspection.name,
             seqs: range.map { [$0.lowerBound, $0.upperBound] },
             sessions: report,
             apps: ids.map { id in

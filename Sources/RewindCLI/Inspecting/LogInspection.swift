@@ -7,12 +7,26 @@ import RewindLog
 /// with a command's report, and closes it. Nothing is kept between calls, so a recorder
 /// appending to the log meanwhile is seen by the next call, and no call can change the log.
 struct LogInspection: InspectorAPI {
-    /// The log's path.
+    /// The log argument, as each call gives it to its command: a file's path, or a store's URL
+    /// (password included: it is never shown, only parsed).
     let path: String
+    /// The log as answers name it: the file's path, or the store's log without its password.
+    let name: String
     /// `serve`'s `--key-file`, given to every call.
     let keyFile: String?
     /// `serve`'s `--skip-undecodable`, given to every call that replays.
     let skipUndecodable: Bool
+
+    /// The inspection of the log `path` names (see ``name``).
+    init(path: String, name: String, keyFile: String?, skipUndecodable: Bool) {
+        (self.path, self.name, self.keyFile, self.skipUndecodable) = (path, name, keyFile, skipUndecodable)
+    }
+
+    /// Whether the log is a store's.
+    var readsStore: Bool { path != name }
+
+    /// The log as a file made from it names it: the file's name, or the store's log.
+    var shortName: String { readsStore ? name : (name as NSString).lastPathComponent }
 
     /// Every endpoint, by name (the path after `/api/`).
     static let endpoints: [String: InspectorEndpoint] = [
