@@ -1,9 +1,9 @@
 import ArgumentParser
 
 /// A subcommand that reads the log its ``LogOptions`` name. Before it runs, ``RewindTool``
-/// calls ``prepareLog()``, which brings a PostgreSQL store's log in, so that a command's
-/// synchronous `run()` (and each of the inspector's calls) opens a store's log as it opens a
-/// file, with ``LogOptions/open()``.
+/// calls ``prepareLog()``, which connects to a PostgreSQL store's log (connecting is
+/// asynchronous), so that a command's synchronous `run()` (and each of the inspector's calls)
+/// opens a store's log as it opens a file, with ``LogOptions/open()``.
 protocol LogReadingCommand: ParsableCommand {
     /// The log the command reads, and how to print its answer.
     var options: LogOptions { get }
@@ -15,7 +15,7 @@ protocol LogReadingCommand: ParsableCommand {
 extension LogReadingCommand {
     var readsOneLog: Bool { true }
 
-    /// Brings the log in when it is a store's and the command reads it.
+    /// Connects to the log when it is a store's and the command reads it.
     func prepareLog() async throws {
         if readsOneLog { try await options.prepare() }
     }

@@ -11,10 +11,11 @@ public struct LogStatistics: Sendable, Equatable {
     public var events: Int, sessions: Int, snapshots: Int
     /// The first and last event times, in seconds since 1970.
     public var timeSpan: ClosedRange<Double>?
-    /// Bytes on disk: the file plus its write-ahead log.
+    /// Bytes on disk: the file plus its write-ahead log (for a store's log, what its rows take
+    /// in the store).
     public var bytesOnDisk: Int
     /// Bytes of event payloads (a payload stored once for the events that repeat it counts
-    /// once) and of snapshot states.
+    /// once) and of snapshot states, as the store keeps them.
     public var payloadBytes: Int, snapshotBytes: Int
 
     /// Statistics as a store counted them.

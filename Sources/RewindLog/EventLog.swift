@@ -116,7 +116,7 @@ public final class EventLog: LogReader {
     }
 
     /// Opens `file` read-only under the name `name`, deleting it with the log: how a log kept
-    /// elsewhere (one log of a PostgreSQL store, brought into a temporary file) is read by
+    /// elsewhere (a fixture kept as a portable export, imported into a temporary file) is read by
     /// everything that reads a log file, with errors and reports naming where it really is.
     ///
     /// - Parameters:
