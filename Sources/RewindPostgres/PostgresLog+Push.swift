@@ -45,13 +45,15 @@ extension PostgresLog {
     /// once.
     ///
     /// - Parameters:
-    ///   - log: The log to push; it must have an identity (schema 9, or opened for writing once).
+    ///   - log: The log to push: a file, which must have an identity (schema 9, or opened for
+    ///     writing once), or any other reader of a log with one — a log pushed into another
+    ///     store (``PostgresLogReader``) moves between stores without a file.
     ///   - install: The install or device it came from, kept with each session (for fleet
     ///     queries); the log's identity when not given.
     ///   - batchSize: Events per transaction (1–10,000).
     ///   - progress: Called after each batch.
     public func push(
-        _ log: EventLog,
+        _ log: any LogReader,
         install: String? = nil,
         batchSize: Int = 1_000,
         progress: (@Sendable (PushProgress) -> Void)? = nil
@@ -61,7 +63,7 @@ extension PostgresLog {
 
     /// `push`, stopping with an error after `stoppingAfter` batches: a push cut short, for tests.
     func push(
-        _ log: EventLog,
+        _ log: any LogReader,
         install: String?,
         batchSize: Int,
         progress: (@Sendable (PushProgress) -> Void)?,
@@ -72,6 +74,9 @@ extension PostgresLog {
         }
         guard mode == .readWrite else { throw .readOnly(path: location.description, detail: "the store was opened read-only") }
         guard let origin = try log.identity() else {
+            guard log is EventLog else {
+                throw .failed(path: log.path, reason: "sessions recorded into a store have no log identity to push them by: pull them into a file (`rewind pull --install`) and push that")
+            }
             throw .readOnly(path: log.path, detail: "the log predates log identities (schema 9) and was opened read-only: open it for writing once, so that pushes can recognise it")
         }
         var pusher = Pusher(store: self, log: log, origin: origin, install: install ?? origin.uuidString.lowercased(), batchSize: batchSize)
@@ -89,7 +94,7 @@ extension PostgresLog {
 /// One push: what it has interned so far, and the walk over the log.
 private struct Pusher {
     let store: PostgresLog
-    let log: EventLog
+    let log: any LogReader
     let origin: UUID
     let install: String
     let batchSize: Int
@@ -99,7 +104,7 @@ private struct Pusher {
     private var actionIDs: [String: Int64] = [:]
     private var report = PostgresLog.PushReport(sessions: 0, newSessions: 0, events: 0, alreadyThere: 0, snapshots: 0, gaps: 0)
 
-    init(store: PostgresLog, log: EventLog, origin: UUID, install: String, batchSize: Int) {
+    init(store: PostgresLog, log: any LogReader, origin: UUID, install: String, batchSize: Int) {
         self.store = store
         self.log = log
         self.origin = origin

@@ -110,7 +110,10 @@ extension PostgresLogReader {
     public func gaps(session: Int64?) throws(EventLogError) -> [LogGap] {
         let number = numberColumn, seq = seqColumn
         var storeID: Int64?
-        if let session { storeID = try self.storeID(of: session) }
+        if let session {
+            guard let id = try storeIDIfAny(of: session) else { return [] }
+            storeID = id
+        }
         let found = try rows("""
             SELECT s.\(unescaped: number),
                    coalesce((SELECT e.\(unescaped: seq) FROM rewind.events AS e WHERE e.session_id = g.session_id AND e.seq = g.after_seq),
@@ -139,8 +142,8 @@ extension PostgresLogReader {
     // MARK: - Snapshots
 
     public func snapshot(session: Int64, atOrBefore seq: Int64) throws(EventLogError) -> LoggedSnapshot? {
+        guard let storeID = try storeIDIfAny(of: session) else { return nil }
         let found = try self.session(session)
-        let storeID = try storeID(of: session)
         try refreshSymbols()
         let rows = try rows("""
             SELECT \(unescaped: seqColumn), time, kind, state FROM rewind.snapshots
@@ -152,7 +155,7 @@ extension PostgresLogReader {
     }
 
     public func snapshotIndex(session: Int64) throws(EventLogError) -> [(seq: Int64, kind: String, time: Double)] {
-        let storeID = try storeID(of: session)
+        guard let storeID = try storeIDIfAny(of: session) else { return [] }
         let found = try rows("""
             SELECT \(unescaped: seqColumn), kind, time FROM rewind.snapshots WHERE session_id = \(storeID) ORDER BY \(unescaped: seqColumn)
             """, doing: "read session \(session)'s snapshots")
@@ -246,8 +249,8 @@ extension PostgresLogReader {
     public func forEachRawEvent(
         session: Int64, from first: Int64, through last: Int64, _ body: (RawEvent) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
-        guard first <= last else { return false }
-        let storeID = try storeID(of: session), seq = seqColumn, pageSize = 4_096
+        guard first <= last, let storeID = try storeIDIfAny(of: session) else { return false }
+        let seq = seqColumn, pageSize = 4_096
         var next = first
         while next <= last {
             try refreshSymbols()

@@ -7,11 +7,7 @@ extension PostgresLogReader {
     /// has no such session: its counts are zeros, as a file's are).
     private func storeIDs(session number: Int64?) throws(EventLogError) -> [Int64] {
         guard let number else { return try sessions().map { session throws(EventLogError) in try storeID(of: session.id) } }
-        do {
-            return [try storeID(of: number)]
-        } catch .sessionNotFound {
-            return []
-        }
+        return try storeIDIfAny(of: number).map { [$0] } ?? []
     }
 
     /// Counts as the file counts them, grouped by the server. Sizes are the store's: payloads

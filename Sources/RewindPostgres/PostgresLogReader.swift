@@ -10,9 +10,9 @@ import Synchronization
 /// numbers, seqs and answers.
 ///
 /// ```swift
-/// let store = try await PostgresLog.open(location, mode: .readOnly)
-/// let log = try await store.reader()
+/// let log = try await PostgresLogReader.open(try PostgresLocation(parsing: "postgres://rewind@db.internal/fleet?log=3f2a…"))
 /// let state = try Replayer(log: log, reducer: Shop.reducer).state(at: 1234)
+/// await log.close()
 /// ```
 ///
 /// A log is either the sessions pushed from one device log (numbered and seq'd as on the
@@ -194,6 +194,16 @@ public final class PostgresLogReader: LogReader {
             throw .corrupt(path: path, detail: "\(error)")
         }
         symbolWatermark.withLock { $0 = max($0, learned.last?.id ?? known) }
+    }
+
+    /// The store's id of session `number`, or `nil` when the log has no such session: reads of
+    /// it find nothing, as a file's do.
+    func storeIDIfAny(of number: Int64) throws(EventLogError) -> Int64? {
+        do {
+            return try storeID(of: number)
+        } catch .sessionNotFound {
+            return nil
+        }
     }
 
     /// The log's symbols with ids above `known`, in order.

@@ -103,6 +103,53 @@ struct PostgresLogReaderTests {
         integrity.sqlite = []
         lines.append("integrity: \(integrity)")
         lines.append("sessions 99: \(Result { try log.session(99) })")
+        lines += Self.oddAnswers(log)
+        return lines
+    }
+
+    /// What the reads answer to odd arguments: the edges of Int64, sessions that do not exist,
+    /// empty and reversed ranges, counts of 0 and below. Each answer or error, as text.
+    static func oddAnswers(_ log: any LogReader) -> [String] {
+        func answer(_ label: String, _ body: () throws -> Any) -> String {
+            do { return "\(label): \(try body())" } catch { return "\(label): error \(error)" }
+        }
+        var lines: [String] = []
+        for seq: Int64 in [.min, -1, 0, .max] {
+            lines.append(answer("event at \(seq)") { try log.event(at: seq) })
+            lines.append(answer("session containing \(seq)") { try log.session(containing: seq) })
+            lines.append(answer("snapshot of 1 at \(seq)") { try log.snapshot(session: 1, atOrBefore: seq) as Any })
+            lines.append(answer("page after \(seq)") { try log.eventPage(EventFilter(), after: seq, count: 3, newestFirst: false) })
+            lines.append(answer("page before \(seq)") { try log.events(EventFilter(), before: seq, count: 3) })
+        }
+        for session: Int64 in [.min, -1, 0, 99, .max] {
+            lines.append(answer("session \(session)") { try log.session(session) })
+            lines.append(answer("snapshot of \(session)") { try log.snapshot(session: session) as Any })
+            lines.append(answer("snapshot index of \(session)") { try log.snapshotIndex(session: session) })
+            lines.append(answer("shapes of \(session)") { try log.shapes(session: session) })
+            lines.append(answer("gaps of \(session)") { try log.gaps(session: session) })
+            lines.append(answer("statistics of \(session)") { counts(try log.statistics(session: session)) })
+            lines.append(answer("activity of \(session)") { try log.activity(session: session, buckets: 3, top: 2) as Any })
+            lines.append(answer("events of \(session)") { var cursor = log.events(EventFilter(session: session)); return try cursor.collect().count })
+            lines.append(answer("raw walk of \(session)") {
+                var seen = 0
+                let stopped = try log.forEachRawEvent(session: session, from: .min, through: .max) { _ in seen += 1; return .continue }
+                return "\(stopped) \(seen)"
+            })
+        }
+        for (first, last): (Int64, Int64) in [(10, 5), (.max, .max), (.min, .min), (.max - 1, .max)] {
+            lines.append(answer("raw walk \(first)...\(last)") {
+                var seen = 0
+                let stopped = try log.forEachRawEvent(session: 1, from: first, through: last) { _ in seen += 1; return .continue }
+                return "\(stopped) \(seen)"
+            })
+        }
+        for count in [0, -1, Int.max] {
+            lines.append(answer("page of \(count)") { try log.eventPage(EventFilter(), after: .min, count: count, newestFirst: false).count })
+            lines.append(answer("page of \(count) before") { try log.events(EventFilter(), before: .max, count: count).count })
+        }
+        for (buckets, top) in [(0, 0), (-5, -5), (Int.max, Int.max), (1, 1)] {
+            lines.append(answer("activity \(buckets) \(top)") { try log.activity(session: nil, buckets: buckets, top: top) as Any })
+        }
         return lines
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RewindExamples
 import RewindLog
 @testable import RewindPostgres
 import RewindTestSupport
@@ -117,6 +118,41 @@ struct PushCommandTests {
             #expect(refused.status == 2 && refused.standardError.contains("the server refused user '\(location.user)'"))
             #expect(!refused.standardError.contains("hunter2") && !refused.standardOutput.contains("hunter2"))
             #expect(try await Self.counts(location) == (400, 400))
+        }
+    }
+
+    @Test("a store's log pushes into another store as it is, read in place: the same log, every byte; again, nothing; sessions recorded into a store are refused")
+    func storeToStore() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try Self.demoLog(actions: 300, in: folder)
+        let logID = try #require(try EventLog(path: log, mode: .readOnly).identity()).uuidString.lowercased()
+        try await PostgresTestServer.withDatabase { first in
+            try await PostgresTestServer.withDatabase { second in
+                let pushed = try run(builtProduct("rewind"), ["push", log, Self.url(first)], in: folder.path)
+                #expect(pushed.status == 0, "\(pushed.standardError)")
+                let moved = try run(builtProduct("rewind"), ["push", Self.url(first) + "&log=" + logID, Self.url(second), "--json"], in: folder.path)
+                #expect(moved.status == 0, "\(moved.standardError)")
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(moved.standardOutput.utf8)) as? [String: Any])
+                #expect(report["logID"] as? String == logID && report["events"] as? Int == 300 && report["newSessions"] as? Int == 1)
+                let again = try run(builtProduct("rewind"), ["push", Self.url(first) + "&log=" + logID, Self.url(second)], in: folder.path)
+                #expect(again.standardOutput.contains("300 events were there already"), "\(again.standardOutput)")
+                let fromFile = try run(builtProduct("rewind"), ["push", log, Self.url(second)], in: folder.path)
+                #expect(fromFile.standardOutput.contains("300 events were there already"), "the file and the store's copy are one log")
+
+                let store = try await PostgresLog.open(second, mode: .readOnly)
+                let reader = try await store.reader()
+                #expect(try PostgresPullTests.everything(reader) == PostgresPullTests.everything(try EventLog(path: log, mode: .readOnly)))
+                await store.close()
+
+                // Sessions a service recorded into the store have no log identity to push by.
+                _ = try await recordSession(
+                    into: try await RecordingDestination.postgres(first, install: "api-1"), app: AppIdentity(id: "com.example.shop"),
+                    initialState: ShopState(), reducer: Shop.reducer, effects: Shop.effects(environment: .simulated), user: Shopper(seed: 2), actions: 20
+                )
+                let refused = try run(builtProduct("rewind"), ["push", Self.url(first) + "&install=api-1", Self.url(second)], in: folder.path)
+                #expect(refused.status == 2 && refused.standardError.contains("pull them into a file"), "\(refused.standardError)")
+                #expect(!refused.standardError.contains(first.password ?? "no password"))
+            }
         }
     }
 

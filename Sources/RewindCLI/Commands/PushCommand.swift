@@ -17,6 +17,7 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
             """
     )
 
+    /// The log pushed: a file, or one log of another store (`postgres://…?log=ID`).
     @OptionGroup var options: LogOptions
     @Argument(help: ArgumentHelp("The store: postgres://user@host:port/database[?sslmode=…].", valueName: "url"))
     var store: String
@@ -24,8 +25,6 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
     var install: String?
     @Option(help: "Events per transaction (1–10000).") var batchSize = 1_000
 
-    /// The log pushed is a file, opened by ``run()`` itself.
-    var readsOneLog: Bool { false }
 
     func validate() throws {
         guard (1...10_000).contains(batchSize) else { throw InputError("--batch-size \(batchSize): give 1 to 10000 events") }
@@ -38,17 +37,18 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
         if location.log != nil || location.install != nil {
             throw InputError("\(location): log= and install= name what to read; push into the store without them (--install sets the install)")
         }
-        if let source = options.storeURL {
-            // A store's sessions move to another store through a file: pull, then push it.
-            throw InputError("\(LogOptions.redacted(source)): push sends a log file; pull the store's log into a file first (`rewind pull`)")
-        }
-        var log = try EventLog(path: options.path, mode: .readOnly, keys: options.keys())
-        if try log.identity() == nil {
+        // A file, or one log of another store, read in place: it moves between stores as is.
+        var log = try options.open()
+        if log is EventLog, try log.identity() == nil {
             // Older than identities: give it one, for good, so that pushing it again is recognised.
             log = try EventLog(path: options.path, keys: options.keys())
             FileHandle.standardError.write(Data("rewind: migrated \(options.path) to log schema \(EventLog.latestSchemaVersion) to give it an identity\n".utf8))
         }
-        guard let identity = try log.identity() else { throw InputError("\(options.path): the log has no identity, even after migrating it") }
+        guard let identity = try log.identity() else {
+            throw InputError(log is EventLog
+                ? "\(log.path): the log has no identity, even after migrating it"
+                : "\(log.path): sessions recorded into a store have no log identity to push them by: pull them into a file (`rewind pull --install`) and push that")
+        }
         let target = try await PostgresLog.open(location)
         let line = ProgressLine(json: options.json)
         let report: PostgresLog.PushReport

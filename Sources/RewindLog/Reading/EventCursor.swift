@@ -58,7 +58,9 @@ extension EventLog {
     /// The SQLite page: the filter's conditions over the events table, joined with the
     /// sources, case paths, sessions and shared payloads each event names.
     public func eventPage(_ filter: EventFilter, after seq: Int64, count: Int, newestFirst: Bool) throws(EventLogError) -> [LoggedEvent] {
-        try read { db in
+        // SQLite reads a negative LIMIT as none at all.
+        guard count > 0 else { return [] }
+        return try read { db in
             try refreshSymbols(db)
             var filter = filter
             if let session = filter.session {

@@ -19,6 +19,11 @@ public import Foundation
 /// page at a time, so memory stays flat however long the log; each call sees what had been
 /// committed when it ran, so a log that grows is seen growing.
 ///
+/// Asked about a session the log does not hold, a read finds nothing — no snapshot, no events,
+/// no gaps, zero counts — as it does for an empty range or a count of 0 or less; only
+/// ``session(_:)``, ``session(containing:)`` and ``LogReader/event(at:)`` say that what they
+/// were asked for is not there.
+///
 /// What is built on these requirements, the same for every store — event cursors, decoding
 /// with a session's codec, key and upgrades, schema drift, the check of encrypted values, the
 /// portable export — lives in extensions of the protocol.
