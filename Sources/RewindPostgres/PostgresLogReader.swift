@@ -23,7 +23,7 @@ import Synchronization
 /// is open are seen by the next call.
 ///
 /// The reader answers synchronously, as a file does: it waits for the store on a queue of its
-/// own, never on Swift's cooperative pool (see ``SynchronousWait``). It starts on the
+/// own, never on Swift's cooperative pool (see `SynchronousWait`). It starts on the
 /// connection of the store that made it (``PostgresLog/reader(_:codecs:keys:)``) or on one of
 /// its own (``open(_:codecs:keys:)``). When the server goes away — restarted, failed over to a
 /// replica, the network cut — the next call connects again, once, and asks again: a long-lived

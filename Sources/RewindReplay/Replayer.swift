@@ -61,7 +61,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     /// Creates a replayer.
     ///
     /// - Parameters:
-    ///   - log: The log: a file (read-only is enough) or any other ``RewindLog/LogReader``.
+    ///   - log: The log: a file (read-only is enough) or any other `LogReader` (a store's log read in place).
     ///   - reducer: The app's reducer.
     ///   - options: Skipping, upgrades, progress.
     ///   - redaction: The policy the log was recorded under, for comparing states.

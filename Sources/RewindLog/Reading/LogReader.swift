@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What every reader of a log asks of it: ``Replayer`` (in RewindReplay), the `rewind` tool,
+/// What every reader of a log asks of it: `Replayer` (in RewindReplay), the `rewind` tool,
 /// the inspector and the test helpers read through this protocol, never through a store's own
 /// tables. ``EventLog`` (a SQLite file) is the embedded implementation; RewindPostgres's
 /// `PostgresLogReader` reads one log of a PostgreSQL store in place, with the same session
