@@ -90,6 +90,40 @@ struct PullCommandTests {
         }
     }
 
+    @Test("reading a store's log by URL: a log, install or store that is not there, wrong credentials, nothing listening, TLS refused — exit 2, a clear error, never the password")
+    func readRefusals() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try PushCommandTests.demoLog(actions: 50, in: folder)
+        let logID = try #require(try EventLog(path: log, mode: .readOnly).identity()).uuidString.lowercased()
+        try await PostgresTestServer.withDatabase { empty in
+            try await PostgresTestServer.withDatabase { location in
+                let url = PushCommandTests.url(location)
+                let pushed = try run(builtProduct("rewind"), ["push", log, url], in: folder.path)
+                #expect(pushed.status == 0, "\(pushed.standardError)")
+                var wrong = location
+                wrong.password = "hunter2-wrong"
+                let unknown = UUID().uuidString.lowercased()
+                let cases: [([String], String)] = [
+                    (["state", url + "&log=" + unknown, "--at", "3"], "no sessions were pushed from log \(unknown)"),
+                    (["log", url + "&install=nobody"], "the store holds no sessions of install nobody"),
+                    (["log", url + "&log=not-a-uuid"], "is not a log's identity"),
+                    (["state", url + "&log=" + logID, "--at", "9223372036854775807"], "no event with seq 9223372036854775807"),
+                    (["show", url + "&log=" + logID, "0"], "seq"),
+                    (["log", PushCommandTests.url(wrong) + "&log=" + logID], "the server refused user '\(location.user)'"),
+                    (["log", PushCommandTests.url(empty) + "&log=" + logID], "there is no Rewind log store in this database"),
+                    (["verify", url.replacingOccurrences(of: ":\(location.port)/", with: ":1/") + "&log=" + logID], "connection refused"),
+                    (["log", url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=require") + "&log=" + logID], "offers no TLS"),
+                ]
+                for (arguments, message) in cases {
+                    let result = try run(builtProduct("rewind"), arguments, in: folder.path, timeout: 60)
+                    #expect(result.status == 2, "\(arguments): \(result.standardError)")
+                    #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+                    #expect(!(result.standardOutput + result.standardError).contains("hunter2") && !result.standardError.contains(location.password ?? "no password"))
+                }
+            }
+        }
+    }
+
     @Test("odd selections and credentials are refused with exit 2, a clear error, no password and no file")
     func refusals() async throws {
         let folder = try TemporaryDirectory()
