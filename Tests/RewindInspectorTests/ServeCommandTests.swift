@@ -8,47 +8,7 @@ import Testing
 /// `rewind serve` as a user runs it: the built binary, a real socket, a real HTTP client.
 @Suite("rewind serve")
 struct ServeCommandTests {
-    /// A running `rewind serve`, stopped when released.
-    final class Server {
-        let process = Process()
-        let url: URL
-        let standardError = Pipe()
-
-        init(_ arguments: [String], in folder: String) throws {
-            process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
-            process.arguments = ["serve", "--json"] + arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: folder)
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = standardError
-            try process.run()
-            // The first line, {"url": …}, is written once the server listens.
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                line.append(chunk)
-            }
-            let object = try JSONSerialization.jsonObject(with: line) as? [String: String]
-            url = try #require(object?["url"].flatMap(URL.init(string:)), "\(String(decoding: line, as: UTF8.self))")
-        }
-
-        deinit {
-            process.terminate()
-            process.waitUntilExit()
-        }
-
-        func get(_ path: String, token: String?, host: String? = nil) async throws -> (status: Int, body: Data, connection: String?) {
-            var request = URLRequest(url: URL(string: path, relativeTo: url)!)
-            if let token { request.setValue(token, forHTTPHeaderField: "X-Rewind-Token") }
-            if let host { request.setValue(host, forHTTPHeaderField: "Host") }
-            let (data, response) = try await URLSession.shared.data(for: request)
-            let http = response as? HTTPURLResponse
-            return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Connection"))
-        }
-
-        var token: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value ?? "" }
-    }
+    typealias Server = ServedInspector
 
     @Test("prints a loopback URL with a fresh token; the page and the API answer over HTTP, only with the token")
     func servesOverHTTP() async throws {

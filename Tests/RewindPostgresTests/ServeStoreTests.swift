@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RewindExamples
 import RewindLog
 @testable import RewindPostgres
@@ -12,46 +9,13 @@ import Testing
 /// every call as over the log's file — and shows what is pushed while it runs.
 @Suite("rewind serve on a store", .enabled(if: PostgresTestServer.enabled))
 struct ServeStoreTests {
-    /// A running `rewind serve`, stopped when released.
-    final class Server {
-        let process = Process()
-        let url: URL
-
-        init(_ log: String, in folder: String) throws {
-            process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
-            process.arguments = ["serve", "--json", log]
-            process.currentDirectoryURL = URL(fileURLWithPath: folder)
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // The first line, {"url": …}, is written once the server listens.
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                line.append(chunk)
-            }
-            let object = try JSONSerialization.jsonObject(with: line) as? [String: String]
-            url = try #require(object?["url"].flatMap(URL.init(string:)), "\(String(decoding: line, as: UTF8.self))")
-        }
-
-        deinit {
-            process.terminate()
-            process.waitUntilExit()
-        }
-
-        /// The call's status and body, with `path` (the log as this server names it) made `LOG`
-        /// and the store's sizes left out.
-        func get(_ call: String, naming path: String) async throws -> (status: Int, body: String) {
-            var request = URLRequest(url: URL(string: "/api/" + call, relativeTo: url)!)
-            let token = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value
-            request.setValue(token, forHTTPHeaderField: "X-Rewind-Token")
-            let (data, response) = try await URLSession.shared.data(for: request)
-            var body = String(decoding: data, as: UTF8.self).replacingOccurrences(of: path, with: "LOG")
-            body.replace(#/"(bytesOnDisk|payloadBytes|snapshotBytes)":[0-9]+/#) { match in "\"\(match.1)\":0" }
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
-        }
+    /// `GET /api/CALL` of `server`: its status and body, with `path` (the log as the server
+    /// names it) made `LOG` and the store's sizes left out.
+    static func get(_ call: String, of server: ServedInspector, naming path: String) async throws -> (status: Int, body: String) {
+        let (status, data, _) = try await server.get("/api/" + call, token: server.token)
+        var body = String(decoding: data, as: UTF8.self).replacingOccurrences(of: path, with: "LOG")
+        body.replace(#/"(bytesOnDisk|payloadBytes|snapshotBytes)":[0-9]+/#) { match in "\"\(match.1)\":0" }
+        return (status, body)
     }
 
     /// One call of every endpoint, with parameters that make it do its work.
@@ -73,9 +37,9 @@ struct ServeStoreTests {
             let url = PushCommandTests.url(location) + "&log=" + logID
             let name = try PostgresLocation(parsing: url).description
 
-            let onFile = try Server(log, in: folder.path), onStore = try Server(url, in: folder.path)
+            let onFile = try ServedInspector([log], in: folder.path), onStore = try ServedInspector([url], in: folder.path)
             for call in Self.calls {
-                let (file, stored) = (try await onFile.get(call, naming: log), try await onStore.get(call, naming: name))
+                let (file, stored) = (try await Self.get(call, of: onFile, naming: log), try await Self.get(call, of: onStore, naming: name))
                 #expect(stored.status == file.status, "\(call): \(stored.body)")
                 #expect(!stored.body.contains(location.password ?? "no password"), "\(call)")
                 guard call.hasPrefix("shrink") else {
@@ -96,14 +60,14 @@ struct ServeStoreTests {
             }
 
             // Another session recorded on the device and pushed: the running inspector sees it.
-            let before = try await onStore.get("head", naming: name).body
+            let before = try await Self.get("head", of: onStore, naming: name).body
             _ = try await recordSession(
                 into: try EventLog(path: log), app: AppIdentity(id: "com.example.shop"), initialState: ShopState(), reducer: Shop.reducer,
                 effects: Shop.effects(environment: .simulated), user: Shopper(seed: 5), actions: 50
             )
             let pushed = try run(builtProduct("rewind"), ["push", log, PushCommandTests.url(location)], in: folder.path)
             #expect(pushed.status == 0, "\(pushed.standardError)")
-            let after = try await onStore.get("head", naming: name).body, fileAfter = try await onFile.get("head", naming: log).body
+            let after = try await Self.get("head", of: onStore, naming: name).body, fileAfter = try await Self.get("head", of: onFile, naming: log).body
             #expect(after != before && after == fileAfter, "\(after)")
         }
     }

@@ -1,0 +1,61 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A running `rewind serve` (the built binary), stopped when released: for tests that talk to
+/// the inspector over a real socket, as a browser does.
+public final class ServedInspector {
+    public let process = Process()
+    /// The URL it printed, with its token.
+    public let url: URL
+    /// What it writes to standard error (warnings), readable once it has stopped.
+    public let standardError = Pipe()
+
+    /// Starts `rewind serve --json ARGUMENTS` in `folder` and waits until it listens.
+    public init(_ arguments: [String], in folder: String) throws {
+        process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
+        process.arguments = ["serve", "--json"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = standardError
+        try process.run()
+        // The first line, {"url": …}, is written once the server listens.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        let object = try JSONSerialization.jsonObject(with: line) as? [String: String]
+        guard let url = object?["url"].flatMap(URL.init(string:)) else {
+            process.terminate()
+            throw ServeFailed(description: "rewind serve printed no URL: \(String(decoding: line, as: UTF8.self))")
+        }
+        self.url = url
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// The token in its URL.
+    public var token: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value ?? "" }
+
+    /// `GET path` (relative to its URL), with `token` (none: `nil`) and another `Host` header
+    /// when given.
+    public func get(_ path: String, token: String?, host: String? = nil) async throws -> (status: Int, body: Data, connection: String?) {
+        var request = URLRequest(url: URL(string: path, relativeTo: url)!)
+        if let token { request.setValue(token, forHTTPHeaderField: "X-Rewind-Token") }
+        if let host { request.setValue(host, forHTTPHeaderField: "Host") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as? HTTPURLResponse
+        return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Connection"))
+    }
+
+    struct ServeFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+}
