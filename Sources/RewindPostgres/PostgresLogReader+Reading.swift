@@ -192,15 +192,15 @@ extension PostgresLogReader {
         var page: [LoggedEvent] = []
         for batch in batches where page.count < count {
             let ids = try batch.map { session throws(EventLogError) in try storeID(of: session.id) }
-            page += try events(in: ids, filter, from: low, through: high, count: count - page.count, newestFirst: newestFirst, keyIDs: batch)
+            page += try events(of: batch, storeIDs: ids, filter, from: low, through: high, count: count - page.count, newestFirst: newestFirst)
         }
         return page
     }
 
-    /// Up to `count` events of the store's sessions `ids` that `filter` selects, from `low`
+    /// Up to `count` events of `sessions` (the store's `ids`) that `filter` selects, from `low`
     /// through `high`.
     private func events(
-        in ids: [Int64], _ filter: EventFilter, from low: Int64, through high: Int64, count: Int, newestFirst: Bool, keyIDs sessions: [LogSession]
+        of sessions: [LogSession], storeIDs ids: [Int64], _ filter: EventFilter, from low: Int64, through high: Int64, count: Int, newestFirst: Bool
     ) throws(EventLogError) -> [LoggedEvent] {
         let seq = seqColumn, number = numberColumn
         let file = filter.file, line = filter.line.map(Int64.init), times = filter.times
@@ -216,7 +216,7 @@ extension PostgresLogReader {
             SELECT e.\(unescaped: seq), s.\(unescaped: number), e.time, a.name, e.payload, e.info, e.redaction,
                    src.file, src.function, src.line, src."column", src.origin
             FROM rewind.events AS e JOIN rewind.sessions AS s ON s.id = e.session_id
-                 JOIN rewind.actions AS a ON a.id = e.action_id JOIN rewind.sources AS src ON src.id = e.source_id
+                 LEFT JOIN rewind.actions AS a ON a.id = e.action_id LEFT JOIN rewind.sources AS src ON src.id = e.source_id
             WHERE e.session_id = ANY(\(ids)) AND e.\(unescaped: seq) BETWEEN \(low) AND \(high)
               AND (\(times?.lowerBound)::double precision IS NULL OR e.time BETWEEN \(times?.lowerBound) AND \(times?.upperBound))
               AND (\(exact)::text IS NULL OR a.name = \(exact))
@@ -230,9 +230,13 @@ extension PostgresLogReader {
             try found.map { row in
                 let columns = row.makeRandomAccess()
                 func column<T: PostgresDecodable>(_ index: Int, _ type: T.Type) throws -> T { try columns[index].decode(T.self) }
-                let session = try column(1, Int64.self)
+                let seq = try column(0, Int64.self), session = try column(1, Int64.self)
+                // Outer joins, so that a damaged store's event is an error, not a gap in the page.
+                guard let actionCase = try column(3, String?.self), try column(7, String?.self) != nil else {
+                    throw EventLogError.corrupt(path: path, detail: "event \(seq) names a case or source that the store's actions or sources table does not hold")
+                }
                 return LoggedEvent(
-                    seq: try column(0, Int64.self), session: session, time: try column(2, Double.self), actionCase: try column(3, String.self),
+                    seq: seq, session: session, time: try column(2, Double.self), actionCase: actionCase,
                     payload: try column(4, Data?.self),
                     source: ActionSource(
                         file: try column(7, String.self), function: try column(8, String.self),

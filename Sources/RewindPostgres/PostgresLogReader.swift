@@ -137,14 +137,17 @@ public final class PostgresLogReader: LogReader {
         return kept
     }
 
-    /// Decodes rows, mapping a value of an unexpected type to a corrupt-log error.
+    /// Decodes rows, mapping a value of an unexpected type to a corrupt-log error that names the
+    /// column and its type, never the value (a payload may hold what must not be shown).
     func decoding<T>(_ what: @autoclosure () -> String, _ body: () throws -> T) throws(EventLogError) -> T {
         do {
             return try body()
         } catch let error as EventLogError {
             throw error
+        } catch let error as PostgresDecodingError {
+            throw .corrupt(path: path, detail: "\(what()): column \(error.columnName) (\(error.postgresType)) does not read as \(error.targetType) (\(error.code))")
         } catch {
-            throw .corrupt(path: path, detail: "\(what()): \(String(reflecting: error))")
+            throw .corrupt(path: path, detail: "\(what()): \(error)")
         }
     }
 

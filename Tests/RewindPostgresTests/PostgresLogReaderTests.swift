@@ -250,6 +250,44 @@ struct PostgresLogReaderTests {
         }
     }
 
+    @Test("a damaged store: check names what is wrong as for a file, and an event without its case is an error naming it, never a gap in the page")
+    func damagedStore() async throws {
+        let folder = try TemporaryDirectory()
+        let device = try await PostgresPushTests.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            let log = try await store.reader()
+            #expect(try log.checkIntegrity().isSound)
+
+            // Session 3 loses its initial snapshot, session 1's count goes wrong, one event of
+            // session 1 (device seq 10) loses its case, and device seq 20 goes missing.
+            _ = try await PostgresTestServer.strings(location, """
+                DELETE FROM rewind.snapshots WHERE kind = 'initial' AND session_id = (SELECT id FROM rewind.sessions WHERE origin_session = 3)
+                """)
+            _ = try await PostgresTestServer.strings(location, "UPDATE rewind.sessions SET event_count = event_count + 1 WHERE origin_session = 1")
+            _ = try await PostgresTestServer.strings(location, "UPDATE rewind.events SET action_id = 999999 WHERE origin_seq = 10")
+            _ = try await PostgresTestServer.strings(location, "DELETE FROM rewind.events WHERE origin_seq = 20")
+            let report = try log.checkIntegrity()
+            #expect(!report.isSound)
+            #expect(report.sessionsWithoutSnapshot == [3])
+            #expect(report.sessionsWithWrongBounds == [1])
+            #expect(report.gaps == [20...20])
+            #expect(report.eventCount == 194)
+
+            #expect {
+                _ = try log.event(at: 10)
+            } throws: { error in
+                "\(error)".contains("event 10 names a case or source") && "\(error)".contains(log.path)
+            }
+            var walked: [String] = []
+            _ = try log.forEachRawEvent(session: 1, from: 9, through: 11) { event in walked.append(event.actionCase); return .continue }
+            #expect(walked.count == 3 && walked[1] == "action #999999", "the replay path needs no case: \(walked)")
+            #expect(try Replayer(log: log, reducer: Todo.reducer).state(at: 12) == Replayer(log: device, reducer: Todo.reducer).state(at: 12))
+        }
+    }
+
     @Test("log= in a URL is read, shown in the location's description, and refused when not a UUID")
     func logParameter() throws {
         let id = UUID()
