@@ -8,7 +8,7 @@ import Testing
 /// `rewind serve postgres://…?log=…`: the inspector over a store's log, read in place, answers
 /// every call as over the log's file — and shows what is pushed while it runs.
 @Suite("rewind serve on a store", .enabled(if: PostgresTestServer.enabled))
-struct ServeStoreTests {
+struct StoreInspectorTests {
     /// `GET /api/CALL` of `server`: its status and body, with `path` (the log as the server
     /// names it) made `LOG` and the store's sizes left out.
     static func get(_ call: String, of server: ServedInspector, naming path: String) async throws -> (status: Int, body: String) {
