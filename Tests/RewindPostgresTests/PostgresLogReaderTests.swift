@@ -153,6 +153,21 @@ struct PostgresLogReaderTests {
         return lines
     }
 
+    /// `body` with the device log (``PostgresPushTests/deviceLog(in:)``) pushed into a new
+    /// database, the store open for writing, and a reader of the log in it.
+    static func withPushedDevice(
+        _ body: (EventLog, PostgresLog, PostgresLogReader, PostgresLocation) async throws -> Void
+    ) async throws {
+        let folder = try TemporaryDirectory()
+        let device = try await PostgresPushTests.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            try await body(device, store, try await store.reader(), location)
+        }
+    }
+
     /// Statistics without sizes.
     static func counts(_ stats: LogStatistics) -> String {
         "\(stats.events) \(stats.sessions) \(stats.snapshots) \(String(describing: stats.timeSpan)) \(stats.actionCases) \(stats.sources)"
@@ -160,13 +175,7 @@ struct PostgresLogReaderTests {
 
     @Test("every read of the protocol answers on the store as on the device's file: sessions, pages and filters, raw walks, snapshots, shapes, statistics, activity, integrity, errors")
     func sameAnswers() async throws {
-        let folder = try TemporaryDirectory()
-        let device = try await PostgresPushTests.deviceLog(in: folder)
-        try await PostgresTestServer.withDatabase { location in
-            let store = try await PostgresLog.open(location)
-            defer { Task { await store.close() } }
-            _ = try await store.push(device)
-            let log = try await store.reader()
+        try await Self.withPushedDevice { device, store, log, location in
             let (file, stored) = (try Self.answers(device), try Self.answers(log))
             #expect(file.count == stored.count)
             for (line, answer) in zip(file, stored) {
@@ -252,13 +261,7 @@ struct PostgresLogReaderTests {
 
     @Test("a damaged store: check names what is wrong as for a file, and an event without its case is an error naming it, never a gap in the page")
     func damagedStore() async throws {
-        let folder = try TemporaryDirectory()
-        let device = try await PostgresPushTests.deviceLog(in: folder)
-        try await PostgresTestServer.withDatabase { location in
-            let store = try await PostgresLog.open(location)
-            defer { Task { await store.close() } }
-            _ = try await store.push(device)
-            let log = try await store.reader()
+        try await Self.withPushedDevice { device, store, log, location in
             #expect(try log.checkIntegrity().isSound)
 
             // Session 3 loses its initial snapshot, session 1's count goes wrong, one event of
