@@ -85,13 +85,26 @@ public struct ActionSource: Codable, Sendable, Hashable {
 
     /// Decodes a source; `column`, `info` and `origin` may be missing (they default to 0, nil
     /// and ``Origin/call``), so sources written by simpler recorders still decode.
+    ///
+    /// A line or column above `Int64.max` is refused as corrupt data: every log stores them as
+    /// signed 64-bit integers, and no source file has that many lines.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        func position(_ key: CodingKeys) throws -> UInt? {
+            guard let value = try container.decodeIfPresent(UInt.self, forKey: key) else { return nil }
+            guard value <= UInt(Int64.max) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(key.stringValue) \(value) is above \(Int64.max)")
+            }
+            return value
+        }
+        guard let line = try position(.line) else {
+            throw DecodingError.keyNotFound(CodingKeys.line, .init(codingPath: container.codingPath, debugDescription: "a source has a line"))
+        }
         self.init(
             file: try container.decode(String.self, forKey: .file),
             function: try container.decode(String.self, forKey: .function),
-            line: try container.decode(UInt.self, forKey: .line),
-            column: try container.decodeIfPresent(UInt.self, forKey: .column) ?? 0,
+            line: line,
+            column: try position(.column) ?? 0,
             info: try container.decodeIfPresent(String.self, forKey: .info),
             origin: try container.decodeIfPresent(Origin.self, forKey: .origin) ?? .call
         )

@@ -24,14 +24,8 @@ struct LogOptions: ParsableArguments {
     /// The keys in `--key-file`, for reading; none without it.
     func keys() throws -> LogKeys {
         guard let keyFile else { return LogKeys() }
-        guard let data = FileManager.default.contents(atPath: keyFile) else {
-            throw InputError("--key-file \(keyFile): " + (FileManager.default.fileExists(atPath: keyFile) ? "the file cannot be read" : "no such file"))
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw InputError("--key-file \(keyFile): not a key file (not UTF-8 text)")
-        }
         do {
-            return try LogKeys.reading(keyFile: text)
+            return try LogKeys.reading(keyFileAt: keyFile)
         } catch {
             throw InputError("--key-file \(keyFile): \(error.reason)")
         }

@@ -76,16 +76,27 @@ extension EventLog {
             throw EventLogError.encodingFailed(path: path, seq: nil, actionCase: what, reason: "\(error)")
         }
         let encryption = keys.current.map(SessionEncryption.new(with:))
+        // Sessions whose writers died are marked before this one begins (the black box reads
+        // the mark; retention may then trim them).
+        try markAbandonedSessions(db)
+        try claimIdentity(db)
         let baseSeq = try Self.lastAssignedSeq(db)
         let actionShape = try Self.internShape(db, shapes.action), stateShape = try Self.internShape(db, shapes.state)
+        // Live from before its row is in the log until its end is (see `SessionLock`).
+        let uuid = UUID().uuidString.lowercased()
+        let lock = try SessionLock.acquire(log: path, session: uuid)
+        db.afterNextTransaction(
+            onCommit: { [self] _ in sessionLocks.withLock { $0[uuid] = lock } },
+            onRollback: { _ in lock.release() }
+        )
         try db.execute(
             sql: """
                 INSERT INTO sessions (app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
-                                      key_id, key_salt, key_check, action_shape_id, state_shape_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      key_id, key_salt, key_check, action_shape_id, state_shape_id, uuid)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [app.id, app.version, app.actionSchemaVersion, app.stateSchemaVersion, codec.name, date.timeIntervalSince1970, baseSeq, info,
-                        encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape]
+                        encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape, uuid]
         )
         let session = LogSession(
             id: db.lastInsertedRowID, app: app, codec: codec.name, startedAt: date.timeIntervalSince1970, baseSeq: baseSeq, info: info,
@@ -116,7 +127,82 @@ extension EventLog {
             var gap = gap
             gap.resumedSession = session.id
             try Self.insertGap(db, gap)
+            try end(gap.session, as: .resumed, at: date, in: db)
             return session
+        }
+    }
+
+    /// Ends session `id`: the log records that its recorder closed it, with its last seq, and
+    /// it is no longer live, so retention may trim it like any other. The ``Recorder`` ends its
+    /// session when it closes; a store recording through ``beginSession(app:codec:initialState:info:shapes:at:)``
+    /// ends its own. Ending a session that has ended already changes nothing.
+    ///
+    /// A session this log began and never ended is marked ``SessionEnding/Kind/unclean`` by
+    /// the next writer after this process stops (or after this log is closed or released).
+    ///
+    /// - Throws: ``EventLogError/sessionNotFound(path:session:)`` when there is no such session.
+    public func endSession(_ id: Int64, at date: Date = Date()) throws(EventLogError) {
+        try write { db in
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [id]) != nil else {
+                throw EventLogError.sessionNotFound(path: path, session: id)
+            }
+            try end(id, as: .closed, at: date, in: db)
+        }
+    }
+
+    /// Records session `id`'s end unless it has one, and lets go of its lock once that is
+    /// committed.
+    private func end(_ id: Int64, as kind: SessionEnding.Kind, at date: Date, in db: Database) throws {
+        try db.execute(sql: """
+            UPDATE sessions SET ending = ?, end_seq = coalesce(last_seq, base_seq), ended_at = ?
+            WHERE id = ? AND ending IS NULL
+            """, arguments: [kind.rawValue, date.timeIntervalSince1970, id])
+        guard let uuid = try String.fetchOne(db, sql: "SELECT uuid FROM sessions WHERE id = ?", arguments: [id]) else { return }
+        db.afterNextTransaction { [self] _ in
+            sessionLocks.withLock { $0.removeValue(forKey: uuid) }?.release()
+        }
+    }
+
+    /// Binds the log's identity to this file, or gives the log a new identity when the file is
+    /// a copy (another inode, or an import) being recorded into for the first time: two copies
+    /// recorded into are two logs, which a store must never take for one (schema 12,
+    /// `log_identity.file`). A file whose inode cannot be read keeps its identity.
+    private func claimIdentity(_ db: Database) throws {
+        guard let inode = FileIdentity(path: fileOnDisk).map({ Int64(bitPattern: $0.inode) }) else { return }
+        guard let row = try Row.fetchOne(db, sql: "SELECT file FROM log_identity LIMIT 1") else {
+            throw RowDamage("the log_identity table is empty")
+        }
+        let bound = try row.optional(0, "log_identity.file", as: Int64.self)
+        if bound == inode { return }
+        if bound == nil {
+            try db.execute(sql: "UPDATE log_identity SET file = ?", arguments: [inode])
+        } else {
+            try db.execute(sql: "UPDATE log_identity SET uuid = ?, file = ?", arguments: [UUID().uuidString.lowercased(), inode])
+        }
+    }
+
+    /// Marks every session that has no end and whose lock no process holds as ended
+    /// uncleanly, at its last committed event (``SessionEnding/Kind/unclean``): its writer died.
+    /// Runs in the transaction that begins a session, and in retention's.
+    func markAbandonedSessions(_ db: Database) throws {
+        let unended = try Row.fetchAll(db, sql: """
+            SELECT s.id, s.uuid, coalesce(s.last_seq, s.base_seq) AS seq,
+                   coalesce((SELECT e.time FROM events AS e WHERE e.seq = s.last_seq), s.started_at) AS time
+            FROM sessions AS s WHERE s.ending IS NULL
+            """)
+        for row in unended {
+            let uuid = try row.required("uuid", in: "sessions", as: String.self)
+            // A uuid names a file beside the log, so only a real one is looked up, never a path.
+            // A damaged one can have no lock: the session is not live, and must not keep this
+            // writer (which may be recording as it runs) from beginning its own.
+            let lockable = UUID(uuidString: uuid) != nil
+            if lockable, sessionLocks.withLock({ $0[uuid] != nil }) || SessionLock.isHeld(log: path, session: uuid) { continue }
+            try db.execute(
+                sql: "UPDATE sessions SET ending = 'unclean', end_seq = ?, ended_at = ? WHERE id = ? AND ending IS NULL",
+                arguments: [try row.required("seq", in: "sessions", as: Int64.self), try row.required("time", in: "sessions", as: Double.self),
+                            try row.required("id", in: "sessions", as: Int64.self)]
+            )
+            if lockable { db.afterNextTransaction { [path] _ in SessionLock.remove(log: path, session: uuid) } }
         }
     }
 
@@ -206,7 +292,8 @@ extension EventLog {
         SELECT s.id, s.app_id, s.app_version, s.action_schema_version, s.state_schema_version, s.codec,
                s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq, s.key_id, s.key_salt, s.key_check,
                (SELECT fingerprint FROM type_shapes WHERE id = s.action_shape_id) AS action_fingerprint,
-               (SELECT fingerprint FROM type_shapes WHERE id = s.state_shape_id) AS state_fingerprint
+               (SELECT fingerprint FROM type_shapes WHERE id = s.state_shape_id) AS state_fingerprint,
+               s.ending, s.end_seq, s.ended_at
         FROM sessions AS s
         """
 
@@ -237,7 +324,22 @@ extension EventLog {
             seqRange: try first.flatMap { first in try last.map { try .checked(first, $0, "session \(id)'s seqs") } },
             encryption: encryption,
             actionFingerprint: try row.optional("action_fingerprint", in: "type_shapes"),
-            stateFingerprint: try row.optional("state_fingerprint", in: "type_shapes")
+            stateFingerprint: try row.optional("state_fingerprint", in: "type_shapes"),
+            ending: try ending(from: row)
+        )
+    }
+
+    private static func ending(from row: Row) throws -> SessionEnding? {
+        guard let text = try row.optional("ending", in: "sessions", as: String.self) else { return nil }
+        guard let kind = SessionEnding.Kind(rawValue: text) else {
+            throw RowDamage("sessions.ending holds text that is not one of \(SessionEnding.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return SessionEnding(
+            kind: kind, seq: try row.required("end_seq", in: "sessions"),
+            time: try row.optional("ended_at", in: "sessions", as: Double.self).map { time throws in
+                guard time.isFinite else { throw RowDamage("sessions.ended_at holds a time that is not a finite number") }
+                return time
+            }
         )
     }
 

@@ -88,6 +88,9 @@ public final class EventLog: LogReader {
     let sources = InternedRows<SourceKey>(.sources)
     let actions = InternedRows<String>(.actions)
     let sharedPayloads = SharedPayloads()
+    /// The locks of the sessions this log began and has not ended, by session uuid: held while
+    /// the log is open (``SessionLock``).
+    let sessionLocks = Mutex<[String: SessionLock]>([:])
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
     /// The schema version of the file itself. A log of an older schema opened read-only is read
@@ -213,12 +216,43 @@ public final class EventLog: LogReader {
             // The mode given to open() passes through the umask; the file must be 0600 whatever it is.
             fchmod(descriptor, 0o600)
             try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).close()
+            // The new file's name is in its folder only once the folder is synced: without
+            // this, a power cut after the first commit could leave no file at all. (SQLite
+            // syncs the folder itself when it creates the `-wal`.)
+            syncFolder(of: path)
             return
         }
         if errno == EEXIST { return }
         let reason = String(cString: strerror(errno))
         let folder = (path as NSString).deletingLastPathComponent
         throw .readOnly(path: path, detail: "cannot create the file in \(folder.isEmpty ? "." : folder): \(reason)")
+    }
+
+    /// Syncs the folder holding `path`, so that the entries made in it are durable. Best effort:
+    /// a folder that cannot be opened or synced (some file systems refuse) is left as it is.
+    private static func syncFolder(of path: String) {
+        let folder = (path as NSString).deletingLastPathComponent
+        let descriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        // (`close` here would be the log's own method.)
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? handle.close() }
+        if fsync(descriptor) == 0 { folderSyncObserver.withLock { $0 }?(folder.isEmpty ? "." : folder) }
+    }
+
+    /// Tells `observer` of each folder whose entries a new log's creation made durable: the
+    /// power-loss run's simulated file system (rewind-stress) keeps a new file across a cut
+    /// only then.
+    package static func observeFolderSyncs(_ observer: @escaping @Sendable (String) -> Void) {
+        folderSyncObserver.withLock { $0 = observer }
+    }
+
+    private static let folderSyncObserver = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Sets SQLite's `synchronous` on this log's connection: only for the power-loss run's
+    /// check that it catches a weaker setting (`rewind-stress power-loss --synchronous normal`).
+    package func weakenSynchronousForTesting(_ level: String) throws {
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(level == "normal" ? "NORMAL" : "OFF")") }
     }
 
     /// Runs `body`, again after a short pause while it fails with `SQLITE_BUSY`, up to `limit`.
@@ -286,6 +320,10 @@ public final class EventLog: LogReader {
     /// 9), kept by copies of the file and by an export and its import. A PostgreSQL store
     /// knows the sessions pushed from this log by it.
     ///
+    /// A copy keeps it only until it is recorded into: the first session begun in a file other
+    /// than the one the identity belongs to (another inode, or an import or pull) gives the log
+    /// a new identity, so two copies recorded into are pushed as two logs (schema 12).
+    ///
     /// - Returns: `nil` for a file older than schema 9 opened read-only: it has none yet, and
     ///   the migrated copy it is read through would give another each time it is opened. Open
     ///   it for writing once to give it one.
@@ -337,13 +375,48 @@ public final class EventLog: LogReader {
     }
 
     /// Closes the database connection. Further use throws ``EventLogError/closed(path:)``.
+    /// Sessions it began and did not end (``endSession(_:at:)``) are no longer live: the next
+    /// writer marks them ended uncleanly.
     public func close() throws(EventLogError) {
         try mappingErrors(path: path) { try database.close() }
+        sessionLocks.withLock { $0.removeAll() }
     }
 
     /// Reads in one transaction, mapping errors.
     func read<T>(_ body: (Database) throws -> T) throws(EventLogError) -> T {
-        try mappingErrors(path: path) { try database.read(body) }
+        try mappingErrors(path: path) { try inReadTransaction(body) }
+    }
+
+    /// Runs `body` in a read transaction: its own, or the one a consistent reader holds open
+    /// around everything it reads (``readingConsistently(_:)``), on its connection's queue.
+    func inReadTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        holdsOneSnapshot.withLock { $0 } ? try database.unsafeReentrantRead(body) : try database.read(body)
+    }
+
+    /// Whether this log was opened to read one moment of its file: every read runs inside the
+    /// read transaction ``readingConsistently(_:)`` holds open.
+    private let holdsOneSnapshot = Mutex(false)
+
+    /// Calls `body` with a second, read-only connection to the file held in one read
+    /// transaction: it sees the log as it was when the call began, whatever this or other
+    /// processes write or trim meanwhile. A log read through a copy (an older schema's, or a
+    /// fixture's) passes itself: nothing else writes the copy. `body` runs on that connection's
+    /// queue: it reads the log it is given from this thread only.
+    public func readingConsistently<T>(_ body: (any LogReader) throws(EventLogError) -> T) throws(EventLogError) -> T {
+        guard temporaryCopy == nil, ownedFile == nil else { return try body(self) }
+        let moment = try EventLog(path: path, file: fileOnDisk, ownsFile: false, mode: .readOnly, codecs: codecs, keys: keys)
+        defer { try? moment.close() }
+        guard moment.temporaryCopy == nil else { return try body(moment) }
+        moment.holdsOneSnapshot.withLock { $0 = true }
+        return try mappingErrors(path: path) {
+            try moment.database.inDatabase { db in
+                try db.execute(sql: "BEGIN DEFERRED")
+                defer { try? db.execute(sql: "COMMIT") }
+                // A deferred transaction's snapshot is taken at its first read.
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions")
+                return try body(moment)
+            }
+        }
     }
 
     /// Writes in one transaction in which payloads are encoded: symbols other writers added are

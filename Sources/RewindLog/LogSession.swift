@@ -23,6 +23,9 @@ public struct LogSession: Codable, Sendable, Hashable, Identifiable {
     public var actionFingerprint: String?
     /// The `TypeShape.fingerprint` of the state type it was recorded with, or `nil`.
     public var stateFingerprint: String?
+    /// How it ended; `nil` while it is recorded (see ``SessionEnding``), and for a store's
+    /// sessions, which do not say.
+    public var ending: SessionEnding?
 
     /// The seq replay of the whole session goes to: its last event's, or its base seq when it
     /// has none (an app launched and closed without an action, or emptied by retention).
@@ -30,7 +33,8 @@ public struct LogSession: Codable, Sendable, Hashable, Identifiable {
 
     package init(
         id: Int64, app: AppIdentity, codec: String, startedAt: Double, baseSeq: Int64, info: String?, eventCount: Int64,
-        seqRange: ClosedRange<Int64>?, encryption: SessionEncryption?, actionFingerprint: String?, stateFingerprint: String?
+        seqRange: ClosedRange<Int64>?, encryption: SessionEncryption?, actionFingerprint: String?, stateFingerprint: String?,
+        ending: SessionEnding? = nil
     ) {
         self.id = id
         self.app = app
@@ -43,5 +47,6 @@ public struct LogSession: Codable, Sendable, Hashable, Identifiable {
         self.encryption = encryption
         self.actionFingerprint = actionFingerprint
         self.stateFingerprint = stateFingerprint
+        self.ending = ending
     }
 }

@@ -2,9 +2,12 @@ public import Foundation
 import GRDB
 
 /// How much history a log keeps. Trimming removes the oldest events, and always cuts at a
-/// snapshot, so what remains still replays from the snapshot at its new start. The space the
-/// removed rows took goes back to the file system (the file shrinks), and seqs are never
-/// reused, even when every event goes.
+/// snapshot, so what remains still replays from the snapshot at its new start. A live session
+/// — one a writer is recording, in this process or another (see the Recording article) — is
+/// never removed, nor the snapshot it continues from: it holds the cut at its latest snapshot
+/// until it writes another, so the limits are approximate while a writer is idle. The space the
+/// removed rows took goes back to the file system (the file shrinks), and seqs and session ids
+/// are never reused, even when every event goes.
 ///
 /// The binary codec's `symbols` table is kept whole: it holds one row per field or case name
 /// of the app's types (a few hundred at most, whatever the history's length; a dictionary's
@@ -28,8 +31,9 @@ public struct Retention: Sendable, Hashable {
 
     /// Creates a policy; a `nil` limit is no limit.
     public init(maxEvents: Int? = nil, maxBytes: Int? = nil, maxAge: Duration? = nil, checkEvery: Int = 64) {
-        self.maxEvents = maxEvents
-        self.maxBytes = maxBytes
+        // Negative limits keep nothing, as 0 does (and cannot overflow the seq arithmetic).
+        self.maxEvents = maxEvents.map { max(0, $0) }
+        self.maxBytes = maxBytes.map { max(0, $0) }
         self.maxAge = maxAge
         self.checkEvery = max(1, checkEvery)
     }
@@ -74,11 +78,14 @@ extension EventLog {
 
     private func removeHistory(beyond retention: Retention, now: Date) throws(EventLogError) -> Int {
         try write { db in
+            // Sessions whose writers died are ended first: what is left unended is live, and
+            // another process may write into it at any moment.
+            try markAbandonedSessions(db)
             guard let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM events") else { return 0 }
             // The first seq that must be kept under each limit; the strictest wins.
             var keepFrom: Int64 = 0
             if let maxEvents = retention.maxEvents {
-                keepFrom = max(keepFrom, last - Int64(maxEvents) + 1)
+                keepFrom = max(keepFrom, last - Int64(max(0, maxEvents)) + 1)
             }
             if let maxAge = retention.maxAge {
                 let seconds = Double(maxAge.components.seconds) + Double(maxAge.components.attoseconds) / 1e18
@@ -99,13 +106,18 @@ extension EventLog {
                   var start = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM snapshots WHERE seq < ?", arguments: [keepFrom])
             else { return 0 }
             // …or earlier, when sessions interleave: every session that began before the cut
-            // and keeps events must have a snapshot exactly at the cut, the state its remaining
-            // events follow. Lower the cut to such a session's latest snapshot before it until
-            // that holds for all of them. (Safe rather than tight: two long interleaved sessions
-            // rarely snapshot at the same seq, so the cut may stay before the later one began.)
+            // and keeps events — or is live, since its writer (maybe another process) goes on
+            // from its last event whatever the cut takes — must have a snapshot exactly at the
+            // cut, the state its remaining events follow. Lower the cut to such a session's
+            // latest snapshot before it until that holds for all of them. (Safe rather than
+            // tight: two long interleaved sessions rarely snapshot at the same seq, so the cut
+            // may stay before the later one began; a live session holds the cut at its latest
+            // snapshot until it writes another. Cutting each session on its own would not hold
+            // others back, but would leave holes in the log's seqs, which `checkIntegrity`
+            // reads as deleted events.)
             while let lowered = try Int64.fetchOne(db, sql: """
                 SELECT min((SELECT max(p.seq) FROM snapshots AS p WHERE p.session_id = s.id AND p.seq <= ?))
-                FROM sessions AS s WHERE s.last_seq > ?
+                FROM sessions AS s WHERE s.last_seq > ? OR s.ending IS NULL
                 """, arguments: [start, start]), lowered < start {
                 start = lowered
             }
@@ -134,9 +146,10 @@ extension EventLog {
             }
             try db.execute(sql: "DELETE FROM snapshots WHERE seq < ?", arguments: [start])
             try db.execute(sql: "UPDATE snapshots SET kind = 'retention' WHERE seq = ? AND kind = 'periodic'", arguments: [start])
-            // Sessions left with nothing go, and with them the gaps that ended them (a gap
+            // Ended sessions left with nothing go, and with them the gaps that ended them (a gap
             // naming a deleted session as where recording resumed keeps the loss, not the link).
-            let emptied = "SELECT id FROM sessions WHERE event_count = 0 AND id NOT IN (SELECT session_id FROM snapshots)"
+            // A live one never goes: it keeps the snapshot at the cut (above).
+            let emptied = "SELECT id FROM sessions WHERE event_count = 0 AND ending IS NOT NULL AND id NOT IN (SELECT session_id FROM snapshots)"
             try db.execute(sql: "DELETE FROM gaps WHERE session_id IN (\(emptied))")
             try db.execute(sql: "UPDATE gaps SET resumed_session_id = NULL WHERE resumed_session_id IN (\(emptied))")
             try db.execute(sql: "DELETE FROM sessions WHERE id IN (\(emptied))")

@@ -164,7 +164,11 @@ private struct Pusher {
     /// The session's number and base seq in the store, adding it (with its initial snapshot, in
     /// one transaction) when it is not there yet.
     private mutating func pushSession(_ session: LogSession, space: Int64?) async throws -> (id: Int64, base: Int64) {
-        if let found = try await existing(session) { return found }
+        if let found = try await existing(session) {
+            try await verify(session, as: found)
+            try await pushEnding(of: session, into: found)
+            return found
+        }
         let shapes = try log.shapes(session: session.id)
         let actionShape = try await store.shapeID(shapes.action), stateShape = try await store.shapeID(shapes.state)
         let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
@@ -175,10 +179,10 @@ private struct Pusher {
             let created = try await store.rows("""
                 INSERT INTO rewind.sessions (origin, origin_session, install_id, app_id, app_version, action_schema_version, state_schema_version,
                                              codec, symbol_space_id, started_at, base_seq, info, key_id, key_salt, key_check,
-                                             action_shape_id, state_shape_id)
+                                             action_shape_id, state_shape_id, ending, end_seq, ended_at)
                 VALUES (\(origin), \(session.id), \(install), \(app.id), \(app.version), \(app.actionSchemaVersion), \(app.stateSchemaVersion),
                         \(session.codec), \(space), \(session.startedAt), nextval('rewind.seqs'), \(session.info), \(key?.keyID), \(key?.salt), \(key?.check),
-                        \(actionShape), \(stateShape))
+                        \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time))
                 ON CONFLICT (origin, origin_session) DO NOTHING
                 RETURNING id, base_seq
                 """).first.map { try $0.decode((Int64, Int64).self) }
@@ -201,6 +205,99 @@ private struct Pusher {
             throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was added but cannot be found")
         }
         return found
+    }
+
+    /// How the session ended, when the log says so now and the store does not yet (it was live
+    /// when it was pushed before).
+    private func pushEnding(of session: LogSession, into target: (id: Int64, base: Int64)) async throws {
+        guard let ending = session.ending else { return }
+        _ = try await store.rows("""
+            UPDATE rewind.sessions SET ending = \(ending.kind.rawValue), end_seq = \(ending.seq), ended_at = \(ending.time)
+            WHERE id = \(target.id) AND ending IS NULL
+            """)
+    }
+
+    /// A session the store has from this log must be this session, with the events it has of
+    /// it unchanged. A copy of the log restored or recorded into in place keeps the identity
+    /// (a copy in another file gets its own: `EventLog.identity()`), and may number another
+    /// history alike: adding its events would mix two histories in one session, so the push is
+    /// refused, naming the first event that differs. What is compared: the session's start,
+    /// app and codec, then the last event the store has of it (its seq, time, case and payload,
+    /// byte for byte) unless retention has trimmed it from the log; on a difference, every
+    /// event, to name the first.
+    private func verify(_ session: LogSession, as target: (id: Int64, base: Int64)) async throws {
+        let header = try await store.rows("SELECT started_at, app_id, codec FROM rewind.sessions WHERE id = \(target.id)")
+            .first.map { try $0.decode((Double, String, String).self) }
+        if let (startedAt, app, codec) = header, startedAt != session.startedAt || app != session.app.id || codec != session.codec {
+            throw diverged(session, """
+                the store's session \(session.id) from this log began at \(startedAt) (\(app), \(codec)), this one at \(session.startedAt) \
+                (\(session.app.id), \(session.codec))
+                """)
+        }
+        guard let last = try await single(Int64?.self, "SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)"),
+              let first = session.seqRange?.lowerBound, first <= last
+        else { return }
+        let stored = try await storedEvents(of: target, after: last - 1, count: 1).first
+        let mine = try? log.event(at: last)
+        if let stored, let mine, mine.session == session.id, stored.same(as: mine) { return }
+        // Something differs: walk both, to name the first event that does.
+        var after = Int64.min
+        var cursor = log.events(EventFilter(session: session.id), pageSize: 1_000)
+        while true {
+            let page = try await storedEvents(of: target, after: after, count: 1_000)
+            for event in page {
+                guard let mine = try cursor.next() else {
+                    throw diverged(session, "the store has event \(event.seq) of it, which this log does not")
+                }
+                guard mine.seq == event.seq else {
+                    throw diverged(session, "event \(min(mine.seq, event.seq)) is in \(mine.seq < event.seq ? "this log" : "the store") only")
+                }
+                if let difference = event.difference(from: mine) { throw diverged(session, "event \(event.seq) differs in its \(difference)") }
+                after = event.seq
+            }
+            guard page.count == 1_000 else { break }
+        }
+        throw diverged(session, "the last event the store has of it, \(last), differs")
+    }
+
+    /// The error for a log whose session `session` is not the one the store has under its number.
+    private func diverged(_ session: LogSession, _ detail: String) -> EventLogError {
+        .failed(path: log.path, reason: """
+            this log has diverged from what was pushed from it before (a copy restored or recorded into in place?): \(detail). \
+            Nothing of session \(session.id) was pushed; push a copy of the log made with `rewind export` and `rewind import`, \
+            which is a log of its own once recorded into
+            """)
+    }
+
+    /// An event as the store has it from a log, enough to tell whether the log still has it.
+    private struct StoredEvent {
+        var seq: Int64
+        var time: Double
+        var actionCase: String
+        var payload: Data?
+
+        /// What of `event` differs from this one: `nil` when nothing does.
+        func difference(from event: LoggedEvent) -> String? {
+            if event.actionCase != actionCase { return "case (\(actionCase) in the store, \(event.actionCase) here)" }
+            if event.time != time { return "time" }
+            if event.payload != payload { return "payload" }
+            return nil
+        }
+
+        func same(as event: LoggedEvent) -> Bool {
+            event.seq == seq && difference(from: event) == nil
+        }
+    }
+
+    /// The store's events of session `target`, by the log's seqs, after `after`.
+    private func storedEvents(of target: (id: Int64, base: Int64), after: Int64, count: Int) async throws -> [StoredEvent] {
+        try await store.rows("""
+            SELECT e.origin_seq, e.time, a.name, e.payload FROM rewind.events AS e JOIN rewind.actions AS a ON a.id = e.action_id
+            WHERE e.session_id = \(target.id) AND e.origin_seq > \(after) ORDER BY e.origin_seq LIMIT \(count)
+            """).map { row in
+            let (seq, time, actionCase, payload) = try row.decode((Int64, Double, String, Data?).self)
+            return StoredEvent(seq: seq, time: time, actionCase: actionCase, payload: payload)
+        }
     }
 
     private func existing(_ session: LogSession) async throws -> (id: Int64, base: Int64)? {
@@ -318,7 +415,7 @@ private struct Pusher {
 
     private func sourceID(_ source: ActionSource) async throws -> Int64 {
         try await store.sourceID(
-            file: source.file, function: source.function, line: Int64(source.line), column: Int64(source.column), origin: source.origin.rawValue
+            file: source.file, function: source.function, line: Int64(clamping: source.line), column: Int64(clamping: source.column), origin: source.origin.rawValue
         )
     }
 

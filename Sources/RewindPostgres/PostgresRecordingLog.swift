@@ -96,11 +96,26 @@ final class PostgresRecordingLog: RecordingLog {
             var gap = gap
             gap.resumedSession = id
             try await Self.insertGap(gap, into: store)
+            _ = try await store.rows("""
+                UPDATE rewind.sessions SET ending = 'resumed', end_seq = coalesce(last_seq, base_seq), ended_at = \(date.timeIntervalSince1970)
+                WHERE id = \(gap.session) AND ending IS NULL
+                """)
         }
     }
 
     func recordGap(_ gap: LogGap) throws(EventLogError) {
         try run { store in try await Self.insertGap(gap, into: store) }
+    }
+
+    /// Records that the recorder closed session `id`, at its last seq (the store's numbers,
+    /// as its install's log reads them).
+    func endSession(_ id: Int64, at date: Date) throws(EventLogError) {
+        try run { store in
+            _ = try await store.rows("""
+                UPDATE rewind.sessions SET ending = 'closed', end_seq = coalesce(last_seq, base_seq), ended_at = \(date.timeIntervalSince1970)
+                WHERE id = \(id) AND ending IS NULL
+                """)
+        }
     }
 
     /// A store's retention is its own (partitions, `DELETE`): nothing to do here.
@@ -193,7 +208,7 @@ final class PostgresRecordingLog: RecordingLog {
             if sources[event.source] == nil {
                 let key = event.source
                 sources[key] = try await store.sourceID(
-                    file: key.file, function: key.function, line: Int64(key.line), column: Int64(key.column), origin: key.origin
+                    file: key.file, function: key.function, line: Int64(clamping: key.line), column: Int64(clamping: key.column), origin: key.origin
                 )
             }
             if actions[event.actionCase] == nil { actions[event.actionCase] = try await store.actionID(event.actionCase) }

@@ -311,4 +311,18 @@ struct TypeShapeTests {
         let shape = TypeShape.of(ShopState.self)
         #expect(try JSONDecoder().decode(TypeShape.self, from: JSONEncoder().encode(shape)) == shape)
     }
+
+    @Test("a generic type that holds itself with another argument is described to a bounded depth, not until the stack overflows")
+    func polymorphicRecursion() {
+        let shape = TypeShape.of(Nesting<Int>.self)
+        #expect(shape.canonical.contains("opaque"))
+        // Each level is one more type: the description stops at the probe's depth.
+        #expect((ShapeProbe.typeDepth - 8...ShapeProbe.typeDepth).contains(shape.canonical.components(separatedBy: "value:").count - 1))
+    }
+}
+
+/// `Nesting<T>` holds a `Nesting<[T]>`: a new type at every level.
+private final class Nesting<T: Codable>: Codable {
+    let value: T
+    let deeper: Nesting<[T]>?
 }

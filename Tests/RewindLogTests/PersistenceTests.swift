@@ -134,6 +134,8 @@ struct PersistenceTests {
         let early = try log.beginSession(app: AppIdentity(id: "early"), initialState: 0)
         for index in 0..<30 { try log.append([EventRecord(index, source: ActionSource())], to: early) }   // seqs 1…30
         try log.appendSnapshot(30, to: early, after: 30)
+        // Ended: late and other are live, and hold the cut at their latest snapshots.
+        try log.endSession(early.id)
         let late = try log.beginSession(app: AppIdentity(id: "late"), initialState: 0)
         let other = try log.beginSession(app: AppIdentity(id: "other"), initialState: 0)
         // Interleaved, as two processes would leave them: late takes 31, 33, …, 59 and other 32, …, 60.

@@ -80,12 +80,15 @@ struct SchemaDriftTests {
     }
 
     /// Restores with `State` and `Action`, returning the drifts reported and the error, if any.
+    /// These types have no generated shapes: they are probed, as an app that opts in has them.
     static func restore<State: Codable & Sendable, Action: Codable & Sendable>(
         _ log: EventLog, _ state: State.Type, _ action: Action.Type
     ) -> (drifts: [SchemaDrift], error: EventLogError?) {
         let reported = Recorded<SchemaDrift>()
         do throws(EventLogError) {
-            _ = try log.restoredState(app: AppIdentity(id: "todo"), reducer: reducer(State.self, Action.self), onSchemaDrift: reported.append)
+            _ = try log.restoredState(
+                app: AppIdentity(id: "todo"), reducer: reducer(State.self, Action.self), typeShapes: .generatedOrProbed, onSchemaDrift: reported.append
+            )
             return (reported.all, nil)
         } catch {
             return (reported.all, error)
@@ -229,7 +232,8 @@ struct SchemaDriftTests {
         let upgrades = SchemaUpgrades(app: AppIdentity(id: "todo", actionSchemaVersion: 2, stateSchemaVersion: 1), upcaster: renaming)
         let reported = Recorded<SchemaDrift>()
         _ = try log.restoredState(
-            app: upgrades.app, reducer: Self.reducer(V1.State.self, FieldRenamed.Action.self), upcaster: renaming, onSchemaDrift: reported.append
+            app: upgrades.app, reducer: Self.reducer(V1.State.self, FieldRenamed.Action.self), upcaster: renaming,
+            typeShapes: .generatedOrProbed, onSchemaDrift: reported.append
         )
         #expect(reported.all.isEmpty)
 

@@ -85,14 +85,21 @@ struct EncryptedLogCommandTests {
         }
     }
 
-    @Test("a wrong key, a missing or malformed key file: one clear line each, exit 2")
+    @Test("a wrong key, a missing, malformed or shared key file: one clear line each, exit 2")
     func badKeys() throws {
         let other = Data((0..<32).map { UInt8($0) }).base64EncodedString()
         try Data("demo \(other)\n".utf8).write(to: URL(fileURLWithPath: folder.file("wrong")))
         try Data("# keys\ndemo\n".utf8).write(to: URL(fileURLWithPath: folder.file("malformed")))
         try Data("demo AAAA\n".utf8).write(to: URL(fileURLWithPath: folder.file("short")))
         try Data([0xFF, 0xFE, 0x00]).write(to: URL(fileURLWithPath: folder.file("binary")))
+        for file in ["wrong", "malformed", "short", "binary"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: folder.file(file))
+        }
+        // The right key, in a file the group can read: refused before it is read.
+        try FileManager.default.copyItem(atPath: folder.file("keys"), toPath: folder.file("shared"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: folder.file("shared"))
         let cases: [(String, String)] = [
+            ("shared", "--key-file shared: group or others can read it (mode 640); keys must be private: chmod 600 shared"),
             ("wrong", "the key given as 'demo' is not the key session 1 was encrypted with"),
             ("malformed", "--key-file malformed: line 2 is not `ID BASE64`"),
             ("short", "--key-file short: line 1: key 'demo' has 3 bytes"),

@@ -9,13 +9,17 @@ import Testing
 /// the built binaries.
 @Suite("rewind schema")
 struct SchemaCommandTests {
-    /// A todo log recorded by the recorder (which records its types' shapes by default).
+    /// A todo log recorded with its types' shapes probed: `TodoState` has no `@BinaryCodable`,
+    /// so by default the recorder would record it as opaque (an app opts in, as here).
     static func todoLog() async throws -> (folder: TemporaryDirectory, path: String) {
         let folder = try TemporaryDirectory()
         let path = folder.file("todo.rewind")
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.typeShapes = .generatedOrProbed
         _ = try await recordSession(
             into: try EventLog(path: path), app: AppIdentity(id: "com.example.todo"), initialState: TodoState(),
-            reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 5), actions: 40
+            reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 5), actions: 40,
+            configuration: configuration
         )
         return (folder, path)
     }

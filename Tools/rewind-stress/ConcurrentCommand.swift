@@ -126,17 +126,6 @@ struct TaggedWriterCommand: ParsableCommand {
     @Option var seconds: Int
 
     func run() throws {
-        /// Runs `body` until it is not refused with SQLITE_BUSY (another writer held the lock past
-        /// the busy timeout, which a loaded machine can make happen; nothing was written).
-        func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
-            while true {
-                do {
-                    return try body()
-                } catch let error as EventLogError {
-                    guard case let .sqlite(_, code, _, _) = error, code & 0xFF == 5 else { throw error }
-                }
-            }
-        }
         let eventLog = try retryingWhileBusy { try EventLog(path: log) }
         let session = try retryingWhileBusy {
             try eventLog.beginSession(app: AppIdentity(id: "com.example.stress.writer\(writer)"), initialState: 0)

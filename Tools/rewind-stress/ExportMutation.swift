@@ -14,6 +14,12 @@ enum ExportMutation: CustomStringConvertible {
     case invalidUTF8(line: Int)
     case hugeLine(bytes: Int)
     case replaceAll(String, why: String)
+    /// One field of one line, found by walking the line (`source.line`, `session.app.version`),
+    /// set to an edge value: structure-aware, so a valid line carries a 2^63 integer or a 1 MB
+    /// string, which random damage almost never makes.
+    case edge(line: Int, path: [String], value: String)
+    /// `count` symbol lines after line `line`, each id `skip` past the one before.
+    case symbolFlood(line: Int, count: Int, skip: Int64)
 
     var description: String {
         switch self {
@@ -26,7 +32,60 @@ enum ExportMutation: CustomStringConvertible {
         case let .invalidUTF8(line): "invalid UTF-8 in line \(line + 1)"
         case let .hugeLine(bytes): "a line of \(bytes / 1_000_000) MB"
         case let .replaceAll(_, why): why
+        case let .edge(line, path, value): "line \(line + 1): \(path.joined(separator: ".")) = \(value.count > 40 ? "\(value.prefix(20))… (\(value.count) bytes)" : value)"
+        case let .symbolFlood(line, count, skip): "\(count) symbol lines after line \(line + 1), each id \(skip) past the last"
         }
+    }
+
+    /// Integers at the edges of every width a reader might convert them to, numbers JSON
+    /// allows and Swift's integers do not hold, and strings a reader might choke on.
+    static let edgeValues = [
+        "0", "-1", "1", "2147483648", "4294967296", "9007199254740993", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616", "1e400", "-1e400", "0.5",
+        "\"\\u0000\"", "\"\\ud800\"", "\"" + String(repeating: "z", count: 1_000_000) + "\"", "null",
+    ]
+
+    /// Every field (to three levels deep) of the first line of each type, at each edge value,
+    /// then symbol floods: the deterministic cases the import fuzzer runs first.
+    static func edges(of export: Data) -> [ExportMutation] {
+        var seenTypes: Set<String> = []
+        var mutations: [ExportMutation] = []
+        let lines = export.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        for (index, line) in lines.enumerated() {
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
+                  let type = object["type"] as? String, seenTypes.insert(type).inserted else { continue }
+            for path in leafPaths(of: object, depth: 3) where path != ["type"] {
+                for value in edgeValues { mutations.append(.edge(line: index, path: path, value: value)) }
+            }
+            if type == "header" {
+                for (count, skip) in [(2, Int64(65_537)), (1_000, 65_537), (3, 4_294_967_296), (2, Int64.max / 2)] {
+                    mutations.append(.symbolFlood(line: index, count: count, skip: skip))
+                }
+            }
+        }
+        return mutations
+    }
+
+    /// The paths of every value in `object` that is not itself an object.
+    private static func leafPaths(of object: [String: Any], depth: Int) -> [[String]] {
+        object.keys.sorted().flatMap { key -> [[String]] in
+            if depth > 1, let inner = object[key] as? [String: Any] {
+                return leafPaths(of: inner, depth: depth - 1).map { [key] + $0 }
+            }
+            return [[key]]
+        }
+    }
+
+    /// `object` with the value at `path` replaced by a placeholder string.
+    private static func placing(_ placeholder: String, at path: [String], in object: [String: Any]) -> [String: Any] {
+        var object = object
+        guard let key = path.first else { return object }
+        if path.count == 1 {
+            object[key] = placeholder
+        } else if let inner = object[key] as? [String: Any] {
+            object[key] = placing(placeholder, at: Array(path.dropFirst()), in: inner)
+        }
+        return object
     }
 
     /// The mutation of case `index`; one case in 5,000 is the 100 MB line.
@@ -94,6 +153,18 @@ enum ExportMutation: CustomStringConvertible {
             lines.insert(huge, at: min(2, lines.count))
         case let .replaceAll(text, _):
             return Data(text.utf8)
+        case let .edge(line, path, value):
+            guard let object = (try? JSONSerialization.jsonObject(with: lines[line])) as? [String: Any],
+                  let encoded = try? JSONSerialization.data(withJSONObject: Self.placing("\u{1}PLACEHOLDER\u{1}", at: path, in: object), options: [.sortedKeys])
+            else { break }
+            lines[line] = Data(String(decoding: encoded, as: UTF8.self).replacingOccurrences(of: "\"\\u0001PLACEHOLDER\\u0001\"", with: value).utf8)
+        case let .symbolFlood(line, count, skip):
+            var id: Int64 = 0
+            let flood = (0..<count).map { index -> Data in
+                id = id > Int64.max - skip ? Int64.max : id + skip
+                return Data(#"{"id":\#(id),"name":"flood\#(index)","type":"symbol"}"#.utf8)
+            }
+            lines.insert(contentsOf: flood, at: line + 1)
         }
         return joined()
     }

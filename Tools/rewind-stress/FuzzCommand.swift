@@ -68,7 +68,9 @@ struct FuzzCommand: ParsableCommand {
         _ = try EventLog(path: base, mode: .readOnly).export(to: export)
         let exportBytes = try Data(contentsOf: export)
         let exportLines = exportBytes.split(separator: UInt8(ascii: "\n")).count
-        print("fuzz \(target): base log \(baseBytes.count) bytes, \(schema.pageCount) pages; export \(exportBytes.count) bytes, \(exportLines) lines; seed \(seed)")
+        // Import's structure-aware cases come first, then random damage.
+        let edges = target == "import" ? ExportMutation.edges(of: exportBytes) : []
+        print("fuzz \(target): base log \(baseBytes.count) bytes, \(schema.pageCount) pages; export \(exportBytes.count) bytes, \(exportLines) lines; seed \(seed)\(edges.isEmpty ? "" : "; \(edges.count) structure-aware cases first")")
 
         let watchdog = Watchdog(timeout: Double(timeoutSeconds))
         watchdog.start()
@@ -94,7 +96,8 @@ struct FuzzCommand: ParsableCommand {
                 }
                 readPath = path
             } else {
-                let mutation = ExportMutation.draw(case: index, lines: exportLines, bytes: exportBytes.count, random: &random)
+                let mutation = index < edges.count
+                    ? edges[index] : ExportMutation.draw(case: index, lines: exportLines, bytes: exportBytes.count, random: &random)
                 what = mutation.description
                 let damaged = URL(fileURLWithPath: scratch + "/damaged.jsonl")
                 try mutation.apply(to: exportBytes, random: &random).write(to: damaged)
@@ -123,6 +126,16 @@ struct FuzzCommand: ParsableCommand {
             }
         }
         print(tally.summary(target: target, seconds: Date().timeIntervalSince(started), showExamples: messages))
+        // Every case runs in this process: its high-water mark bounds what any one case took.
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let peakMB = usage.ru_maxrss / 1_024      // kilobytes on Linux
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        let peakMB = usage.ru_maxrss / 1_048_576  // bytes on Darwin
+        #endif
+        print("fuzz \(target): peak memory \(peakMB) MB")
         if !tally.failures.isEmpty { throw ExitCode(1) }
     }
 

@@ -70,7 +70,7 @@ struct KillLoopCommand: ParsableCommand {
             said.take(output.fileHandleForReading.readDataToEndOfFile())
             promised = max(promised, said.promised)
 
-            let (report, last, failure) = try checker.check(promised: promised)
+            let (report, last, failure) = try checker.check(promised: promised, said: said)
             losses.add(mode: mode, lost: said.lost(logEndsAt: last, end: killedAt))
             print("round \(round) (\(mode)): killed after \(said.promises) promises; \(report); promised \(promised), logged \(last)\(failure.map { "  ← FAILED: \($0)" } ?? "")")
             guard failure == nil else { throw ExitCode(1) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDBSQLite
+import RewindLog
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,12 @@ import Darwin
 /// with ``exitCode``, before that write. The parent then puts each watched file back to its
 /// durable copy (or removes it, if it was never synced) and drops the `-shm`: what a machine
 /// finds after losing power mid-write.
+///
+/// A file's name is durable apart from its content: a file created since the process started
+/// survives a cut only once its folder was synced (SQLite syncs it when it creates a `-wal`,
+/// seen here at the `-wal`'s first sync; Rewind when it creates a log, seen through
+/// `EventLog.observeFolderSyncs`). Until then the cut removes it whole: `<file>.entry` marks a
+/// durable name.
 ///
 /// Written by hand: it is test machinery wrapping the C API, and no package offers it. It
 /// wraps the platform's default VFS and is registered as the default, so every connection of
@@ -49,8 +56,17 @@ enum PowerCutFileSystem {
             watch.paths = [path, path + "-wal"]
             watch.cutAt = cutAt
         }
-        // Files that already exist were durable when this process started.
-        for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) { makeDurable(file) }
+        // Files that already exist were durable when this process started, names and all.
+        for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            makeDurable(file)
+            markEntryDurable(file)
+        }
+        EventLog.observeFolderSyncs { folder in
+            let synced = URL(fileURLWithPath: folder).standardizedFileURL.path
+            for file in [path, path + "-wal"] where (file as NSString).deletingLastPathComponent == synced {
+                if FileManager.default.fileExists(atPath: file) { PowerCutFileSystem.markEntryDurable(file) }
+            }
+        }
         guard let base = sqlite3_vfs_find(nil) else { fatalError("no default SQLite VFS") }
         real = base
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
@@ -76,8 +92,9 @@ enum PowerCutFileSystem {
         vfs.pointee.xDelete = { _, name, syncDirectory in
             guard let real = PowerCutFileSystem.real else { return SQLITE_ERROR }
             if let name {
-                // A deletion is taken as durable: the durable copy goes with the file.
+                // A deletion is taken as durable: the durable copy and name go with the file.
                 unlink(String(cString: name) + ".durable")
+                unlink(String(cString: name) + ".entry")
             }
             return real.pointee.xDelete(real, name, syncDirectory)
         }
@@ -89,6 +106,11 @@ enum PowerCutFileSystem {
         let durable = path + ".durable"
         unlink(durable)
         _ = try? FileManager.default.copyItem(atPath: path, toPath: durable)
+    }
+
+    /// Marks `path`'s name as durable: its folder was synced since it was created.
+    private static func markEntryDurable(_ path: String) {
+        _ = FileManager.default.createFile(atPath: path + ".entry", contents: nil)
     }
 
     /// Counts a write to a watched file; cuts the power when it is the chosen one.
@@ -134,7 +156,12 @@ enum PowerCutFileSystem {
         ours.pointee.xSync = { file, flags in
             guard let (real, path) = PowerCutFileSystem.realMethods(of: file) else { return SQLITE_IOERR }
             let rc = real.pointee.xSync(file, flags)
-            if rc == SQLITE_OK { PowerCutFileSystem.makeDurable(path) }
+            if rc == SQLITE_OK {
+                PowerCutFileSystem.makeDurable(path)
+                // SQLite's unix VFS syncs the folder at the first sync of a `-wal` it created;
+                // a main database file's name it leaves to whoever created the file.
+                if path.hasSuffix("-wal") { PowerCutFileSystem.markEntryDurable(path) }
+            }
             return rc
         }
         ours.pointee.xClose = { file in
@@ -150,20 +177,26 @@ enum PowerCutFileSystem {
     }
 
     /// After a child was cut off: puts the log and its `-wal` back to what their last sync made
-    /// durable (removing a file never synced) and removes the `-shm`, as after a reboot.
+    /// durable (removing a file never synced, or whose name never was) and removes the `-shm`,
+    /// as after a reboot.
     static func restoreAfterCut(log: String) throws {
         for path in [log, log + "-wal"] {
             let durable = path + ".durable"
             unlink(path)
-            if FileManager.default.fileExists(atPath: durable) {
+            if FileManager.default.fileExists(atPath: durable) && FileManager.default.fileExists(atPath: path + ".entry") {
                 try FileManager.default.moveItem(atPath: durable, toPath: path)
             }
+            unlink(durable)
+            unlink(path + ".entry")
         }
         unlink(log + "-shm")
     }
 
-    /// Removes the durable copies a child left when it ended without a cut.
+    /// Removes the durable copies and name marks a child left when it ended without a cut.
     static func discardDurableCopies(log: String) {
-        for path in [log, log + "-wal"] { unlink(path + ".durable") }
+        for path in [log, log + "-wal"] {
+            unlink(path + ".durable")
+            unlink(path + ".entry")
+        }
     }
 }

@@ -13,9 +13,12 @@ struct PowerLossCommand: ParsableCommand {
             Each round a child records the shop app through a VFS that keeps only what xSync made \
             durable, and stops dead before a random write to the log or its -wal. The log and \
             -wal are then put back to their durable content and the -shm removed, as after a \
-            reboot. The log must open, pass integrity_check, hold seqs without gaps, hold every \
-            action the child promised (flushed, or with synchronous durability dispatched), and \
-            its sessions must replay and reproduce their snapshots. Exits 1 on the first failure.
+            reboot; a file whose folder was not synced since it was created is gone. The log must \
+            open, pass integrity_check, hold seqs without gaps, hold every action the child \
+            promised (dispatched before a flush returned, or with synchronous durability \
+            dispatched), each the action the child's seeded script dispatched there, and its \
+            sessions must replay and reproduce their snapshots (one every 20 actions). Exits 1 \
+            on the first failure.
             """
     )
 
@@ -25,12 +28,15 @@ struct PowerLossCommand: ParsableCommand {
     @Option(help: "Cut at a write chosen from 1 to this many.") var maxWrite = 400
     @Option(help: "Actions each child records at most.") var actions = 300
     @Option(help: "Seed of the random cut points.") var seed: UInt64 = 1
+    @Option(help: "SQLite's synchronous setting the children record with: full (the log's), or normal, which this run must catch (it fails within a few rounds).")
+    var synchronous = "full"
 
     func validate() throws {
         guard rounds > 0, maxWrite > 0, actions > 0 else { throw ValidationError("--rounds, --max-write and --actions must be positive") }
         guard StressSchedule.durabilities.contains(durability) else {
             throw ValidationError("--durability is buffered, synchronous or mixed")
         }
+        guard ["full", "normal"].contains(synchronous) else { throw ValidationError("--synchronous is full or normal") }
     }
 
     func run() throws {
@@ -49,7 +55,7 @@ struct PowerLossCommand: ParsableCommand {
             child.executableURL = executable
             child.arguments = [
                 "record", "--log", path, "--durability", mode, "--flush-every", "\(5 + schedule.next(60))", "--seed", "\(round)",
-                "--limit", "\(actions)", "--power-cut-at", "\(cutAt)",
+                "--limit", "\(actions)", "--power-cut-at", "\(cutAt)", "--synchronous", synchronous,
             ]
             let output = Pipe()
             child.standardOutput = output
@@ -69,7 +75,7 @@ struct PowerLossCommand: ParsableCommand {
                 throw ExitCode(1)
             }
 
-            let (report, last, failure) = try checker.check(promised: promised)
+            let (report, last, failure) = try checker.check(promised: promised, said: said)
             if let cutTime = said.cutTime { losses.add(mode: mode, lost: said.lost(logEndsAt: last, end: cutTime)) }
             print("round \(round) (\(mode)): \(status == 0 ? "finished" : "cut at write \(cutAt)"); \(report); promised \(promised), logged \(last)\(failure.map { "  ← FAILED: \($0)" } ?? "")")
             guard failure == nil else { throw ExitCode(1) }

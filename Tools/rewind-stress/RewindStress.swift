@@ -18,6 +18,7 @@ struct RewindStress: ParsableCommand {
         subcommands: [
             RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self,
             TaggedWriterCommand.self, TaggedReaderCommand.self, KeyedWriterCommand.self, FuzzCommand.self,
+            SharedLogCommand.self, SharedWriterCommand.self, SharedReaderCommand.self, SharedExporterCommand.self,
         ]
     )
 }
@@ -50,23 +51,31 @@ struct RecordCommand: ParsableCommand {
     @Option(help: "Simulate a power cut before this write to the log or its -wal (see power-loss).")
     var powerCutAt: Int?
 
+    @Option(help: "SQLite's synchronous setting to record with: full (the log's), or normal, which the power-loss run must catch.")
+    var synchronous = "full"
+
     func validate() throws {
         guard ["buffered", "synchronous"].contains(durability) else { throw ValidationError("--durability is buffered or synchronous") }
         guard flushEvery > 0 else { throw ValidationError("--flush-every must be positive") }
+        guard ["full", "normal"].contains(synchronous) else { throw ValidationError("--synchronous is full or normal") }
     }
 
     func run() throws {
         let actions = SessionSource.shopActions(seed: seed)
         if let powerCutAt { PowerCutFileSystem.install(log: log, cutAt: powerCutAt) }
         let eventLog = try EventLog(path: log)
+        if synchronous != "full" { try eventLog.weakenSynchronousForTesting(synchronous) }
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = durability == "synchronous" ? .synchronous : .buffered(maxDelay: .milliseconds(maxDelayMs))
-        configuration.snapshotInterval = 200
+        // Often, so that verify compares many snapshots with the replayed state every round.
+        configuration.snapshotInterval = 20
         let recorder = Recorder<ShopState, ShopAction>(log: eventLog, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
         let initial = try eventLog.restoredState(app: recorder.app, reducer: Shop.reducer) ?? ShopState()
         let store = Store(initialState: initial, reducer: Shop.reducer, middleware: recorder.middleware)
         // One writer, one dispatching thread: the n-th action dispatched here gets seq base + n.
         let base = try eventLog.seqRange()?.upperBound ?? 0
+        // The parent checks every promised action against this seed's script from here.
+        FileHandle.standardOutput.write(Data("base \(base) \(seed)\n".utf8))
         let synchronous = durability == "synchronous"
         var count = 0
         var lastMark: UInt64 = 0
@@ -86,9 +95,10 @@ struct RecordCommand: ParsableCommand {
                 FileHandle.standardOutput.write(Data("flushed \(base + Int64(count))\n".utf8))
             } else if count % flushEvery == 0 {
                 try recorder.flush()
-                let last = try eventLog.seqRange()?.upperBound ?? 0
+                // What was dispatched before the flush returned, not what the log says it holds:
+                // a flush that returned early must fail the round, not lower the promise.
                 // Unbuffered, so the parent sees the line before it decides to kill.
-                FileHandle.standardOutput.write(Data("flushed \(last)\n".utf8))
+                FileHandle.standardOutput.write(Data("flushed \(base + Int64(count))\n".utf8))
             }
         }
         try recorder.close()

@@ -16,6 +16,8 @@ struct ChildReport {
     /// `(seq, ns)` marks, in order.
     var dispatches: [(seq: Int64, time: UInt64)] = []
     var cutTime: UInt64?
+    /// The seq the child's first action followed, and the seed of its script.
+    var script: (base: Int64, seed: UInt64)?
     private var pending = Data()
 
     /// Takes a chunk of the child's output.
@@ -31,6 +33,8 @@ struct ChildReport {
                 if let seq = Int64(words[1]), let time = UInt64(words[2]) { dispatches.append((seq, time)) }
             case ("cut", 2):
                 cutTime = UInt64(words[1])
+            case ("base", 3):
+                if let base = Int64(words[1]), let seed = UInt64(words[2]) { script = (base, seed) }
             default:
                 break
             }
@@ -93,10 +97,15 @@ struct LogChecker {
         self.path = path
     }
 
+    /// The scripts children recorded, by seed (each is generated once).
+    private var scripts: [UInt64: [DispatchedAction<ShopAction>]] = [:]
+
     /// Opens the log and checks it: sound, seqs from 1 without gaps, no recorded loss, every
-    /// promised action present, and the sessions recorded since the last check replay and
-    /// reproduce their snapshots. Returns the report, the last seq, and what failed.
-    mutating func check(promised: Int64) throws -> (report: IntegrityReport, last: Int64, failure: String?) {
+    /// promised action present — and, for the round's child (`said`), every action it was
+    /// promised the one its seeded script dispatched, case, payload and source — and the
+    /// sessions recorded since the last check replay and reproduce their snapshots. Returns the
+    /// report, the last seq, and what failed.
+    mutating func check(promised: Int64, said: ChildReport? = nil) throws -> (report: IntegrityReport, last: Int64, failure: String?) {
         let eventLog = try EventLog(path: path)
         defer { try? eventLog.close() }
         let report = try eventLog.checkIntegrity()
@@ -106,6 +115,21 @@ struct LogChecker {
         }
         if !report.recordedGaps.isEmpty { return (report, last, "a loss was recorded") }
         if last < promised { return (report, last, "seqs \(last + 1)…\(promised) were promised and are missing") }
+        if let said, let script = said.script, said.promised > script.base {
+            let actions = scripts[script.seed] ?? SessionSource.shopActions(seed: script.seed)
+            scripts[script.seed] = actions
+            var cursor = eventLog.events(EventFilter(seqs: (script.base + 1)...said.promised), pageSize: 1_000)
+            var expected = script.base + 1
+            while let event = try cursor.next() {
+                let dispatched = actions[Int(event.seq - script.base - 1) % actions.count]
+                let action = try eventLog.decodeAction(of: event, as: ShopAction.self)
+                guard event.seq == expected, action == dispatched.action, event.source == dispatched.source else {
+                    return (report, last, "seq \(event.seq) is not the action the child dispatched there")
+                }
+                expected += 1
+            }
+            if expected <= said.promised { return (report, last, "seqs \(expected)…\(said.promised) were promised and are missing") }
+        }
         let replayer = Replayer(log: eventLog, reducer: Shop.reducer)
         for session in try eventLog.sessions() where session.id > sessionsBefore {
             let verified = try replayer.verify(session: session.id)

@@ -135,11 +135,8 @@ struct DemoCommand: AsyncParsableCommand {
     private func keys() throws -> LogKeys {
         guard let keyFile else { return LogKeys() }
         if FileManager.default.fileExists(atPath: keyFile) {
-            guard let data = FileManager.default.contents(atPath: keyFile), let text = String(data: data, encoding: .utf8) else {
-                throw ValidationError("--key-file \(keyFile): the file cannot be read as text")
-            }
             do {
-                let keys = try LogKeys.reading(keyFile: text)
+                let keys = try LogKeys.reading(keyFileAt: keyFile)
                 return LogKeys(current: keys.others.first, others: keys.others)
             } catch {
                 throw ValidationError("--key-file \(keyFile): \(error.reason)")

@@ -9,6 +9,9 @@ final class SymbolTable: Sendable {
         var names: [String] = []
         /// Symbols up to this id are known to be in the log file.
         var persisted: UInt32 = 0
+        /// How many of `names` are empty slots: ids another writer took that this table has
+        /// not read yet.
+        var holes = 0
         /// `ids` for the encoder's look-ups, rebuilt on first use after `ids` changes.
         var index: SymbolIndex?
     }
@@ -59,15 +62,26 @@ final class SymbolTable: Sendable {
     func learn(_ symbols: [CodecSymbol]) throws {
         try contents.withLock { contents in
             // Writers number densely: a gap is another writer's few symbols not read yet, never
-            // millions (which only a damaged file holds, and which would fill memory).
-            let limit = Int64(contents.names.count) + Int64(symbols.count) + 65_536
+            // millions. The bound is on the slots left empty after this call, whatever came
+            // before it, so symbols learned one at a time (an import, a line each) cannot add
+            // up to more than `largestGap` empty slots either.
+            var landing = Set<Int64>()
             for symbol in symbols {
-                guard symbol.id >= 1, symbol.id <= min(limit, Int64(UInt32.max)) else { throw SymbolTableDamage.outOfRange(id: symbol.id) }
-                guard symbol.id <= contents.names.count else { continue }
+                guard symbol.id >= 1, symbol.id <= Int64(UInt32.max) else { throw SymbolTableDamage.outOfRange(id: symbol.id) }
+                guard symbol.id <= contents.names.count else {
+                    landing.insert(symbol.id)
+                    continue
+                }
                 let known = contents.names[Int(symbol.id) - 1]
+                if known.isEmpty { landing.insert(symbol.id) }
                 if !known.isEmpty && known != symbol.name {
                     throw SymbolTableDamage.conflict(id: symbol.id, inFile: symbol.name, known: known)
                 }
+            }
+            let count = max(Int64(contents.names.count), symbols.map(\.id).max() ?? 0)
+            let holes = count - (Int64(contents.names.count - contents.holes) + Int64(landing.count))
+            guard holes <= Self.largestGap else {
+                throw SymbolTableDamage.outOfRange(id: symbols.map(\.id).max() ?? 0)
             }
             for symbol in symbols.sorted(by: { $0.id < $1.id }) {
                 let id = UInt32(symbol.id)
@@ -88,10 +102,15 @@ final class SymbolTable: Sendable {
                 }
                 contents.persisted = max(contents.persisted, id)
             }
+            contents.holes = Int(holes)
             contents.index = nil
             changes.add(1, ordering: .releasing)
         }
     }
+
+    /// The most ids a table leaves unread between the ones it knows (a few hundred bytes of
+    /// memory each at most): far more than writers racing ever leave, far less than memory.
+    static var largestGap: Int64 { 65_536 }
 
     /// Symbols not yet known to be in the log file.
     func unpersisted() -> [CodecSymbol] {

@@ -21,11 +21,14 @@ extension TypeShape {
     ///   its type's probe there: the fields read so far are kept and the rest is
     ///   ``opaque(name:reason:)``. One that reads different keys depending on the values it gets
     ///   shows only the branch the placeholders take.
-    /// - Recursive types: the second occurrence is a ``reference(_:)``.
+    /// - Recursive types: the second occurrence is a ``reference(_:)``. A generic type that
+    ///   holds itself with another argument (`Box<T>` holding `Box<[T]>`), a new type at each
+    ///   level, is ``opaque(name:reason:)`` past 48 levels.
     ///
     /// It runs the type's own decoding code. A custom `init(from:)` that traps on a value it
     /// did not expect (`URL(string: text)!` given `""`) traps here too: probe in tools and
-    /// tests, not where a trap would cost a user.
+    /// tests, not where a trap would cost a user (a recorder's default is generated shapes
+    /// only: `RecorderConfiguration.typeShapes`).
     ///
     /// A type with `@BinaryCodable` has its shape written by the macro at compile time, and is
     /// not probed: a graph of such types (and the standard ones) is described without running
@@ -64,6 +67,8 @@ final class ShapeProbe {
     }
     /// How deep ``anyValue(_:depth:)`` may go looking for a non-recursive value.
     private static let valueDepth = 6
+    /// How many types deep a description may nest.
+    static let typeDepth = 48
 
     /// The shape of `type` and, when one could be made and `wantsValue`, a value of it to hand
     /// back to the decoding that asked for it.
@@ -79,6 +84,11 @@ final class ShapeProbe {
         // A value is only made by probing: with probing off, nothing of the type's code runs.
         let someValue = { wantsValue && self.probing ? self.anyValue(type, depth: 0) : nil }
         if describing.contains(id) { return (.reference(name), someValue()) }
+        // A generic type that holds itself with another argument (`Box<T>` holding
+        // `Box<[T]>`) is a new type at every level: stop before the stack does.
+        if describing.count >= Self.typeDepth {
+            return (.opaque(name: name, reason: "nested more than \(Self.typeDepth) types deep (a generic type that holds itself with another argument?)"), nil)
+        }
         describing.append(id)
         defer { describing.removeLast() }
 

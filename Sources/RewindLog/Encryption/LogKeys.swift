@@ -37,6 +37,29 @@ public struct LogKeys: Sendable {
     /// Whether there is any key.
     public var isEmpty: Bool { current == nil && others.isEmpty }
 
+    /// Reads the key file at `path` (see ``reading(keyFile:)`` for its lines), which must be a
+    /// regular file that only its owner can read: keys read every session they sealed, so a
+    /// key file that group or others can read is refused with the `chmod` that fixes it, as
+    /// PostgreSQL's tools refuse such a `.pgpass`.
+    ///
+    /// - Throws: ``LogKey/Invalid`` saying what is wrong: no such file, not readable, readable
+    ///   by others, not UTF-8 text, or a line that is not a key.
+    public static func reading(keyFileAt path: String) throws(LogKey.Invalid) -> LogKeys {
+        let fileManager = FileManager.default
+        guard let attributes = try? fileManager.attributesOfItem(atPath: path) else {
+            throw LogKey.Invalid(reason: fileManager.fileExists(atPath: path) ? "the file cannot be read" : "no such file")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw LogKey.Invalid(reason: "not a regular file") }
+        if let permissions = attributes[.posixPermissions] as? Int, permissions & 0o077 != 0 {
+            throw LogKey.Invalid(
+                reason: "group or others can read it (mode \(String(permissions & 0o777, radix: 8))); keys must be private: chmod 600 \(path)"
+            )
+        }
+        guard let data = fileManager.contents(atPath: path) else { throw LogKey.Invalid(reason: "the file cannot be read") }
+        guard let text = String(data: data, encoding: .utf8) else { throw LogKey.Invalid(reason: "not a key file (not UTF-8 text)") }
+        return try reading(keyFile: text)
+    }
+
     /// Reads a key file: one key per line, `ID BASE64` (an id, a space, the key's bytes in
     /// base64); blank lines and lines starting with `#` are skipped. The keys are for reading
     /// (``others``); ``current`` is left `nil`.

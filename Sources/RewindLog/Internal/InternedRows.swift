@@ -101,7 +101,9 @@ extension InternedRows<SourceKey>.Table {
         insert: #"INSERT INTO sources (file, function, line, "column", origin) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"#,
         selectID: #"SELECT id FROM sources WHERE file = ? AND function = ? AND line = ? AND "column" = ? AND origin = ?"#,
         selectAfter: #"SELECT id, file, function, line, "column", origin FROM sources WHERE id > ? ORDER BY id"#,
-        arguments: { [$0.file, $0.function, Int64($0.line), Int64($0.column), $0.origin] },
+        // Clamped: an app may build a source by hand with any `UInt`; decoded ones are checked
+        // (`ActionSource.init(from:)`), and a store's columns are signed 64-bit.
+        arguments: { [$0.file, $0.function, Int64(clamping: $0.line), Int64(clamping: $0.column), $0.origin] },
         value: { row in
             SourceKey(
                 file: try row.required("file", in: "sources"), function: try row.required("function", in: "sources"),

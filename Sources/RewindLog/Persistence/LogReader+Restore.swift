@@ -25,7 +25,8 @@ extension LogReader {
     ///   - reducer: The app's reducer.
     ///   - upcaster: Upgrades old payloads.
     ///   - typeShapes: Where the current types' shapes come from, to compare them with the
-    ///     recorded ones (`.none` skips the check).
+    ///     recorded ones: by default only generated ones, since this runs in the app (probing
+    ///     would run its `init(from:)` on placeholder values); `.none` skips the check.
     ///   - onSchemaDrift: Told of each drift; by default it prints a warning to standard error.
     /// - Returns: The state, or `nil` when the log has no session of this app.
     /// - Throws: ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)`` naming
@@ -34,7 +35,7 @@ extension LogReader {
         app: AppIdentity,
         reducer: Reducer<State, Action>,
         upcaster: Upcaster = .none,
-        typeShapes: SessionShapes.Source = .generatedOrProbed,
+        typeShapes: SessionShapes.Source = .generatedOnly,
         onSchemaDrift: @Sendable (SchemaDrift) -> Void = SchemaDrift.printWarning
     ) throws(EventLogError) -> State? {
         guard let session = try sessions().last(where: { $0.app.id == app.id }) else { return nil }

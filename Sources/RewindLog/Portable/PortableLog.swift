@@ -103,11 +103,19 @@ extension LogReader {
     ///     writable by its owner only, like the log.
     ///   - filter: Which events; sessions and snapshots follow the events chosen.
     /// - Returns: How many events were written.
+    ///
+    /// The export is of one moment of the log (``readingConsistently(_:)``), whatever other
+    /// writers and retention do while it runs.
     @discardableResult
     public func export(to url: URL, filter: EventFilter = EventFilter()) throws(EventLogError) -> Int {
         for suffix in ["", "-wal", "-shm"] where FileIdentity(path: path + suffix).map({ $0 == FileIdentity(path: url.path) }) == true {
             throw .readOnly(path: url.path, detail: "it is the log being exported (or its\(suffix.isEmpty ? "" : " " + suffix) file); export to another file")
         }
+        return try readingConsistently { log throws(EventLogError) in try log.writeExport(to: url, filter: filter) }
+    }
+
+    /// The export, read from this reader.
+    private func writeExport(to url: URL, filter: EventFilter) throws(EventLogError) -> Int {
         let writer = try PortableLogWriter(url: url)
 
         var sessions = try self.sessions()
@@ -214,6 +222,8 @@ extension EventLog {
         /// The shared payload rows this import has inserted or checked (one transaction).
         var sharedPresent: Set<Int64> = []
         var sawHeader = false
+        /// Sessions whose end the export did not say: they end at their last imported seq.
+        var unended: Set<Int64> = []
         while let line = try reader.next() {
             number += 1
             if line.isEmpty { continue }
@@ -234,8 +244,11 @@ extension EventLog {
                     guard header.format == "rewind-export", header.version <= PortableLog.version else {
                         throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
                     }
-                    // The import is the same log, moved: it keeps the identity.
-                    if let id = header.logID { try db.execute(sql: "UPDATE log_identity SET uuid = ?", arguments: [id.uuidString.lowercased()]) }
+                    // The import is the same log, moved: it keeps the identity until it is
+                    // recorded into, when it becomes a log of its own (`file` -1; schema 12).
+                    if let id = header.logID {
+                        try db.execute(sql: "UPDATE log_identity SET uuid = ?, file = -1", arguments: [id.uuidString.lowercased()])
+                    }
                     sawHeader = true
                 case "symbol":
                     let symbol = try decode(PortableLog.SymbolLine.self)
@@ -259,16 +272,24 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): session \(session.id)'s encryption has an empty key id, or a salt or check of the wrong size")
                     }
                     let actionShape = try internShape(db, line.shapes?.action), stateShape = try internShape(db, line.shapes?.state)
+                    // No process records an imported session: one that was live when exported
+                    // (or exported before schema 12) ends 'unknown', never 'unclean' (no crash
+                    // is known), at its last seq.
+                    var ending = session.ending ?? SessionEnding(kind: .unknown, seq: session.baseSeq, time: nil)
+                    try requireSeq(ending.seq, "session end seq", min: 0)
+                    if ending.time?.isFinite == false { ending.time = nil }
                     try db.execute(
                         sql: """
                             INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
-                                                  key_id, key_salt, key_check, action_shape_id, state_shape_id)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                                  key_id, key_salt, key_check, action_shape_id, state_shape_id, uuid, ending, end_seq, ended_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """,
                         arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
                                     session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info,
-                                    encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape]
+                                    encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape,
+                                    UUID().uuidString.lowercased(), ending.kind.rawValue, ending.seq, ending.time]
                     )
+                    if session.ending == nil { unended.insert(session.id) }
                     codecs[session.id] = log.storesText(session)
                     if encryption == nil { clear.insert(session.id) }
                 case "snapshot":
@@ -332,5 +353,8 @@ extension EventLog {
         }
         guard sawHeader else { throw EventLogError.notAnExport(path: exportPath, reason: "no rewind-export header line") }
         try recomputeSessionBounds(db)
+        for session in unended {
+            try db.execute(sql: "UPDATE sessions SET end_seq = coalesce(last_seq, base_seq) WHERE id = ?", arguments: [session])
+        }
     }
 }

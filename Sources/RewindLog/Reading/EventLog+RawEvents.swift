@@ -59,7 +59,7 @@ extension EventLog {
             var count = 0
             var stopped = false
             try mappingErrors(path: path) {
-                try database.read { db in
+                try inReadTransaction { db in
                     try refreshSymbols(db)
                     let names = try actions.values(in: db)
                     let statement = try db.cachedStatement(sql: sql)

@@ -108,6 +108,12 @@ public protocol LogReader: AnyObject, Sendable {
     /// Where `session`'s snapshots are (seq, kind and time; not the states), in seq order.
     func snapshotIndex(session: Int64) throws(EventLogError) -> [(seq: Int64, kind: String, time: Double)]
 
+    /// Calls `body` with a reader of this log that sees it as it was at one moment, however long
+    /// `body` reads while others write and trim: what a whole-log read such as the export needs
+    /// to be consistent. A file opens a second connection held in one read transaction; a
+    /// reader whose answers cannot change under it (the default) passes itself.
+    func readingConsistently<T>(_ body: (any LogReader) throws(EventLogError) -> T) throws(EventLogError) -> T
+
     /// Counts and sizes of the log, or of one session.
     func statistics(session: Int64?) throws(EventLogError) -> LogStatistics
     /// Events over time, cut into `buckets` stretches (1–1000), with the `top` cases and
@@ -117,6 +123,13 @@ public protocol LogReader: AnyObject, Sendable {
     /// session, bounds that match the events, and every encrypted value it has the key of
     /// authenticating.
     func checkIntegrity() throws(EventLogError) -> IntegrityReport
+}
+
+extension LogReader {
+    /// Passes itself: a reader whose answers cannot change under it (a store's log only grows).
+    public func readingConsistently<T>(_ body: (any LogReader) throws(EventLogError) -> T) throws(EventLogError) -> T {
+        try body(self)
+    }
 }
 
 extension LogReader {

@@ -54,19 +54,48 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     }
 
     /// Begins the session (on the binding thread: once per store, not on the dispatch path).
+    /// When it cannot begin (a full disk at launch), each batch tries again until it can, and
+    /// what was dispatched meanwhile is a gap after the initial state (see ``write(_:after:progress:)``).
     @usableFromInline
     func beginSession(app: AppIdentity, initialState: State) {
+        let date = configuration.clock()
         do {
-            let session = try log.beginSession(
-                app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(initialState),
-                info: configuration.sessionInfo, shapes: shapes, at: configuration.clock()
-            )
+            let session = try startSession(app: app, state: initialState, at: date)
             currentSession.withLock { $0 = session }
         } catch {
-            // Every batch will then be reported as unrecorded with this error.
-            buffer.contents.withLock { $0.permanentFailure = error }
+            unstarted.withLock { $0 = Unstarted(app: app, state: initialState, date: date) }
+            buffer.contents.withLock { if $0.unthrownFailure == nil { $0.unthrownFailure = error } }
             report(RecorderFailure(error: error, unrecorded: []))
         }
+    }
+
+    /// Begins a session from `state` (scrubbed here).
+    private func startSession(app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogSession {
+        try log.beginSession(
+            app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
+            info: configuration.sessionInfo, shapes: shapes, at: date
+        )
+    }
+
+    /// A session that could not begin, tried again at the next batch.
+    private struct Unstarted {
+        var app: AppIdentity
+        var state: State
+        var date: Date
+    }
+
+    /// Set while the session could not begin.
+    private let unstarted = Mutex<Unstarted?>(nil)
+
+    /// Begins the session that could not begin at binding, if there is one; once it has, a gap
+    /// tallied meanwhile (`progress.gap`) is that session's, after its initial state.
+    private func startPendingSession(progress: inout Progress) throws(EventLogError) {
+        guard session == nil, let pending = unstarted.withLock({ $0 }) else { return }
+        let started = try startSession(app: pending.app, state: pending.state, at: pending.date)
+        unstarted.withLock { $0 = nil }
+        currentSession.withLock { $0 = started }
+        progress.gap?.record.session = started.id
+        progress.gap?.record.afterSeq = started.baseSeq
     }
 
     /// The shapes every session of this writer records (found once per type and process:
@@ -89,7 +118,9 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         // The ticket of the last event taken from the buffer: every event handed off is in
         // exactly one swap, so a swap's events follow the previous swap's.
         var taken: UInt64 = 0
-        var progress = Progress(lastSeq: session?.baseSeq ?? 0, spacing: newSpacing())
+        // The session begins when a store binds the middleware, usually after this thread starts:
+        // its position is read from it at the first write (`lastSeq` nil until then).
+        var progress = Progress(lastSeq: nil, spacing: newSpacing())
 
         while true {
             let job: Job = buffer.contents.withLock { contents in
@@ -119,7 +150,15 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                 if let gap = progress.gap {
                     // Nothing came after the loss to resume from: the log still says what was lost.
                     do {
-                        try log.recordGap(gap.record)
+                        try startPendingSession(progress: &progress)
+                        try log.recordGap(progress.gap?.record ?? gap.record)
+                    } catch {
+                        report(RecorderFailure(error: error, unrecorded: []))
+                    }
+                }
+                if let session {
+                    do {
+                        try log.endSession(session.id, at: configuration.clock())
                     } catch {
                         report(RecorderFailure(error: error, unrecorded: []))
                     }
@@ -231,8 +270,14 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
 
     /// What the writer thread carries from one batch to the next.
     struct Progress {
-        /// The last seq recorded in the current session (its base seq before any).
-        var lastSeq: Int64
+        /// The last seq recorded in the current session; `nil` before any, when a loss comes
+        /// after the session's base seq (see ``position(in:)``).
+        var lastSeq: Int64?
+
+        /// Where a loss in `session` comes: after its last recorded event, or its base seq.
+        func position(in session: LogSession) -> Int64 {
+            lastSeq ?? session.baseSeq
+        }
         /// Actions lost since a failed write, not yet recorded as a gap.
         var gap: PendingGap?
         /// The session's tally of event and snapshot sizes, which spaces periodic snapshots.
@@ -242,11 +287,16 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     /// A loss being tallied until it can be written, with the error that caused it.
     struct PendingGap {
         var record: LogGap
+        /// What caused the loss (the gap's reason).
         var error: EventLogError
+        /// What the last attempt to record it failed with, reported for the actions lost since
+        /// (a fresh state that cannot be encoded, say, rather than the disk that filled first).
+        var latest: EventLogError
 
         init(session: Int64, afterSeq: Int64, error: EventLogError) {
             record = LogGap(session: session, afterSeq: afterSeq, lost: 0, cases: [:], reason: "\(error)", firstTime: 0, lastTime: 0, resumedSession: nil)
             self.error = error
+            latest = error
         }
 
         mutating func add(_ dispatched: DispatchedAction<Action>, at time: Double) {
@@ -274,8 +324,17 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             let actions = actions(in: items)
             return ([RecorderFailure(error: error, unrecorded: actions)], actions.count)
         }
-        if let failure = buffer.contents.withLock({ $0.permanentFailure }) {
-            return unwritten(failure)
+        do {
+            try startPendingSession(progress: &progress)
+        } catch {
+            // Still cannot begin: this batch is lost too, after the initial state it will begin
+            // from (the gap's session and seq are set when it does).
+            var gap = progress.gap ?? PendingGap(session: 0, afterSeq: 0, error: error)
+            gap.latest = error
+            for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
+            progress.gap = gap
+            buffer.freshStateWanted.store(true, ordering: .releasing)
+            return unwritten(error)
         }
         guard var session else {
             return unwritten(.closed(path: log.path))
@@ -284,7 +343,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             // Deleted or replaced: a loss like any failed write, except that recording goes on
             // in a new log at the same path (see `reopen`), from the live state.
             let error = EventLogError.fileVanished(path: log.path)
-            var gap = PendingGap(session: session.id, afterSeq: progress.lastSeq, error: error)
+            var gap = PendingGap(session: session.id, afterSeq: progress.position(in: session), error: error)
             for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
             progress.gap = gap
             buffer.freshStateWanted.store(true, ordering: .releasing)
@@ -300,7 +359,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             let lostHere = actions(in: items[..<(resume ?? items.endIndex)])
             guard let resume, case let .freshState(state, time) = items[resume] else {
                 progress.gap = gap
-                return ([RecorderFailure(error: gap.error, unrecorded: lostHere)], lostHere.count)
+                return ([RecorderFailure(error: gap.latest, unrecorded: lostHere)], lostHere.count)
             }
             do {
                 if case .fileVanished = gap.error {
@@ -313,13 +372,14 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             } catch {
                 // Still failing: the whole batch is lost too, and another fresh state is needed.
                 for case let .event(dispatched, time) in items[resume...] { gap.add(dispatched, at: time) }
+                gap.latest = error
                 progress.gap = gap
                 buffer.freshStateWanted.store(true, ordering: .releasing)
-                return unwritten(gap.error)
+                return unwritten(error)
             }
             currentSession.withLock { $0 = session }
-            progress = Progress(lastSeq: session.baseSeq, gap: nil, spacing: newSpacing())
-            if !lostHere.isEmpty { failures.append(RecorderFailure(error: gap.error, unrecorded: lostHere)) }
+            progress = Progress(lastSeq: nil, gap: nil, spacing: newSpacing())
+            if !lostHere.isEmpty { failures.append(RecorderFailure(error: gap.latest, unrecorded: lostHere)) }
             items = items[(resume + 1)...]
         }
 
@@ -365,7 +425,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
             }
         } catch {
             // The session ends here: its later snapshots would hold these actions' effects.
-            var gap = PendingGap(session: session.id, afterSeq: progress.lastSeq, error: error)
+            var gap = PendingGap(session: session.id, afterSeq: progress.position(in: session), error: error)
             for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
             progress.gap = gap
             buffer.freshStateWanted.store(true, ordering: .releasing)

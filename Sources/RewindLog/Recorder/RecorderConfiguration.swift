@@ -74,9 +74,12 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// Free-form JSON kept with the session (device, build, …).
     public var sessionInfo: String?
     /// Where the shapes of the action and state types recorded with each session come from,
-    /// so that a later build can say what changed in them (``SchemaDrift``). By default the
-    /// shapes `@BinaryCodable` generates, else probed once per type when the first store binds.
-    public var typeShapes: SessionShapes.Source = .generatedOrProbed
+    /// so that a later build can say what changed in them (``SchemaDrift``). By default only
+    /// the shapes `@BinaryCodable` generates: a recorder runs inside a shipped app, where
+    /// probing — running the app's own `init(from:)` on placeholder values at launch — could
+    /// trap on a `!` or a precondition. Types without the macro are recorded as opaque; set
+    /// `.generatedOrProbed` to probe them (in debug builds, say), or `.none`.
+    public var typeShapes: SessionShapes.Source = .generatedOnly
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log, in order.

@@ -51,8 +51,6 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         var unthrownFailure: EventLogError?
         /// Set by `close()`: accept nothing more, write what is left, stop.
         @usableFromInline var isClosing = false
-        /// Set when the writer can write nothing at all (its session could not begin).
-        var permanentFailure: EventLogError?
 
         init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
             items.reserveCapacity(itemCapacity)

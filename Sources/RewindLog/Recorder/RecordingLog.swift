@@ -36,6 +36,9 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// Records `gap` where recording never resumed (the recorder closed first).
     func recordGap(_ gap: LogGap) throws(EventLogError)
 
+    /// Records that session `id` ended because its recorder closed it; it is no longer live.
+    func endSession(_ id: Int64, at date: Date) throws(EventLogError)
+
     /// Applies `retention`; returns how many events it removed.
     func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int
 
