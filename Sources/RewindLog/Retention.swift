@@ -129,7 +129,11 @@ extension EventLog {
             try db.execute(sql: "DELETE FROM events WHERE seq <= ?", arguments: [start])
             let removed = db.changesCount
             // Payloads no kept event refers to (a writer still holding one's id writes it again).
-            try db.execute(sql: "DELETE FROM payloads WHERE id NOT IN (SELECT payload FROM events WHERE typeof(payload) = 'integer')")
+            // A pass over every event: only when events went (a live session holding the cut
+            // back makes trim after trim remove nothing, while the log grows).
+            if removed > 0 {
+                try db.execute(sql: "DELETE FROM payloads WHERE id NOT IN (SELECT payload FROM events WHERE typeof(payload) = 'integer')")
+            }
             for row in cut {
                 let session = try row.required("session_id", in: "events", as: Int64.self), taken = try row.required("n", in: "events", as: Int.self)
                 // Its next event, when it has one left, is the first of its own after the cut.

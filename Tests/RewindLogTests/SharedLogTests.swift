@@ -245,6 +245,26 @@ struct SharedLogTests {
         #expect(try EventLog.importLog(from: url, to: folder.file("imported.rewind")).checkIntegrity().isSound)
     }
 
+    @Test("a live session that retention emptied exports the snapshot it continues from, and the export imports sound")
+    func exportEmptiedLiveSession() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("emptied.rewind"))
+        let idle = try log.beginSession(app: Self.app, initialState: ShopState())
+        try log.append((0..<10).map { _ in EventRecord(ShopAction.cart(.clear), source: ActionSource()) }, to: idle)
+        try log.appendSnapshot(ShopState(), to: idle, after: 10)
+        let busy = try log.beginSession(app: Self.app, initialState: ShopState())
+        try log.append((0..<50).map { _ in EventRecord(ShopAction.cart(.clear), source: ActionSource()) }, to: busy)
+        try log.appendSnapshot(ShopState(), to: busy, after: 60)
+        try log.trim(to: Retention(maxEvents: 5))
+        #expect(try log.session(idle.id).eventCount == 0, "its events went; it continues from its snapshot at 10")
+        #expect(try log.snapshotIndex(session: idle.id).map(\.seq) == [10])
+        let url = URL(fileURLWithPath: folder.file("emptied.jsonl"))
+        try log.export(to: url)
+        let imported = try EventLog.importLog(from: url, to: folder.file("imported.rewind"))
+        #expect(try imported.checkIntegrity().isSound)
+        #expect(try imported.snapshotIndex(session: idle.id).map(\.seq) == [10])
+    }
+
     @Test("by default a recorder never runs the app's own init(from:) to find a shape: a decoder that traps on placeholders is recorded as opaque")
     func noProbingByDefault() throws {
         let folder = try TemporaryDirectory()

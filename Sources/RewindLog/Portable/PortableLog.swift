@@ -132,8 +132,10 @@ extension LogReader {
             guard let first = try cursor.next() else {
                 if filter.seqs == nil && filter.actionCase == nil && filter.file == nil && filter.line == nil {
                     try writer.session(session, shapes: try exportedShapes(session))
-                    if let initial = try snapshot(session: session.id, atOrBefore: session.baseSeq) {
-                        try writer.snapshot(session: session.id, seq: initial.seq, time: initial.time, kind: initial.kind, state: initial.state, isText: isText)
+                    // Its initial snapshot, or — emptied by retention but live, or ended after
+                    // its last snapshot — the one it continues from.
+                    if let latest = try snapshot(session: session.id, atOrBefore: .max) {
+                        try writer.snapshot(session: session.id, seq: latest.seq, time: latest.time, kind: latest.kind, state: latest.state, isText: isText)
                     }
                 }
                 continue
