@@ -227,8 +227,10 @@ public final class PostgresLogReader: LogReader {
         try decoding("the case paths") {
             for row in found {
                 let (id, name) = try row.decode((Int64, String).self)
-                // Ids come from an identity column: never below 1, and dense but for rollbacks.
-                guard id > names.count, id <= names.count + 1_000_000 else { continue }
+                // Ids come from an identity column: never below 1, and dense but for rollbacks. At
+                // most a million unused ids in all, however the rows skip: a damaged store must
+                // not become an allocation.
+                guard id > names.count, id <= known.count + found.count + 1_000_000 else { continue }
                 names += [String?](repeating: nil, count: Int(id) - names.count - 1) + [name]
             }
         }
