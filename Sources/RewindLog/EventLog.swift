@@ -41,6 +41,7 @@ import Darwin
 /// - ``append(_:to:)``
 /// - ``append(_:to:redaction:)``
 /// - ``appendSnapshot(_:to:after:at:)``
+/// - ``endSession(_:at:)``
 ///
 /// ### Reading
 ///
@@ -58,6 +59,7 @@ import Darwin
 /// - ``identity()``
 /// - ``keys``
 /// - ``storedSymbols()``
+/// - ``readingConsistently(_:)``
 ///
 /// ### Maintenance
 /// - ``trim(to:now:)``

@@ -3,15 +3,16 @@ import RewindLog
 import RewindTestSupport
 import Testing
 
-// One at a time: each test blocks a thread of the cooperative pool (two on two cores) while its
-// processes run, and two at once would starve every async test for minutes.
+// Each test waits for its processes off the cooperative pool (`runOffPool`), so async tests
+// beside it are never starved; one at a time, so that their processes do not share two cores
+// with each other too.
 @Suite("Crash safety", .serialized)
 struct CrashSafetyTests {
     @Test("rewind-stress kill-loop: 50 SIGKILLs at random moments, mixed durability; after each the log is sound, holds everything promised, and replays and verifies")
-    func killLoop() throws {
+    func killLoop() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("crash.rewind")
-        let result = try run(
+        let result = try await runOffPool(
             builtProduct("rewind-stress"),
             ["kill-loop", "--rounds", "50", "--durability", "mixed", "--seed", "24157", "--log", path],
             timeout: 600
@@ -26,10 +27,10 @@ struct CrashSafetyTests {
     }
 
     @Test("rewind-stress concurrent: 4 writer and 2 reader processes for 5 s; every action once, in order; no torn batch")
-    func concurrentProcesses() throws {
+    func concurrentProcesses() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shared.rewind")
-        let result = try run(
+        let result = try await runOffPool(
             builtProduct("rewind-stress"),
             ["concurrent", "--writers", "4", "--readers", "2", "--seconds", "5", "--batch", "25", "--log", path],
             timeout: 120
@@ -42,10 +43,10 @@ struct CrashSafetyTests {
     }
 
     @Test("rewind-stress shared: recorders trimming, idling, killed and restarted, a batch writer, 2 readers and an export loop on one log for 6 s; nothing promised lost, no session id reused, dead sessions marked")
-    func sharedLog() throws {
+    func sharedLog() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shared.rewind")
-        let result = try run(builtProduct("rewind-stress"), ["shared", "--seconds", "6", "--seed", "1", "--log", path], timeout: 180)
+        let result = try await runOffPool(builtProduct("rewind-stress"), ["shared", "--seconds", "6", "--seed", "1", "--log", path], timeout: 180)
         #expect(result.status == 0 && !result.signaled, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("failures 0"))
         let kills = try #require(result.standardOutput.firstMatch(of: /\((\d+) kills\)/)).1
@@ -56,10 +57,10 @@ struct CrashSafetyTests {
     }
 
     @Test("rewind-stress power-loss: 200 simulated power cuts at random writes, mixed durability; nothing promised is lost, every session replays")
-    func powerLoss() throws {
+    func powerLoss() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("power.rewind")
-        let result = try run(
+        let result = try await runOffPool(
             builtProduct("rewind-stress"),
             ["power-loss", "--rounds", "200", "--durability", "mixed", "--seed", "8191", "--log", path],
             timeout: 900
@@ -74,10 +75,10 @@ struct CrashSafetyTests {
     }
 
     @Test("the power-loss run catches a weaker sync: recording with SQLite's synchronous = NORMAL, it fails within 10 rounds")
-    func powerLossCatchesNormalSync() throws {
+    func powerLossCatchesNormalSync() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("weak.rewind")
-        let result = try run(
+        let result = try await runOffPool(
             builtProduct("rewind-stress"),
             ["power-loss", "--rounds", "10", "--durability", "buffered", "--synchronous", "normal", "--seed", "8191", "--log", path],
             timeout: 300

@@ -58,3 +58,17 @@ public func run(
         standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
     )
 }
+
+/// ``run(_:_:in:environment:timeout:)`` for an async test: the child is waited for on a thread
+/// of its own, never on the cooperative pool. A test that blocks a pool thread for minutes (two
+/// threads on two cores) starves every async test running beside it, time limits and all.
+public func runOffPool(
+    _ executable: String, _ arguments: [String], in directory: String? = nil,
+    environment: [String: String] = [:], timeout: Double = 600
+) async throws -> ProcessOutput {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try run(executable, arguments, in: directory, environment: environment, timeout: timeout) })
+        }.start()
+    }
+}
