@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A ``Stage`` for tests: it keeps the history of what was presented and dismissed, and lets a
@@ -175,14 +176,17 @@ public final class TestStage: Stage {
             books.starting.insert(books.nextWaiterID)
             return books.nextWaiterID
         }
-        let timer = Task { [timeout] in
-            try await Task.sleep(for: timeout)
+        // The timer runs on a Dispatch queue, not as a task: it must fire even while the code
+        // under test keeps the cooperative pool busy (two threads on two cores), so the test
+        // hears "not presented in time" instead of waiting for a free thread to be told so.
+        let timer = DispatchWorkItem {
             self.stopWaiting(id) { books in
                 TestStageError.notPresented(
                     scene: scene, onStage: books.onStage.map(\.presentation.scene), history: books.history
                 )
             }
         }
+        DispatchQueue.global().asyncAfter(deadline: Self.deadline(after: timeout), execute: timer)
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Live, any Error>) in
@@ -200,6 +204,14 @@ public final class TestStage: Stage {
         } onCancel: {
             stopWaiting(id) { _ in CancellationError() }
         }
+    }
+
+    /// Now plus `timeout`; a timeout too long for Dispatch's nanoseconds is as good as never.
+    private static func deadline(after timeout: Duration) -> DispatchTime {
+        let (seconds, attoseconds) = timeout.components
+        guard seconds > 0 || attoseconds > 0 else { return .now() }
+        guard seconds < 1_000_000_000 else { return .distantFuture }
+        return .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// Ends one wait with an error, if it is still waiting (or about to).
