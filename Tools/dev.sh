@@ -4,6 +4,7 @@
 #   Tools/dev.sh demo [rewind demo options]   record the shop app's session, then replay it with rewind
 #   Tools/dev.sh test [swift test options]    build and run the whole test suite (with a throwaway
 #                                             PostgreSQL server for the PostgreSQL store's tests)
+#   Tools/dev.sh build                        build everything the tests use: libraries, tools, tests
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
 #
@@ -68,6 +69,11 @@ case "$job" in
         echo
         echo "Look at it in the browser: swift run rewind serve $output"
         ;;
+    build)
+        require_swift
+        ensure_sqlite
+        swift build --build-tests "$@"
+        ;;
     test)
         require_swift
         ensure_sqlite
@@ -100,7 +106,7 @@ case "$job" in
         exec swift run -c release rewind-allocations "$@"
         ;;
     *)
-        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
         [ -z "$job" ] && exit 0
         say "unknown job '$job'"
         exit 2

@@ -199,7 +199,7 @@ struct PostgresLogReaderTests {
 
     @Test("a reader outlives a server restart (it connects again); a server that is down is a clean error naming the store, never a hang")
     func serverRestart() async throws {
-        guard let server = PrivatePostgresServer.start() else { return }
+        let server = try PrivatePostgresServer.start()
         defer { server.stop() }
         let folder = try TemporaryDirectory()
         let device = try await PostgresPushTests.deviceLog(in: folder)

@@ -1,7 +1,6 @@
 import Foundation
 import RewindPostgres
 import RewindTestSupport
-import Testing
 
 /// A PostgreSQL server of a test's own, to restart or stop under a writer: started by the same
 /// script as the suite's (`Tools/postgres.sh`), in a temporary folder, and stopped by `stop()`.
@@ -13,11 +12,17 @@ struct PrivatePostgresServer {
     /// Keeps the folder until the server is done with it.
     private let cluster: TemporaryDirectory
 
-    /// Starts a server; `nil` (an issue under `CI=true`) when it cannot.
-    static func start(sourceLocation: SourceLocation = #_sourceLocation) -> PrivatePostgresServer? {
+    /// A server of the test's own that did not start, with what the script said.
+    struct StartFailed: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts a server, or throws with what the script said: a test that needs one fails
+    /// without it, never passes by returning early.
+    static func start() throws -> PrivatePostgresServer {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let script = root.appendingPathComponent("Tools/postgres.sh").path
-        guard let cluster = try? TemporaryDirectory() else { return nil }
+        let cluster = try TemporaryDirectory()
         let directory = cluster.file("pg")
         guard PushCommandTests.script(script, "start", directory) == 0,
               let port = try? String(contentsOfFile: directory + "/port", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
@@ -26,8 +31,7 @@ struct PrivatePostgresServer {
             // The folder goes with the test: say here what the script said (initdb's or the
             // server's log on a failed start).
             let said = (try? String(contentsOfFile: directory + ".out", encoding: .utf8)) ?? "(the script wrote nothing)"
-            #expect(!PostgresTestServer.required, "could not start a server of the test's own:\n\(said.suffix(4_000))", sourceLocation: sourceLocation)
-            return nil
+            throw StartFailed(description: "could not start a server of the test's own:\n\(said.suffix(4_000))")
         }
         return PrivatePostgresServer(location: location, script: script, directory: directory, cluster: cluster)
     }

@@ -182,7 +182,7 @@ struct PushCommandTests {
 
     @Test("the server restarted mid-push: a clean error naming the store, then pushing again completes")
     func serverRestarted() async throws {
-        guard let server = PrivatePostgresServer.start() else { return }
+        let server = try PrivatePostgresServer.start()
         defer { server.stop() }
         let location = server.location
         let folder = try TemporaryDirectory()

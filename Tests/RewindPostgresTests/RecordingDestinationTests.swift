@@ -37,7 +37,7 @@ struct RecordingDestinationTests {
                 readBack: { try EventLog(path: path, mode: .readOnly) }
             ))
         case .postgres:
-            guard let server = PrivatePostgresServer.start() else { return }
+            let server = try PrivatePostgresServer.start()
             defer { server.stop() }
             // Readers hold connections, which must be closed before they go.
             let readers = Recorded<PostgresLogReader>()

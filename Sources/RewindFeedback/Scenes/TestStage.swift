@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A ``Stage`` for tests: it keeps the history of what was presented and dismissed, and lets a
@@ -176,17 +175,18 @@ public final class TestStage: Stage {
             books.starting.insert(books.nextWaiterID)
             return books.nextWaiterID
         }
-        // The timer runs on a Dispatch queue, not as a task: it must fire even while the code
-        // under test keeps the cooperative pool busy (two threads on two cores), so the test
-        // hears "not presented in time" instead of waiting for a free thread to be told so.
-        let timer = DispatchWorkItem {
+        // The timer is a task on the same pool as the flow it waits for, on purpose: a suite
+        // running hundreds of tests at once queues every task behind the others, and a timer
+        // outside the pool (a Dispatch one was tried) then ends waits for flows that never had
+        // a thread to run on, failing tests that would pass. A lost wake-up still ends here.
+        let timer = Task { [timeout] in
+            try await Task.sleep(for: timeout)
             self.stopWaiting(id) { books in
                 TestStageError.notPresented(
                     scene: scene, onStage: books.onStage.map(\.presentation.scene), history: books.history
                 )
             }
         }
-        DispatchQueue.global().asyncAfter(deadline: Self.deadline(after: timeout), execute: timer)
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Live, any Error>) in
@@ -204,14 +204,6 @@ public final class TestStage: Stage {
         } onCancel: {
             stopWaiting(id) { _ in CancellationError() }
         }
-    }
-
-    /// Now plus `timeout`; a timeout too long for Dispatch's nanoseconds is as good as never.
-    private static func deadline(after timeout: Duration) -> DispatchTime {
-        let (seconds, attoseconds) = timeout.components
-        guard seconds > 0 || attoseconds > 0 else { return .now() }
-        guard seconds < 1_000_000_000 else { return .distantFuture }
-        return .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     /// Ends one wait with an error, if it is still waiting (or about to).
