@@ -104,6 +104,11 @@ public final class EventLog: LogReader {
     /// The file read under another name (``init(readingCopy:named:codecs:keys:)``), deleted
     /// with the log.
     private let ownedFile: String?
+    /// Which file ``path`` named when the log was opened for writing: a recorder notices it
+    /// being deleted or replaced (``isInPlace``).
+    let openedFile: FileIdentity?
+    /// Set on a log a recorder's writer opened again in place, which the writer closes.
+    let openedForRecorder = Atomic<Bool>(false)
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -202,6 +207,7 @@ public final class EventLog: LogReader {
         (database, fileSchemaVersion) = opened
         temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
         ownedFile = ownsFile ? file : nil
+        openedFile = mode == .readWrite ? FileIdentity(path: file) : nil
         try read { db in
             try SchemaShape.check(db, path: path)
             try refreshSymbols(db)

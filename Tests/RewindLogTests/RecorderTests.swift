@@ -255,6 +255,44 @@ struct RecorderTests {
     }
 
     #if os(Linux)
+    @Test("a log file deleted twice: recording goes on in a third file, and the writer closes each file it opened itself")
+    func logFileDeletedTwice() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(.cart(.clear))
+        try recorder.flush()
+        for round in 1...2 {
+            try FileManager.default.removeItem(atPath: path)
+            store.dispatch(.cart(.remove(productID: "lost-\(round)")))
+            #expect(throws: EventLogError.fileVanished(path: path)) { try recorder.flush() }
+            store.dispatch(.cart(.applyDiscount(code: "AFTER-\(round)")))
+            try recorder.flush()
+        }
+        // The first file the writer opened is deleted and let go of: only the app's own log
+        // (deleted) and the writer's second one remain open.
+        #expect(Self.openDescriptors(to: path).filter { $0.hasSuffix("(deleted)") }.count == 1)
+        try recorder.close()
+        // The app's log is the app's to close; the writer's are closed.
+        #expect(Self.openDescriptors(to: path).count == 1)
+        let log = try EventLog(path: path, mode: .readOnly)
+        #expect(try log.checkIntegrity().isSound)
+        #expect(try log.sessions().map(\.eventCount) == [0, 1])
+        #expect(try log.gaps().map(\.lost) == [1])
+    }
+
+    /// The files this process holds open at `path` (its `-wal` and `-shm` aside), deleted ones
+    /// marked `(deleted)`, from `/proc/self/fd`.
+    static func openDescriptors(to path: String) -> [String] {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.compactMap { fd in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+                  target == path || target == path + " (deleted)" else { return nil }
+            return target
+        }
+    }
+
     /// Sets or clears the immutable attribute, which stops writes even by root and even through
     /// files already open: what a log made read-only under a running app meets.
     static func setImmutable(_ immutable: Bool, _ paths: [String]) throws {

@@ -11,20 +11,19 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
     private let buffer: RecordingBuffer<State, Action>
     private let configuration: RecorderConfiguration<State, Action>
     private let currentSession = Mutex<LogSession?>(nil)
-    /// The log being written, and (for a file) its identity when it was opened, to notice the
-    /// file being deleted or replaced. The app's log until then; after that, the one the writer
-    /// opened at the same path to go on recording (which it closes when it exits).
-    private let target: Mutex<(log: any RecordingLog, identity: FileIdentity?, reopened: Bool)>
+    /// The log being written: the app's, until it stops being in place (a file deleted or
+    /// replaced); then the one the writer opened where it was (`reopenedInPlace()`).
+    private let target: Mutex<any RecordingLog>
 
     private var log: any RecordingLog {
-        target.withLock { $0.log }
+        target.withLock { $0 }
     }
     /// Where `onFailure` runs: never on the writer thread, so a handler may call `flush()` or
     /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
     private let reports = DispatchQueue(label: "RewindLog.failures")
 
     init(log: any RecordingLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>) {
-        target = Mutex((log, log is EventLog ? FileIdentity(path: log.path) : nil, false))
+        target = Mutex(log)
         self.buffer = buffer
         self.configuration = configuration
     }
@@ -163,9 +162,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
                         report(RecorderFailure(error: error, unrecorded: []))
                     }
                 }
-                let (reopened, ownLog) = target.withLock { ($0.reopened, $0.log) }
-                if reopened, let file = ownLog as? EventLog { try? file.close() }
-                ownLog.recorderFinished()
+                log.recorderFinished()
                 buffer.writerExited.signal()
                 return
             case let .sleep(deadline):
@@ -238,25 +235,29 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         return through
     }
 
-    /// After the log file vanished: opens (or creates) the log at the same path and begins a
-    /// session there that stands for the one the vanished file held, from the live state, so
-    /// that `gap` — now that session's — can be recorded with recording resuming after it.
-    /// The app's own `EventLog` still points at the vanished file; the writer uses, and at
-    /// the end closes, the new one.
+    /// After the log vanished: opens (or creates) the log where it was and begins a session
+    /// there that stands for the one the vanished log held, from the live state, so that `gap`
+    /// — now that session's — can be recorded with recording resuming after it. The app's own
+    /// log still points at the vanished file; the writer uses, and when done finishes, the new one.
     private func reopen(_ gap: LogGap, app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogGap {
-        // Only a file vanishes; a store's lost connection is an ordinary failed write.
-        guard let file = log as? EventLog else { return gap }
-        let path = file.path
-        let reopened = try EventLog(path: path, codecs: file.codecs, keys: file.keys)
-        let standIn = try reopened.beginSession(
-            app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
-            info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, shapes: shapes, at: date
-        )
+        let reopened = try log.reopenedInPlace()
+        let standIn: LogSession
+        do {
+            standIn = try reopened.beginSession(
+                app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
+                info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, shapes: shapes, at: date
+            )
+        } catch {
+            // Tried again with the next fresh state, from a log opened anew then.
+            reopened.recorderFinished()
+            throw error
+        }
         let previous = target.withLock { target in
-            defer { target = (reopened, FileIdentity(path: path), true) }
+            defer { target = reopened }
             return target
         }
-        if previous.reopened, let file = previous.log as? EventLog { try? file.close() }
+        // The app's log stays the app's; one reopened before is the writer's to let go.
+        previous.recorderFinished()
         var gap = gap
         gap.session = standIn.id
         gap.afterSeq = standIn.baseSeq
@@ -339,7 +340,7 @@ final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Se
         guard var session else {
             return unwritten(.closed(path: log.path))
         }
-        if progress.gap == nil, let identity = target.withLock({ $0.identity }), FileIdentity(path: log.path) != identity {
+        if progress.gap == nil, !log.isInPlace {
             // Deleted or replaced: a loss like any failed write, except that recording goes on
             // in a new log at the same path (see `reopen`), from the live state.
             let error = EventLogError.fileVanished(path: log.path)

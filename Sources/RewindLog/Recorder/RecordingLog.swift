@@ -42,9 +42,28 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// Applies `retention`; returns how many events it removed.
     func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int
 
-    /// The recorder stopped: a log that belongs to it alone (a store's connection made for it)
-    /// lets go of what it holds.
+    /// The recorder is done with this log: a log that belongs to it alone (a store's connection
+    /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
     func recorderFinished()
+
+    /// Whether the log is still what its location names: `false` once a file was deleted or
+    /// replaced under it. The writer then counts what it could not write as a gap and records
+    /// on in ``reopenedInPlace()``. A store's lost connection is an ordinary failed write: it
+    /// stays in place.
+    var isInPlace: Bool { get }
+
+    /// A log opened (or created) anew where this one was, after it stopped being in place; it
+    /// belongs to the recorder, which calls ``recorderFinished()`` on it when done with it.
+    func reopenedInPlace() throws(EventLogError) -> any RecordingLog
+}
+
+extension RecordingLog {
+    /// A log that cannot vanish from under its writer: a store's.
+    package var isInPlace: Bool { true }
+
+    package func reopenedInPlace() throws(EventLogError) -> any RecordingLog {
+        throw .failed(path: path, reason: "the log cannot be opened again in place")
+    }
 }
 
 extension EventLog: RecordingLog {
@@ -60,6 +79,23 @@ extension EventLog: RecordingLog {
         }
     }
 
-    /// The app owns its log and closes it.
-    package func recorderFinished() {}
+    /// The app's own log stays open (the app closes it); one the writer opened again in place
+    /// is the writer's to close.
+    package func recorderFinished() {
+        if openedForRecorder.load(ordering: .acquiring) { try? close() }
+    }
+
+    /// Whether the file at ``path`` is still the one opened: not deleted, not replaced.
+    package var isInPlace: Bool {
+        guard let openedFile else { return true }
+        return FileIdentity(path: path) == openedFile
+    }
+
+    /// The log at the same path, with the same codecs and keys: created when the file was
+    /// deleted, the new file when it was replaced.
+    package func reopenedInPlace() throws(EventLogError) -> any RecordingLog {
+        let reopened = try EventLog(path: path, codecs: codecs, keys: keys)
+        reopened.openedForRecorder.store(true, ordering: .releasing)
+        return reopened
+    }
 }
