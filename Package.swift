@@ -134,7 +134,10 @@ let package = Package(
         // serves (embedded), and the calls it forwards to an API the CLI implements.
         .target(
             name: "RewindInspector",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")]
+            dependencies: [.product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")],
+            // The page, as a web developer edits it, compiled into the binary as bytes
+            // (`PackageResources`): a copied `rewind` serves it with no bundle to find.
+            resources: [.embedInCode("Page/inspector.html"), .embedInCode("Page/inspector.js"), .embedInCode("Page/inspector.css")]
         ),
 
         // The rewind command tree, as a library any app's replay tool can run.

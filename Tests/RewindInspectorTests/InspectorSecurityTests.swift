@@ -16,11 +16,21 @@ struct InspectorSecurityTests {
         for target in ["/", "/?token=", "/?token=wrong", "/?token=\(InspectorHarness.token)x", "/?token=\(InspectorHarness.token.dropLast())"] {
             #expect(await inspector.get(target, token: nil).status == 403, "\(target)")
         }
-        for target in ["/inspector.js", "/inspector.css"] {
-            let file = await inspector.get(target, token: nil)
-            #expect(file.status == 200)
-            #expect(file.body.count > 1_000)
+        // The page's files are served byte for byte as they are in the sources, where a web
+        // developer edits them; the document with its title filled in, escaped.
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/RewindInspector/Page")
+        for (target, file) in [("/inspector.js", "inspector.js"), ("/inspector.css", "inspector.css")] {
+            let served = await inspector.get(target, token: nil)
+            #expect(served.status == 200)
+            #expect(served.body.count > 1_000)
+            #expect(served.body == (try Data(contentsOf: sources.appendingPathComponent(file))), "\(target)")
         }
+        let document = try String(contentsOf: sources.appendingPathComponent("inspector.html"), encoding: .utf8)
+        #expect(String(decoding: page.body, as: UTF8.self) == document.replacingOccurrences(of: "{{title}}", with: "demo.rewind"))
+        let hostile = InspectorHarness(path: folder.file("<b>&\"x\".rewind"))
+        let escaped = String(decoding: await hostile.get("/?token=\(InspectorHarness.token)", token: nil).body, as: UTF8.self)
+        #expect(escaped.contains("<title>&lt;b&gt;&amp;&quot;x&quot;.rewind — Rewind</title>") && !escaped.contains("<b>&"))
     }
 
     @Test("every API call needs the token header; a wrong, short or missing one is refused before the log is read")
