@@ -127,13 +127,13 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     // MARK: - Folding
 
-    /// The reader of `session`'s payloads, with this replayer's upgrades.
+    /// The reader of `session`'s payloads, with this replayer's upgrades; the first time it
+    /// reads a session, it reports the session's schema drift.
     func reader(for session: LogSession) throws(EventLogError) -> SessionReader {
-        if let report = options.onSchemaDrift, options.typeShapes != .none,
-           session.actionFingerprint != nil || session.stateFingerprint != nil,
-           driftChecked.sessions.withLock({ $0.insert(session.id).inserted }) {
-            // A damaged shape only loses the warning; `schemaDrift(session:)` throws it.
-            ((try? schemaDrift(session: session.id)) ?? []).forEach(report)
+        if let report = options.onSchemaDrift, driftChecked.sessions.withLock({ $0.insert(session.id).inserted }) {
+            SessionReader.reportDrift(
+                of: session, in: log, state: State.self, action: Action.self, upgrades: options.upgrades, typeShapes: options.typeShapes, to: report
+            )
         }
         return try SessionReader(log: log, session: session, upgrades: options.upgrades, typeShapes: options.typeShapes)
     }
@@ -152,16 +152,14 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         return (state, stats)
     }
 
-    /// Folds every action after `start` through `last` into `start`'s state.
+    /// Folds every action after `start` through `last` into `start`'s state (the one fold,
+    /// ``SessionReader/fold(_:from:through:skipping:undecodable:folded:)``), tallying `stats`.
     func fold(
         _ reader: SessionReader, from start: (seq: Int64, state: State), through last: Int64, stats: inout ReplayStats
     ) throws(EventLogError) -> State {
-        var state = start.state
-        try forEachAction(reader, from: start.seq + 1, through: last, stats: &stats) { _, action in
-            reducer(&state, action)
-            return .continue
+        try tallying(through: last, into: &stats) { undecodable, folded throws(EventLogError) in
+            try reader.fold(reducer, from: start, through: last, undecodable: undecodable, folded: folded)
         }
-        return state
     }
 
     /// Hands over each decoded action of the reader's session from `first` through `last`
@@ -179,22 +177,39 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         stats: inout ReplayStats,
         _ body: (_ seq: Int64, _ action: Action) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
+        try tallying(through: last, into: &stats) { undecodable, folded throws(EventLogError) in
+            try reader.forEachAction(Action.self, from: first, through: last, skipping: skipped, undecodable: undecodable) { seq, action throws(EventLogError) in
+                let step = try body(seq, action)
+                folded(seq)
+                return step
+            }
+        }
+    }
+
+    /// Runs a walk through `last` with what tallies it into `stats`: where undecodable events
+    /// go (skipped and counted when the options say so, else `nil`: the walk stops), and what
+    /// counts each action folded and reports progress.
+    private func tallying<T>(
+        through last: Int64,
+        into stats: inout ReplayStats,
+        _ walk: (
+            _ undecodable: ((Int64, String, EventLogError) -> Void)?, _ folded: (Int64) -> Void
+        ) throws(EventLogError) -> T
+    ) throws(EventLogError) -> T {
         var skippedEvents: [ReplayStats.SkippedEvent] = []
-        let undecodable: ((Int64, String, EventLogError) -> Void)? = options.skipUndecodable
-            ? { seq, actionCase, error in skippedEvents.append(.init(seq: seq, actionCase: actionCase, reason: "\(error)")) }
-            : nil
         var folded = stats.folded
         defer {
             stats.folded = folded
             stats.skipped += skippedEvents
         }
-        return try reader.forEachAction(Action.self, from: first, through: last, skipping: skipped, undecodable: undecodable) { seq, action throws(EventLogError) in
-            let step = try body(seq, action)
+        let undecodable: ((Int64, String, EventLogError) -> Void)? = options.skipUndecodable
+            ? { seq, actionCase, error in skippedEvents.append(.init(seq: seq, actionCase: actionCase, reason: "\(error)")) }
+            : nil
+        return try walk(undecodable) { seq in
             folded += 1
             if let progress = options.progress, folded % max(1, options.progressInterval) == 0 {
                 progress(ReplayProgress(seq: seq, target: last, folded: folded))
             }
-            return step
         }
     }
 

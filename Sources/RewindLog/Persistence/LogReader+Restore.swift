@@ -40,18 +40,11 @@ extension LogReader {
     ) throws(EventLogError) -> State? {
         guard let session = try sessions().last(where: { $0.app.id == app.id }) else { return nil }
         let upgrades = SchemaUpgrades(app: app, upcaster: upcaster)
-        if typeShapes != .none {
-            // A damaged shape only loses the warning; restoring goes on.
-            let drifts = (try? schemaDrift(session: session.id, state: State.self, action: Action.self, upgrades: upgrades, shapes: typeShapes)) ?? []
-            drifts.forEach(onSchemaDrift)
-        }
+        SessionReader.reportDrift(
+            of: session, in: self, state: State.self, action: Action.self, upgrades: upgrades, typeShapes: typeShapes, to: onSchemaDrift
+        )
         let reader = try SessionReader(log: self, session: session, upgrades: upgrades, typeShapes: typeShapes)
-        let start = try reader.state(State.self, atOrBefore: .max)
-        var state = start.state
-        try reader.forEachAction(Action.self, from: start.seq + 1, through: session.seqRange?.upperBound ?? start.seq) { _, action in
-            reducer(&state, action)
-            return .continue
-        }
-        return state
+        let last = session.seqRange?.upperBound ?? session.baseSeq
+        return try reader.fold(reducer, from: reader.state(State.self, atOrBefore: last), through: last)
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+package import Rewind
 import Synchronization
 
 /// The one way Rewind reads a session's actions and states: every replay (``Replayer`` in
@@ -45,6 +46,19 @@ package struct SessionReader: Sendable {
         self.upgrades = upgrades
         self.typeShapes = typeShapes
         driftNotes = DriftNotes()
+    }
+
+    /// Hands `onSchemaDrift` each way the app's `State` and `Action` changed since `session`
+    /// was recorded (``SchemaDrift``): what restoring at launch and every replay do before
+    /// they first read a session. A damaged shape only loses the report; reading goes on (and
+    /// a payload that then does not decode says what changed in its error).
+    package static func reportDrift<State: Decodable, Action: Decodable>(
+        of session: LogSession, in log: any LogReader, state: State.Type, action: Action.Type,
+        upgrades: SchemaUpgrades?, typeShapes: SessionShapes.Source, to onSchemaDrift: (SchemaDrift) -> Void
+    ) {
+        guard typeShapes != .none, session.actionFingerprint != nil || session.stateFingerprint != nil else { return }
+        ((try? log.schemaDrift(session: session.id, state: state, action: action, upgrades: upgrades, shapes: typeShapes)) ?? [])
+            .forEach(onSchemaDrift)
     }
 
     // MARK: - States
@@ -145,6 +159,32 @@ package struct SessionReader: Sendable {
             guard stoppedUndecodable else { throw error }
             throw explained(error, .action, type)
         }
+    }
+
+    // MARK: - Folding
+
+    /// The one fold: `start`'s state with every action of the session after it through `last`
+    /// reduced into it, in order. Restoring at launch and every replay fold through here.
+    ///
+    /// - Parameters:
+    ///   - skipped: Seqs to leave out (what-if).
+    ///   - undecodable: As in ``forEachAction(_:from:through:skipping:undecodable:_:)``.
+    ///   - folded: Called after each action is reduced, with its seq.
+    package func fold<State: Decodable, Action: Decodable>(
+        _ reducer: Reducer<State, Action>,
+        from start: (seq: Int64, state: State),
+        through last: Int64,
+        skipping skipped: Set<Int64> = [],
+        undecodable: ((_ seq: Int64, _ actionCase: String, _ error: EventLogError) -> Void)? = nil,
+        folded: (_ seq: Int64) -> Void = { _ in }
+    ) throws(EventLogError) -> State {
+        var state = start.state
+        try forEachAction(Action.self, from: start.seq + 1, through: last, skipping: skipped, undecodable: undecodable) { seq, action in
+            reducer(&state, action)
+            folded(seq)
+            return .continue
+        }
+        return state
     }
 
     /// Decodes one stored payload with `decode` (opening it first when the session is
