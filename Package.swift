@@ -272,7 +272,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RewindReplayTests",
-            dependencies: ["Rewind", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"]
+            dependencies: ["Rewind", "RewindCoding", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"]
         ),
         .testTarget(
             name: "RewindTestingTests",

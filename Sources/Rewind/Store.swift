@@ -32,23 +32,6 @@ public import Synchronization
 ///
 /// Effects started by middleware run as tasks; they are cancelled when the store is released,
 /// and a thrown error is passed to the `onEffectFailure` handler, never crashing the store.
-///
-/// ## Topics
-///
-/// ### Creating a store
-/// - ``init(initialState:reducer:middleware:onEffectFailure:)``
-///
-/// ### Dispatching
-/// - ``dispatch(_:from:)``
-/// - ``send(_:from:)``
-/// - ``send(_:info:file:function:line:column:)``
-/// - ``run(_:)``
-///
-/// ### State and idleness
-/// - ``state``
-/// - ``isIdle``
-/// - ``runningEffectCount``
-/// - ``waitUntilIdle()``
 public final class Store<State: Sendable, Action: Sendable>: StoreType {
     // The dispatch path is `@inlinable` so that it is specialised for the app's state and
     // action types: unspecialised, half its time went to generic metadata look-ups.

@@ -30,8 +30,8 @@
 /// action cannot be replayed: replay stops there with an error that says so.
 ///
 /// What it does not cover: case names come from the action type's declaration (case names,
-/// `Codable` keys, generated code, ``NamedAction``), never from payload values — a
-/// ``NamedAction`` that puts values in its name is the app's to fix. The session's
+/// `Codable` keys, generated code, `NamedAction`), never from payload values — a
+/// `NamedAction` that puts values in its name is the app's to fix. The session's
 /// ``RecorderConfiguration/sessionInfo`` is written as given. Secrets in memory, in
 /// ``RecorderConfiguration/onFailure`` reports, or in the app's own logging are out of scope.
 /// What is kept is readable by anyone who has the file: redaction decides what is written, not

@@ -106,7 +106,7 @@ extension PostgresLog {
             throw EventLogError.failed(path: location.description, reason: "the sessions' binary payloads use \(spaces.count) symbol tables: pull them into separate files")
         }
 
-        let writer = try PortableLogWriter(url: url)
+        let writer = try ExportFileWriter(url: url)
         let encrypted = sessions.contains { $0.session.encryption != nil }
         try writer.header(version: encrypted ? PortableLog.version : 2, schemaVersion: EventLog.latestSchemaVersion, logID: origin)
         if let space = spaces.first {

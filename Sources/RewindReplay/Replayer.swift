@@ -19,32 +19,6 @@ import Synchronization
 ///
 /// Sessions are separate timelines: each starts from its own initial snapshot. Reading streams
 /// a page of events at a time, so memory stays flat however long the log.
-///
-/// ## Topics
-///
-/// ### Creating a replayer
-/// - ``init(log:reducer:options:redaction:)``
-/// - ``log``
-/// - ``reducer``
-/// - ``options``
-/// - ``redaction``
-///
-/// ### Time travel
-/// - ``state(at:)``
-/// - ``stateAndStats(at:)``
-/// - ``initialState(session:)``
-/// - ``finalState(session:fromStart:)``
-/// - ``steps(session:from:)``
-/// - ``decode(_:)``
-///
-/// ### Questions
-/// - ``diff(at:)``
-/// - ``diff(from:to:)``
-/// - ``difference(_:_:)``
-/// - ``bisect(session:skippingAhead:where:)``
-/// - ``verify(session:)``
-/// - ``whatIf(skipping:through:)``
-/// - ``shrink(session:where:)``
 public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// The log replayed.
     public let log: any LogReader

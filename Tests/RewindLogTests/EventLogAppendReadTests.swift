@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Rewind
-import RewindCoding
+@testable import RewindCoding
 import RewindExamples
 @testable import RewindLog
 import RewindTestSupport

@@ -1,6 +1,6 @@
 import Foundation
 import Rewind
-import RewindCoding
+@testable import RewindCoding
 import RewindExamples
 @testable import RewindLog
 import RewindTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Rewind
+@testable import RewindCoding
 @testable import RewindLog
 import RewindReplay
 import RewindTestSupport

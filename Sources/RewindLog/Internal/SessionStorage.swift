@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// How one session's actions and states are encoded and stored: by its codec, kept as the codec
 /// writes them (as text for a text codec), or sealed with the session's key (always a blob).
@@ -20,21 +19,6 @@ struct SessionStorage: Sendable {
     func stored(_ value: Data, seq: Int64, kind: PayloadSeal.Kind) throws -> Data {
         guard let seal else { return value }
         return try seal.seal(value, seq: seq, kind: kind)
-    }
-
-    /// The column value to store for the encoded value of kind `kind` at `seq`.
-    func databaseValue(_ value: Data, seq: Int64, kind: PayloadSeal.Kind) throws -> DatabaseValue {
-        isText ? String(decoding: value, as: UTF8.self).databaseValue : try stored(value, seq: seq, kind: kind).databaseValue
-    }
-
-    /// The columns to store for an encoded state, the snapshot at `seq`: deflated when the
-    /// session is not sealed and that saves space (``SnapshotCompression``), otherwise as
-    /// ``databaseValue(_:seq:kind:)`` stores any value.
-    func snapshotColumns(_ value: Data, seq: Int64) throws -> (state: DatabaseValue, compression: String?) {
-        if seal == nil, let deflated = SnapshotCompression.compressed(value) {
-            return (deflated.databaseValue, SnapshotCompression.name)
-        }
-        return (try databaseValue(value, seq: seq, kind: .snapshot), nil)
     }
 
     /// Calls `body` with the encoded value stored in `bytes`: opened first when the session is

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Rewind
 
 /// Reads a file line by line without loading it whole.

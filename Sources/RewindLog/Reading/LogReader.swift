@@ -27,35 +27,6 @@ public import Foundation
 /// What is built on these requirements, the same for every store — event cursors, decoding
 /// with a session's codec, key and upgrades, schema drift, the check of encrypted values, the
 /// portable export — lives in extensions of the protocol.
-///
-/// ## Topics
-///
-/// ### Naming and decoding
-/// - ``path``
-/// - ``codecs``
-/// - ``keys``
-/// - ``identity()``
-/// - ``schemaVersion()``
-/// - ``storedSymbols()``
-///
-/// ### Sessions
-/// - ``sessions()``
-/// - ``session(_:)``
-/// - ``session(containing:)``
-/// - ``seqRange()``
-/// - ``shapes(session:)``
-/// - ``gaps(session:)``
-///
-/// ### Events and snapshots
-/// - ``eventPage(_:after:count:newestFirst:)``
-/// - ``forEachRawEvent(session:from:through:_:)``
-/// - ``snapshot(session:atOrBefore:)``
-/// - ``snapshotIndex(session:)``
-///
-/// ### Summaries
-/// - ``statistics(session:)``
-/// - ``activity(session:buckets:top:)``
-/// - ``checkIntegrity()``
 public protocol LogReader: AnyObject, Sendable {
     /// The log as messages and errors name it: a file's path, or a store's location without
     /// its password.

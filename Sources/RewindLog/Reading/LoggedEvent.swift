@@ -7,6 +7,11 @@ public import Rewind
 /// turns the payload back into the app's action, and ``LogReader/payload(of:)`` gives the
 /// encoded action of an encrypted session's event.
 public struct LoggedEvent: Sendable, Hashable {
+    /// The largest seq a log of any store holds: 2^53, the largest integer every JSON reader
+    /// represents exactly. Imports refuse larger ones, so `seq + 1` never overflows and an
+    /// export's numbers read back unchanged in any language.
+    public static let largestSeq: Int64 = 1 << 53
+
     /// The global position in the log.
     public var seq: Int64
     /// The session that recorded it.

@@ -37,8 +37,8 @@ package struct SessionReader: Sendable {
         // Seqs beyond the largest a log holds only come from a tampered file; refusing them
         // here keeps every `seq + 1` of a replay from overflowing.
         let seqs = [session.baseSeq, session.seqRange?.lowerBound ?? 0, session.seqRange?.upperBound ?? 0]
-        guard seqs.allSatisfy({ (0...EventLog.largestSeq).contains($0) }) else {
-            throw .corrupt(path: log.path, detail: "session \(session.id) has seqs outside 0…\(EventLog.largestSeq)")
+        guard seqs.allSatisfy({ (0...LoggedEvent.largestSeq).contains($0) }) else {
+            throw .corrupt(path: log.path, detail: "session \(session.id) has seqs outside 0…\(LoggedEvent.largestSeq)")
         }
         self.log = log
         self.session = session
@@ -71,8 +71,8 @@ package struct SessionReader: Sendable {
         guard let snapshot = try log.snapshot(session: session.id, atOrBefore: seq) else {
             throw .noSnapshot(path: log.path, session: session.id, seq: seq)
         }
-        guard (0...EventLog.largestSeq).contains(snapshot.seq) else {
-            throw .corrupt(path: log.path, detail: "a snapshot of session \(session.id) is at seq \(snapshot.seq), outside 0…\(EventLog.largestSeq)")
+        guard (0...LoggedEvent.largestSeq).contains(snapshot.seq) else {
+            throw .corrupt(path: log.path, detail: "a snapshot of session \(session.id) is at seq \(snapshot.seq), outside 0…\(LoggedEvent.largestSeq)")
         }
         let what = "\(snapshot.kind) snapshot"
         let encoded = try storage.encoded(snapshot.state, seq: snapshot.seq, kind: .snapshot, what: "the \(what)")

@@ -27,49 +27,16 @@ public import Synchronization
 /// running, and the next ``flush()`` throws. Once writing works again, the loss is recorded as
 /// a gap and recording resumes in a new session from the live state — in a new file at the
 /// same path if the old one was deleted or replaced.
-///
-/// ## Topics
-///
-/// ### Recording a store
-/// - ``init(log:app:configuration:)``
-/// - ``init(into:app:configuration:)``
-/// - ``middleware``
-/// - ``session``
-///
-/// ### Durability
-/// - ``flush()``
-/// - ``close()``
-///
-/// ### What it was made with
-/// - ``destination``
-/// - ``log``
-/// - ``app``
-/// - ``configuration``
 public final class Recorder<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     /// Where it records.
     public let destination: RecordingDestination
-    /// The log file recorded into; `nil` when it records into a store.
-    public var log: EventLog? {
-        destination.target as? EventLog
-    }
     /// Who is recording.
     public let app: AppIdentity
     /// How.
     public let configuration: RecorderConfiguration<State, Action>
 
     @usableFromInline let buffer: RecordingBuffer<State, Action>
-    @usableFromInline let writer: LogWriter<State, Action>
-
-    /// Creates a recorder and starts its writer thread. Recording begins when a store binds
-    /// ``middleware``.
-    ///
-    /// - Parameters:
-    ///   - log: The log, opened read-write.
-    ///   - app: Who is recording.
-    ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
-    public convenience init(log: EventLog, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
-        self.init(into: .log(log), app: app, configuration: configuration)
-    }
+    @usableFromInline let writer: RecorderWriter<State, Action>
 
     /// Creates a recorder into `destination` and starts its writer thread. Recording begins
     /// when a store binds ``middleware``.
@@ -86,7 +53,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
             snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast
         )
-        writer = LogWriter(log: destination.target, buffer: buffer, configuration: configuration)
+        writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration)
         writer.start()
     }
 

@@ -9,11 +9,6 @@ public struct RecordingDestination: Sendable {
         self.target = target
     }
 
-    /// A log file, opened read-write.
-    public static func log(_ log: EventLog) -> RecordingDestination {
-        RecordingDestination(log)
-    }
-
     /// How errors name it: the file's path, or the store's URL without its password.
     public var name: String {
         target.path

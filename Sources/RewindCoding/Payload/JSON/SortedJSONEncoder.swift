@@ -14,7 +14,7 @@ package import Foundation
 /// against Foundation's over the example apps' sessions and the edges of each kind of value.
 ///
 /// Use one for a run of values on one thread, as `PayloadEncoder` says. The portable export
-/// writes its lines with one too (`PortableLogWriter`): the same bytes as the JSON codec's.
+/// writes its lines with one too (`ExportFileWriter`): the same bytes as the JSON codec's.
 package final class SortedJSONEncoder {
     private let tree = JSONTree()
     private var bytes: [UInt8] = []

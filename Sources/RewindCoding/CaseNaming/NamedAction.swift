@@ -1,4 +1,3 @@
-import RewindCoding
 
 /// An action that names its own case path for the log (instead of reflection).
 public protocol NamedAction {

@@ -1,4 +1,3 @@
-import RewindCoding
 
 /// The dotted case path of an action, as the log's `action` column stores it: `cart.remove` for
 /// `ShopAction.cart(.remove(productID: "mug"))`, `cart.removeDiscount` for a case without
@@ -22,7 +21,7 @@ public enum ActionCaseName {
     /// A namer for actions of one type: which way names its cases is decided once, so each
     /// event pays for its own case path but not for finding out how to get it (the dynamic casts
     /// in ``of(_:)`` were a sixth of the writer thread's encoding time).
-    static func namer<Action>(for type: Action.Type) -> @Sendable (Action) -> String {
+    package static func namer<Action>(for type: Action.Type) -> @Sendable (Action) -> String {
         if let named = type as? any NamedAction.Type { return namedCase(as: named) }
         if let generated = type as? any BinaryCodable.Type, generated.generatesCasePath { return generatedCase(as: generated) }
         return { of($0) }

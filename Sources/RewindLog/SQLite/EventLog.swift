@@ -24,50 +24,6 @@ import Darwin
 ///
 /// Any store can record through ``beginSession(app:codec:initialState:info:shapes:at:)`` and
 /// ``append(_:to:redaction:)``; Rewind's own ``Recorder`` middleware does so off the dispatch path.
-///
-/// ## Topics
-///
-/// ### Opening and closing
-/// - ``init(path:mode:codecs:keys:)``
-/// - ``Mode``
-/// - ``path``
-/// - ``mode``
-/// - ``codecs``
-/// - ``schemaVersion()``
-/// - ``close()``
-///
-/// ### Recording
-/// - ``beginSession(app:codec:initialState:info:shapes:at:)``
-/// - ``append(_:to:)``
-/// - ``append(_:to:redaction:)``
-/// - ``appendSnapshot(_:to:after:at:)``
-/// - ``endSession(_:at:)``
-///
-/// ### Reading
-///
-/// Every read is ``LogReader``'s, the protocol every reader of a log uses (cursors, decoding,
-/// restoring, schema drift and the export are its extensions).
-/// - ``sessions()``
-/// - ``session(_:)``
-/// - ``session(containing:)``
-/// - ``seqRange()``
-/// - ``eventPage(_:after:count:newestFirst:)``
-/// - ``forEachRawEvent(session:from:through:_:)``
-/// - ``snapshot(session:atOrBefore:)``
-/// - ``snapshotIndex(session:)``
-/// - ``shapes(session:)``
-/// - ``identity()``
-/// - ``keys``
-/// - ``storedSymbols()``
-/// - ``readingConsistently(_:)``
-///
-/// ### Maintenance
-/// - ``trim(to:now:)``
-/// - ``checkIntegrity()``
-/// - ``gaps(session:)``
-/// - ``statistics(session:)``
-/// - ``activity(session:buckets:top:)``
-/// - ``importLog(from:to:)``
 public final class EventLog: LogReader {
     /// How a log is opened.
     public enum Mode: Sendable, Equatable {
@@ -309,10 +265,6 @@ public final class EventLog: LogReader {
         }
     }
 
-    /// The largest seq a log holds: 2^53, the largest integer every JSON reader represents
-    /// exactly. Imports refuse larger ones, so `seq + 1` never overflows and an export's
-    /// numbers read back unchanged in any language.
-    public static let largestSeq: Int64 = 1 << 53
 
     /// The schema version this build writes (the number of the last file in `Migrations/`).
     public static var latestSchemaVersion: Int { SchemaMigrator.latestVersion }

@@ -108,8 +108,8 @@ extension EventLog {
             switch write {
             case let .event(event):
                 let previous = try last ?? Self.lastAssignedSeq(db)
-                guard previous < EventLog.largestSeq else {
-                    throw RowDamage("the log's last seq is \(previous), at or beyond the largest a log holds (\(EventLog.largestSeq))")
+                guard previous < LoggedEvent.largestSeq else {
+                    throw RowDamage("the log's last seq is \(previous), at or beyond the largest a log holds (\(LoggedEvent.largestSeq))")
                 }
                 let seq = previous + 1
                 let sourceID = try sources.id(for: event.source, in: db)

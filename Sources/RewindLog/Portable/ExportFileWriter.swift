@@ -9,7 +9,7 @@ import RewindCoding
 ///
 /// Lines are written in the order the import needs: the header, symbols, then each session
 /// before its snapshots and events, gaps last.
-package final class PortableLogWriter {
+package final class ExportFileWriter {
     private let url: URL
     private let handle: FileHandle
     /// Foundation's bytes with `.sortedKeys`, made faster (`SortedJSONEncoder`).

@@ -7,7 +7,7 @@ import Synchronization
 /// ``RecorderConfiguration/batchSize`` events per transaction; wakes those waiting for each
 /// commit; reports what could not be written.
 @usableFromInline
-final class LogWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     private let buffer: RecordingBuffer<State, Action>
     private let configuration: RecorderConfiguration<State, Action>
     private let currentSession = Mutex<LogSession?>(nil)

@@ -1,0 +1,6 @@
+extension RecordingDestination {
+    /// A log file, opened read-write.
+    public static func log(_ log: EventLog) -> RecordingDestination {
+        RecordingDestination(log)
+    }
+}
