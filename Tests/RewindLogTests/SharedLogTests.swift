@@ -265,6 +265,24 @@ struct SharedLogTests {
         #expect(try imported.snapshotIndex(session: idle.id).map(\.seq) == [10])
     }
 
+    @Test("an app whose latest session retention emptied of events restores the state of the snapshot it kept")
+    func restoreEmptiedSession() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("emptied.rewind"))
+        let widget = AppIdentity(id: "com.example.shop.widget")
+        var kept = ShopState()
+        kept.cart.message = "the state at seq 10"
+        let idle = try log.beginSession(app: widget, initialState: ShopState())
+        try log.append((0..<10).map { _ in EventRecord(ShopAction.cart(.clear), source: ActionSource()) }, to: idle)
+        try log.appendSnapshot(kept, to: idle, after: 10)
+        let busy = try log.beginSession(app: Self.app, initialState: ShopState())
+        try log.append((0..<50).map { _ in EventRecord(ShopAction.cart(.clear), source: ActionSource()) }, to: busy)
+        try log.appendSnapshot(ShopState(), to: busy, after: 60)
+        try log.trim(to: Retention(maxEvents: 5))
+        #expect(try log.session(idle.id).eventCount == 0 && log.session(idle.id).seqRange == nil)
+        #expect(try log.restoredState(app: widget, reducer: Shop.reducer) == kept)
+    }
+
     @Test("by default a recorder never runs the app's own init(from:) to find a shape: a decoder that traps on placeholders is recorded as opaque")
     func noProbingByDefault() throws {
         let folder = try TemporaryDirectory()
