@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindCoding", targets: ["RewindCoding"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
+        .library(name: "RewindLogCore", targets: ["RewindLogCore"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
         .library(name: "RewindPostgres", targets: ["RewindPostgres"]),
         .library(name: "RewindTesting", targets: ["RewindTesting"]),
@@ -80,18 +81,34 @@ let package = Package(
         // two one-shot calls do the job, and it would bring SwiftNIO into every app's binary.
         .systemLibrary(name: "CZlib"),
 
-        // The SQLite event log: schema, sessions, append, reading, the recorder middleware.
+        // The log's core, with no store in it (as NIOCore is to NIOPosix): the model, the reading
+        // and recording protocols, the one fold, the recorder and its writer thread, redaction,
+        // encryption, schema drift and the portable format. No GRDB: a third store implements
+        // `LogReader` and `RecordingLog` on this alone.
         .target(
-            name: "RewindLog",
+            name: "RewindLogCore",
             dependencies: [
                 "Rewind",
                 "RewindCoding",
                 "CZlib",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+
+        // The embedded store: `EventLog`, one SQLite file, with all of its SQL, its migrations
+        // (embedded from Migrations/) and its GRDB helpers.
+        .target(
+            name: "RewindSQLite",
+            dependencies: [
+                "RewindLogCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+
+        // What apps import: the core and the SQLite store in one module (both re-exported), so
+        // `import RewindLog` records to a file as it always did.
+        .target(name: "RewindLog", dependencies: ["RewindLogCore", "RewindSQLite"]),
 
         // The log store in PostgreSQL, for fleets and servers: connection, credentials, schema.
         .target(
@@ -184,7 +201,7 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(
             name: "RewindTestSupport",
-            dependencies: ["Rewind", "RewindLog", "RewindExamples", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Rewind", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindExamples", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/Support"
         ),
         // An app's own replay tool, in three lines: RewindCLI with the todo app registered.
@@ -247,7 +264,7 @@ let package = Package(
             name: "RewindLogTests",
             dependencies: [
                 "Rewind",
-                "RewindLog",
+                "RewindLog", "RewindLogCore", "RewindSQLite",
                 "RewindCoding",
                 "RewindExamples",
                 "RewindTestSupport",
@@ -260,7 +277,7 @@ let package = Package(
             name: "RewindPostgresTests",
             dependencies: [
                 "Rewind",
-                "RewindLog",
+                "RewindLog", "RewindLogCore", "RewindSQLite",
                 "RewindReplay",
                 "RewindPostgres",
                 "RewindExamples",
@@ -272,13 +289,13 @@ let package = Package(
         ),
         .testTarget(
             name: "RewindReplayTests",
-            dependencies: ["Rewind", "RewindCoding", "RewindLog", "RewindReplay", "RewindExamples", "RewindTestSupport"]
+            dependencies: ["Rewind", "RewindCoding", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindReplay", "RewindExamples", "RewindTestSupport"]
         ),
         .testTarget(
             name: "RewindTestingTests",
             dependencies: [
                 "Rewind",
-                "RewindLog",
+                "RewindLog", "RewindLogCore", "RewindSQLite",
                 "RewindReplay",
                 "RewindTesting",
                 "RewindExamples",
@@ -290,7 +307,7 @@ let package = Package(
         .testTarget(
             name: "RewindToolTests",
             dependencies: [
-                "RewindLog",
+                "RewindLog", "RewindLogCore", "RewindSQLite",
                 "RewindExamples",
                 "RewindTestSupport",
                 "rewind",

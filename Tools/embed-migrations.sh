@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Embeds each store's migrations into its module, so that the schema travels inside every
 # binary (no resource bundle to lose when a binary is copied):
-#   Migrations/*.sql           → Sources/RewindLog/SQLite/Schema/EmbeddedMigrations.swift (SQLite)
+#   Migrations/*.sql           → Sources/RewindSQLite/Schema/EmbeddedMigrations.swift (SQLite)
 #   Migrations/postgres/*.sql  → Sources/RewindPostgres/Schema/EmbeddedMigrations.swift
 # Run it after adding a migration; a test fails while the two disagree.
 set -euo pipefail
@@ -36,5 +36,5 @@ embed() {
     echo "wrote $out"
 }
 
-embed Migrations Sources/RewindLog/SQLite/Schema/EmbeddedMigrations.swift SchemaMigrator
+embed Migrations Sources/RewindSQLite/Schema/EmbeddedMigrations.swift SchemaMigrator
 embed Migrations/postgres Sources/RewindPostgres/Schema/EmbeddedMigrations.swift PostgresMigrator

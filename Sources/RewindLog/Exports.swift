@@ -1,4 +1,5 @@
-// The log stores payloads through the codecs of RewindCoding (`JSONPayloadCodec`,
-// `BinaryPayloadCodec`, `PayloadCodecs`), and its public API takes and returns them: an app that
-// imports RewindLog to record gets them without a second import, as it did when they lived here.
-@_exported public import RewindCoding
+// RewindLog is the one import an app records with: the log's core (the model, the protocols,
+// the recorder) and its embedded store (`EventLog`, a SQLite file). A store of another kind,
+// or a module that only reads, depends on RewindLogCore alone.
+@_exported public import RewindLogCore
+@_exported public import RewindSQLite

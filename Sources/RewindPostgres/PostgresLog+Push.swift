@@ -74,7 +74,8 @@ extension PostgresLog {
         }
         guard mode == .readWrite else { throw .readOnly(path: location.description, detail: "the store was opened read-only") }
         guard let origin = try log.identity() else {
-            guard log is EventLog else {
+            // A store's own log has none; any other reader is a file older than identities.
+            guard !(log is PostgresLogReader) else {
                 throw .failed(path: log.path, reason: "sessions recorded into a store have no log identity to push them by: pull them into a file (`rewind pull --install`) and push that")
             }
             throw .readOnly(path: log.path, detail: "the log predates log identities (schema 9) and was opened read-only: open it for writing once, so that pushes can recognise it")

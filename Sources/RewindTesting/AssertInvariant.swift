@@ -78,6 +78,39 @@ public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendabl
     return checked
 }
 
+/// Replays every session of a log step by step and checks an app's ``Invariant`` — the same
+/// value its replay tool bisects with — after every action.
+///
+/// ```swift
+/// @Test func totalNeverNegative() throws {
+///     try assertInvariant(Shop.nonNegativeTotal, throughout: fixtureLog("bug-1234.jsonl"), reducer: Shop.reducer)
+/// }
+/// ```
+///
+/// - Parameters:
+///   - invariant: The invariant, named in the failure message.
+///   - log: The log.
+///   - reducer: The app's reducer.
+///   - fileID: Where a failure is reported (the caller's by default).
+///   - filePath: Where a failure is reported (the caller's by default).
+///   - line: Where a failure is reported (the caller's by default).
+///   - column: Where a failure is reported (the caller's by default).
+/// - Returns: How many steps were checked.
+@discardableResult
+public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendable>(
+    _ invariant: Invariant<State>,
+    throughout log: any LogReader,
+    reducer: Reducer<State, Action>,
+    fileID: StaticString = #fileID,
+    file filePath: StaticString = #filePath,
+    line: UInt = #line,
+    column: UInt = #column
+) -> Int {
+    assertInvariant(
+        invariant.name, throughout: log, reducer: reducer, fileID: fileID, file: filePath, line: line, column: column, invariant.holds
+    )
+}
+
 /// Opens a log kept beside a test — a `.rewind` file, or a `rewind export` (`.jsonl`) that is
 /// imported into a temporary log, named by the fixture's path and deleted with the log —
 /// read-only.

@@ -3,7 +3,8 @@ import GRDB
 import Rewind
 import RewindExamples
 @testable import RewindCoding
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindTestSupport
 import Testing
 

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import Rewind
 import RewindExamples
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindTestSupport
 import Testing
 

@@ -82,7 +82,7 @@ struct EventLogOpeningTests {
 
     @Test("the embedded schema is exactly Migrations/*.sql")
     func embeddedMigrationsMatchFiles() throws {
-        #expect(try embeddedMigrationDifferences(folder: "Migrations", generated: "Sources/RewindLog/SQLite/Schema/EmbeddedMigrations.swift") == [])
+        #expect(try embeddedMigrationDifferences(folder: "Migrations", generated: "Sources/RewindSQLite/Schema/EmbeddedMigrations.swift") == [])
     }
 
     @Test("a log's identity: made once, kept by reopening, by a copy of the file and by export and import; another log has another")

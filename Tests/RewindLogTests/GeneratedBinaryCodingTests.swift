@@ -2,7 +2,8 @@ import Foundation
 import Rewind
 @testable import RewindCoding
 import RewindExamples
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindTestSupport
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Rewind
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindTestSupport
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
 import Rewind
 import RewindExamples
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindTestSupport
 import Synchronization
 import Testing

@@ -1,7 +1,8 @@
 import Foundation
 import Rewind
 @testable import RewindCoding
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindReplay
 import RewindTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
-@testable import RewindLog
+@testable import RewindLogCore
+@testable import RewindSQLite
 import RewindTesting
 import Testing
 

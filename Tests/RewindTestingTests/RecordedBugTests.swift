@@ -40,6 +40,20 @@ struct RecordedBugTests {
         #expect(checked == 60)
     }
 
+    @Test("an app's Invariant value, as its replay tool holds it, checks a log the same way")
+    func invariantValue() throws {
+        let nonNegative = Invariant<ShopState>(name: "non-negative-total", description: "the cart total is never negative") {
+            $0.cart.total >= 0
+        }
+        let log = try fixtureLog("__Fixtures__/shop-demo-seed7.jsonl")
+        #expect(assertInvariant(nonNegative, throughout: log, reducer: Self.fixedReducer) == 60)
+        withKnownIssue("the shop's seeded bug") {
+            assertInvariant(nonNegative, throughout: log, reducer: Shop.reducer)
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("Invariant 'non-negative-total' broken at seq 12 (cart.setQuantity)")
+        }
+    }
+
     @Test("shrinking the seeded bug's log keeps a handful of actions that still drive the total negative")
     func shrinkSeededBug() async throws {
         let folder = try TemporaryDirectory()

@@ -1,5 +1,6 @@
 import GRDB
-@testable public import RewindLog
+@testable import RewindLogCore
+@testable public import RewindSQLite
 
 extension EventLog {
     /// Makes this log's own connection (the one its recorder writes with) report SQLITE_FULL, as

@@ -1,0 +1,224 @@
+public import Dispatch
+public import Foundation
+public import Rewind
+public import Synchronization
+
+/// Records every action a store reduces — with its source, in the reducer's order — into an
+/// `EventLog`, off the dispatch path.
+///
+/// ```swift
+/// let log = try EventLog(path: "shop.rewind")
+/// let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.shop"))
+/// let store = Store(initialState: ShopState(), reducer: Shop.reducer,
+///                   middleware: .combine(recorder.middleware, Shop.effects(environment: .live)))
+/// …
+/// try recorder.close()   // commits what is buffered; also happens when the recorder is released
+/// ```
+///
+/// When a store binds ``middleware``, the recorder begins a session holding the store's
+/// initial state. On each action, the dispatch path only appends the action, its source and the
+/// time to a bounded buffer. A writer thread encodes what has accumulated and commits it in one
+/// transaction (group commit), snapshots the state every ``RecorderConfiguration/snapshotInterval``
+/// actions or further apart (``RecorderConfiguration/snapshotBudget``), and applies retention.
+///
+/// Nothing is dropped silently. A full buffer makes dispatch wait. A batch that cannot be
+/// written (disk full, file deleted, permissions) is reported to
+/// ``RecorderConfiguration/onFailure`` with the actions that are not in the log, the app keeps
+/// running, and the next ``flush()`` throws. Once writing works again, the loss is recorded as
+/// a gap and recording resumes in a new session from the live state — in a new file at the
+/// same path if the old one was deleted or replaced.
+public final class Recorder<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
+    /// Where it records.
+    public let destination: RecordingDestination
+    /// Who is recording.
+    public let app: AppIdentity
+    /// How.
+    public let configuration: RecorderConfiguration<State, Action>
+
+    @usableFromInline let buffer: RecordingBuffer<State, Action>
+    @usableFromInline let writer: RecorderWriter<State, Action>
+
+    /// Creates a recorder into `destination` and starts its writer thread. Recording begins
+    /// when a store binds ``middleware``.
+    ///
+    /// - Parameters:
+    ///   - destination: A log file, or a PostgreSQL store (RewindPostgres).
+    ///   - app: Who is recording.
+    ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
+    public init(into destination: RecordingDestination, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
+        self.destination = destination
+        self.app = app
+        self.configuration = configuration
+        buffer = RecordingBuffer(
+            itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
+            snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast
+        )
+        writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration)
+        writer.start()
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// The session being recorded, once a store has bound ``middleware``.
+    public var session: LogSession? {
+        writer.session
+    }
+
+    /// The middleware to give the store. Binding it begins a session holding the store's
+    /// initial state; bind it to one store only.
+    ///
+    /// The bound middleware keeps the recorder alive, so a store owns its recorder: releasing
+    /// the store releases the recorder, which then commits what is buffered and stops.
+    // Inlinable, like the store's dispatch path, so that the per-action hook is specialised
+    // for the app's state and action types instead of running generic code.
+    @inlinable
+    public var middleware: Middleware<State, Action> {
+        Middleware { [self] context in
+            writer.beginSession(app: app, initialState: context.state)
+            let synchronous = configuration.durability == .synchronous
+            let capacity = max(1, configuration.bufferCapacity)
+            // Named once per binding: a store's name is built from its location.
+            let path = destination.name
+            return Middleware.Hooks(
+                willReduce: { [buffer, configuration] _, state in
+                    // After a failed write, the writer asks for the live state to resume from in
+                    // a new session: the state before this action, so the action itself is the
+                    // new session's first event. One relaxed load per action otherwise.
+                    if buffer.freshStateWanted.load(ordering: .relaxed),
+                       buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
+                        let time = configuration.clock().timeIntervalSince1970
+                        buffer.contents.withLock { contents in
+                            contents.items.append(.freshState(state, time: time))
+                            contents.sinceSnapshot = 0
+                        }
+                    }
+                },
+                didReduce: { [self] dispatched, state in
+                    Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
+                                 synchronous: synchronous, capacity: capacity, path: path)
+                }
+            )
+        }
+    }
+
+    @usableFromInline
+    enum HandOffOutcome {
+        case accepted(wake: Bool, committed: DispatchSemaphore?)
+        case full(DispatchSemaphore, wake: Bool)
+        case refused(EventLogError)
+    }
+
+    /// The dispatch path: append, wake the writer if it sleeps, wait only for room (or, when
+    /// synchronous, for the commit).
+    @inlinable
+    static func handOff(
+        _ dispatched: DispatchedAction<Action>,
+        state: State,
+        buffer: RecordingBuffer<State, Action>,
+        configuration: RecorderConfiguration<State, Action>,
+        synchronous: Bool,
+        capacity: Int,
+        path: String
+    ) {
+        let time = configuration.clock().timeIntervalSince1970
+        let batchSize = configuration.batchSize
+        var roomWaiter: DispatchSemaphore?
+        while true {
+            let outcome: HandOffOutcome = buffer.contents.withLock { contents in
+                if contents.isClosing {
+                    return .refused(.closed(path: path))
+                }
+                if contents.items.count >= capacity {
+                    let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
+                    contents.roomWaiters.append(waiter)
+                    let wake = contents.writer != .working
+                    contents.writer = .working
+                    return .full(waiter, wake: wake)
+                }
+                contents.items.append(.event(dispatched, time: time))
+                contents.handedOff += 1
+                contents.sinceSnapshot += 1
+                if contents.sinceSnapshot >= contents.snapshotAfter {
+                    contents.items.append(.snapshot(state, time: time))
+                    contents.sinceSnapshot = 0
+                    contents.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: contents.handedOff)
+                }
+                var committed: DispatchSemaphore?
+                if synchronous {
+                    let waiter = DispatchSemaphore(value: 0)
+                    contents.writeWaiters.append((contents.handedOff, waiter))
+                    committed = waiter
+                }
+                let wake: Bool
+                switch contents.writer {
+                case .working: wake = false
+                case .idle: wake = true
+                case .coalescing: wake = synchronous || contents.items.count >= batchSize
+                }
+                if wake { contents.writer = .working }
+                return .accepted(wake: wake, committed: committed)
+            }
+            switch outcome {
+            case let .accepted(wake, committed):
+                if wake { buffer.wakeWriter.signal() }
+                committed?.wait()
+                return
+            case let .full(waiter, wake):
+                if wake { buffer.wakeWriter.signal() }
+                roomWaiter = waiter
+                waiter.wait()
+            case let .refused(error):
+                configuration.onFailure(RecorderFailure(error: error, unrecorded: [dispatched]))
+                return
+            }
+        }
+    }
+
+    /// Waits until every action handed off so far is written, then throws the first failure
+    /// since the last `flush()`, if any.
+    ///
+    /// - Throws: The ``EventLogError`` of a batch that could not be written.
+    public func flush() throws(EventLogError) {
+        let waiter = DispatchSemaphore(value: 0)
+        let (mustWait, wake) = buffer.contents.withLock { contents in
+            guard contents.written < contents.handedOff else { return (false, false) }
+            contents.writeWaiters.append((contents.handedOff, waiter))
+            let wake = contents.writer != .working
+            contents.writer = .working
+            return (true, wake)
+        }
+        if wake { buffer.wakeWriter.signal() }
+        if mustWait { waiter.wait() }
+        writer.drainReports()
+        let failure = buffer.contents.withLock { contents in
+            defer { contents.unthrownFailure = nil }
+            return contents.unthrownFailure
+        }
+        if let failure { throw failure }
+    }
+
+    /// Writes what is buffered, stops the writer thread and refuses further actions (they are
+    /// reported to `onFailure`). Calling it again does nothing.
+    ///
+    /// - Throws: The first failure since the last ``flush()``, if any.
+    public func close() throws(EventLogError) {
+        let (alreadyClosing, wake) = buffer.contents.withLock { contents in
+            let already = contents.isClosing
+            contents.isClosing = true
+            let wake = contents.writer != .working
+            contents.writer = .working
+            return (already, wake)
+        }
+        guard !alreadyClosing else { return }
+        if wake { buffer.wakeWriter.signal() }
+        buffer.writerExited.wait()
+        writer.drainReports()
+        let failure = buffer.contents.withLock { contents in
+            defer { contents.unthrownFailure = nil }
+            return contents.unthrownFailure
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,66 @@
+package import Foundation
+
+/// What the recorder's writer needs from the log it records into: the SQLite `EventLog` (the
+/// embedded default), or a PostgreSQL store (RewindPostgres). Every method is synchronous and
+/// called from the writer thread, except ``beginSession(app:codec:initialState:info:shapes:at:)``,
+/// which the thread binding the middleware calls, once per store.
+///
+/// A log assigns seqs as it writes: each event the next of the log's, so a session's order is
+/// the order its batches were written in.
+package protocol RecordingLog: AnyObject, Sendable {
+    /// How errors name the log: a file's path, a store's URL without its password.
+    var path: String { get }
+
+    /// Begins a session holding `initialState` (already scrubbed).
+    func beginSession<State: Encodable>(
+        app: AppIdentity, codec: any PayloadCodec, initialState: State, info: String?, shapes: SessionShapes, at date: Date
+    ) throws(EventLogError) -> LogSession
+
+    /// Writes, in one transaction, the rows `encode` makes with the session's codec — events,
+    /// each with the next seq, and snapshots of the state after the last event before them —
+    /// and moves the session's bounds along. `encode` may run more than once (a retried
+    /// transaction); each run starts afresh.
+    ///
+    /// - Returns: The seqs the events got; `nil` when there were none.
+    func write(
+        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
+    ) throws(EventLogError) -> ClosedRange<Int64>?
+
+    /// Records `gap` and begins the session recording resumes in, from `state`, in one
+    /// transaction: either both are in the log or neither is.
+    func recordGap<State: Encodable>(
+        _ gap: LogGap, resumingWith app: AppIdentity, codec: any PayloadCodec, state: State, info: String?, shapes: SessionShapes, at date: Date
+    ) throws(EventLogError) -> LogSession
+
+    /// Records `gap` where recording never resumed (the recorder closed first).
+    func recordGap(_ gap: LogGap) throws(EventLogError)
+
+    /// Records that session `id` ended because its recorder closed it; it is no longer live.
+    func endSession(_ id: Int64, at date: Date) throws(EventLogError)
+
+    /// Applies `retention`; returns how many events it removed.
+    func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int
+
+    /// The recorder is done with this log: a log that belongs to it alone (a store's connection
+    /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
+    func recorderFinished()
+
+    /// Whether the log is still what its location names: `false` once a file was deleted or
+    /// replaced under it. The writer then counts what it could not write as a gap and records
+    /// on in ``reopenedInPlace()``. A store's lost connection is an ordinary failed write: it
+    /// stays in place.
+    var isInPlace: Bool { get }
+
+    /// A log opened (or created) anew where this one was, after it stopped being in place; it
+    /// belongs to the recorder, which calls ``recorderFinished()`` on it when done with it.
+    func reopenedInPlace() throws(EventLogError) -> any RecordingLog
+}
+
+extension RecordingLog {
+    /// A log that cannot vanish from under its writer: a store's.
+    package var isInPlace: Bool { true }
+
+    package func reopenedInPlace() throws(EventLogError) -> any RecordingLog {
+        throw .failed(path: path, reason: "the log cannot be opened again in place")
+    }
+}

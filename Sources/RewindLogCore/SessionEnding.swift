@@ -1,0 +1,34 @@
+/// How a recording session ended, as its log records it (schema 12).
+///
+/// A session that has no ending is being recorded — or its writer died and no writer has
+/// opened a session in the log since: the next one to begin a session (or to trim) finds it
+/// unended with its lock free and marks it ``Kind/unclean``.
+public struct SessionEnding: Codable, Sendable, Hashable {
+    /// Why it ended.
+    public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
+        /// Its recorder closed it (``Recorder/close()``, or `EventLog.endSession(_:at:)`).
+        case closed
+        /// A write failed; the loss is a gap, and recording went on in another session.
+        case resumed
+        /// Its process stopped while recording it — a crash, a kill, a power cut — and a later
+        /// writer noticed.
+        case unclean
+        /// Recorded before schema 12, which did not say.
+        case unknown
+    }
+
+    /// Why it ended.
+    public var kind: Kind
+    /// Its last committed seq (its base seq when it has no events).
+    public var seq: Int64
+    /// When: its close, or (``Kind/unclean``) the time of its last committed event or, without
+    /// one, of its start; `nil` for ``Kind/unknown``.
+    public var time: Double?
+
+    /// An ending.
+    public init(kind: Kind, seq: Int64, time: Double?) {
+        self.kind = kind
+        self.seq = seq
+        self.time = time
+    }
+}

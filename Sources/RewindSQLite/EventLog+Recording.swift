@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+package import RewindLogCore
+
+extension EventLog: RecordingLog {
+    package func write(
+        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
+    ) throws(EventLogError) -> ClosedRange<Int64>? {
+        // The log's own codec instance (a codec with symbols keeps them per log file) and the
+        // session's key. Encoding happens inside the transaction, so new symbols get ids under
+        // the write lock.
+        let storage = try storage(for: session)
+        return try writeEncoding { db in
+            try insert(try encode(storage.codec), into: storage, in: db)
+        }
+    }
+
+    /// The app's own log stays open (the app closes it); one the writer opened again in place
+    /// is the writer's to close.
+    package func recorderFinished() {
+        if openedForRecorder.load(ordering: .acquiring) { try? close() }
+    }
+
+    /// Whether the file at ``path`` is still the one opened: not deleted, not replaced.
+    package var isInPlace: Bool {
+        guard let openedFile else { return true }
+        return FileIdentity(path: path) == openedFile
+    }
+
+    /// The log at the same path, with the same codecs and keys: created when the file was
+    /// deleted, the new file when it was replaced.
+    package func reopenedInPlace() throws(EventLogError) -> any RecordingLog {
+        let reopened = try EventLog(path: path, codecs: codecs, keys: keys)
+        reopened.openedForRecorder.store(true, ordering: .releasing)
+        return reopened
+    }
+}

@@ -1,0 +1,7 @@
+public import RewindLogCore
+extension RecordingDestination {
+    /// A log file, opened read-write.
+    public static func log(_ log: EventLog) -> RecordingDestination {
+        RecordingDestination(log)
+    }
+}
