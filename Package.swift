@@ -201,7 +201,7 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(
             name: "RewindTestSupport",
-            dependencies: ["Rewind", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindExamples", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Rewind", "RewindCoding", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindExamples", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/Support"
         ),
         // An app's own replay tool, in three lines: RewindCLI with the todo app registered.

@@ -78,7 +78,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     ///     nearest snapshot.
     public func finalState(session id: Int64, fromStart: Bool = false) throws(EventLogError) -> State {
         let reader = try reader(for: log.session(id))
-        let last = reader.session.lastSeq
+        let last = reader.lastSeq
         guard fromStart else { return try fold(reader, through: last).state }
         let initial = try reader.initialState(State.self)
         var stats = ReplayStats(startedFromSnapshot: initial.seq)
@@ -95,8 +95,10 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
     public func steps(session id: Int64, from seq: Int64? = nil) throws(EventLogError) -> ReplayCursor<State, Action> {
         let reader = try reader(for: log.session(id))
         let first = max(seq ?? reader.session.baseSeq + 1, reader.session.baseSeq + 1)
-        let start = try fold(reader, through: min(first - 1, reader.session.lastSeq))
-        return ReplayCursor(replayer: self, reader: reader, state: start.state, from: first, through: reader.session.lastSeq)
+        // A session without events has no steps: its cursor holds the state of the latest
+        // snapshot (its base one, or the one retention kept when it emptied the session).
+        let start = try fold(reader, through: reader.session.seqRange == nil ? reader.lastSeq : min(first - 1, reader.lastSeq))
+        return ReplayCursor(replayer: self, reader: reader, state: start.state, from: first, through: reader.lastSeq)
     }
 
     // MARK: - Folding

@@ -6,7 +6,7 @@ extension Recorder {
     }
 
     /// Creates a recorder and starts its writer thread. Recording begins when a store binds
-    /// ``middleware``.
+    /// `middleware`.
     ///
     /// - Parameters:
     ///   - log: The log, opened read-write.

@@ -78,7 +78,7 @@ public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendabl
     return checked
 }
 
-/// Replays every session of a log step by step and checks an app's ``Invariant`` — the same
+/// Replays every session of a log step by step and checks an app's `Invariant` — the same
 /// value its replay tool bisects with — after every action.
 ///
 /// ```swift

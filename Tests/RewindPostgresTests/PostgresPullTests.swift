@@ -29,7 +29,7 @@ struct PostgresPullTests {
     @Test("a pushed log pulled back is the same log: identity, numbers, symbols, snapshots and every byte; pushing it again adds nothing")
     func roundTrip() async throws {
         let folder = try TemporaryDirectory()
-        let log = try await PostgresPushTests.deviceLog(in: folder)
+        let log = try await LogReaderAnswers.deviceLog(in: folder)
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)
             defer { Task { await store.close() } }
@@ -52,7 +52,7 @@ struct PostgresPullTests {
     @Test("one session, by its number in the store or its UUID, comes back alone with the log's numbers")
     func oneSession() async throws {
         let folder = try TemporaryDirectory()
-        let log = try await PostgresPushTests.deviceLog(in: folder)
+        let log = try await LogReaderAnswers.deviceLog(in: folder)
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)
             defer { Task { await store.close() } }
@@ -123,7 +123,7 @@ struct PostgresPullTests {
     @Test("bad pulls are refused with a clear error, and leave no file behind")
     func refusals() async throws {
         let folder = try TemporaryDirectory()
-        let log = try await PostgresPushTests.deviceLog(in: folder)
+        let log = try await LogReaderAnswers.deviceLog(in: folder)
         let other = try EventLog(path: folder.file("other.rewind"))
         _ = try await recordSession(
             into: other, app: AppIdentity(id: "com.example.todo"), initialState: TodoState(), reducer: Todo.reducer,

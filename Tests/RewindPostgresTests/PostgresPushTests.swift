@@ -11,22 +11,10 @@ import Testing
 /// often and however interrupted the push.
 @Suite("PostgreSQL push", .enabled(if: PostgresTestServer.enabled))
 struct PostgresPushTests {
-    /// A log of three todo sessions (120, 0 and 75 actions), binary-coded with snapshots every
-    /// 25 actions, so it has symbols, periodic snapshots and an empty session.
+    /// The reference log (`LogReaderAnswers.deviceLog(in:)`): three todo sessions, binary-coded
+    /// with periodic snapshots, so it has symbols, periodic snapshots and an empty session.
     static func deviceLog(in folder: TemporaryDirectory) async throws -> EventLog {
-        let log = try EventLog(path: folder.file("device.rewind"))
-        var configuration = RecorderConfiguration<TodoState, TodoAction>()
-        configuration.codec = BinaryPayloadCodec()
-        configuration.snapshotInterval = 25
-        configuration.snapshotBudget = .infinity
-        for (seed, actions) in [(1, 120), (2, 0), (3, 75)] {
-            _ = try await recordSession(
-                into: log, app: AppIdentity(id: "com.example.todo", version: "2.\(seed)"), initialState: TodoState(),
-                reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: UInt64(seed)), actions: actions,
-                configuration: configuration
-            )
-        }
-        return log
+        try await LogReaderAnswers.deviceLog(in: folder)
     }
 
     /// What the store holds of the pushed log, in a form to compare with the log: per session

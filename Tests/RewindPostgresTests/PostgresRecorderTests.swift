@@ -71,7 +71,7 @@ struct PostgresRecorderTests {
         var installed = location
         installed.install = "api-1"
         let inPlace = try await PostgresLogReader.open(installed)
-        #expect(try PostgresLogReaderTests.answers(inPlace).map { $0.replacingOccurrences(of: inPlace.path, with: log.path) } == PostgresLogReaderTests.answers(log))
+        #expect(try LogReaderAnswers.of(inPlace).map { $0.replacingOccurrences(of: inPlace.path, with: log.path) } == LogReaderAnswers.of(log))
         #expect(try inPlace.checkIntegrity().isSound)
         #expect(try inPlace.restoredState(app: Self.app, reducer: Todo.reducer) == live.store.state)
         await inPlace.close()

@@ -2,19 +2,24 @@ import Foundation
 import Rewind
 import RewindExamples
 import RewindLog
+import RewindLogCore
 @testable import RewindPostgres
 import RewindReplay
 import RewindTestSupport
 import Testing
 
-/// The recorder's promises, one suite over both stores: each test runs into a log file and into
-/// a PostgreSQL store, and reads back what it holds through the one read protocol (the store's
-/// sessions read in place, by their install).
-@Suite("Recording into either store", .enabled(if: PostgresTestServer.enabled))
+/// The recorder's promises, one suite over every store — the store conformance suite's
+/// recording half: each test runs into a log file, into the in-memory store written on the core
+/// alone (`MemoryLog`) and into a PostgreSQL store, and reads back what it holds through the one
+/// read protocol (the store's sessions read in place, by their install).
+@Suite("Recording into any store")
 struct RecordingDestinationTests {
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case file, postgres
+        case file, memory, postgres
         var testDescription: String { rawValue }
+
+        /// Every kind this run can reach (PostgreSQL when a server is configured).
+        static var available: [Kind] { PostgresTestServer.enabled ? allCases : [.file, .memory] }
     }
 
     /// A destination of `kind`, and how to take it away and give it back mid-recording (a
@@ -35,6 +40,12 @@ struct RecordingDestinationTests {
             try await body(Fault(
                 destination: .log(log), cut: { try log.simulateFullDisk() }, restore: { try log.freeDiskSpace() },
                 readBack: { try EventLog(path: path, mode: .readOnly) }
+            ))
+        case .memory:
+            let log = MemoryLog()
+            try await body(Fault(
+                destination: RecordingDestination(log), cut: { log.isFailing.store(true, ordering: .releasing) },
+                restore: { log.isFailing.store(false, ordering: .releasing) }, readBack: { log }
             ))
         case .postgres:
             let server = try PrivatePostgresServer.start()
@@ -61,7 +72,7 @@ struct RecordingDestinationTests {
         }
     }
 
-    @Test("every action in order, with its case and source, and states that replay to the live ones", arguments: Kind.allCases)
+    @Test("every action in order, with its case and source, and states that replay to the live ones", arguments: Kind.available)
     func everyAction(_ kind: Kind) async throws {
         try await Self.withDestination(kind) { fault in
             let live = try await recordSession(
@@ -83,7 +94,7 @@ struct RecordingDestinationTests {
         }
     }
 
-    @Test("a destination lost mid-recording: the loss is reported with its actions, recorded as a gap, and recording resumes from the live state", arguments: Kind.allCases)
+    @Test("a destination lost mid-recording: the loss is reported with its actions, recorded as a gap, and recording resumes from the live state", arguments: Kind.available)
     func lostMidRecording(_ kind: Kind) async throws {
         try await Self.withDestination(kind) { fault in
             let failures = Recorded<RecorderFailure<ShopAction>>()

@@ -272,4 +272,25 @@ struct ReplayerTests {
         let result = try replayer.whatIf(skipping: [1], through: 2)
         #expect(result.actual == 3 && result.alternative == 2)
     }
+
+    @Test("a session retention emptied of events replays to the snapshot it kept: final state, steps (none) and the session's snapshot")
+    func emptiedSession() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("emptied.rewind"))
+        var kept = ShopState()
+        kept.cart.message = "the state at seq 10"
+        let idle = try log.beginSession(app: AppIdentity(id: "com.example.shop.widget"), initialState: ShopState())
+        try log.append((0..<10).map { _ in EventRecord(ShopAction.cart(.clear), source: ActionSource()) }, to: idle)
+        try log.appendSnapshot(kept, to: idle, after: 10)
+        try log.endSession(idle.id, at: Date())
+        let busy = try log.beginSession(app: Self.shop, initialState: ShopState())
+        try log.append((0..<50).map { _ in EventRecord(ShopAction.cart(.clear), source: ActionSource()) }, to: busy)
+        try log.trim(to: Retention(maxEvents: 5))
+        #expect(try log.session(idle.id).seqRange == nil)
+
+        let replayer = Replayer(log: log, reducer: Shop.reducer)
+        #expect(try replayer.finalState(session: idle.id) == kept)
+        var steps = try replayer.steps(session: idle.id)
+        #expect(try steps.next() == nil)
+    }
 }

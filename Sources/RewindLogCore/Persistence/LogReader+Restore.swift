@@ -44,9 +44,6 @@ extension LogReader {
             of: session, in: self, state: State.self, action: Action.self, upgrades: upgrades, typeShapes: typeShapes, to: onSchemaDrift
         )
         let reader = try SessionReader(log: self, session: session, upgrades: upgrades, typeShapes: typeShapes)
-        // The latest snapshot, wherever it is: a session that retention emptied of events still
-        // has the snapshot it continues from, after its base seq.
-        let start = try reader.state(State.self, atOrBefore: .max)
-        return try reader.fold(reducer, from: start, through: session.seqRange?.upperBound ?? start.seq)
+        return try reader.fold(reducer, from: reader.state(State.self, atOrBefore: reader.lastSeq), through: reader.lastSeq)
     }
 }

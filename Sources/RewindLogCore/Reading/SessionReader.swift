@@ -14,6 +14,10 @@ package struct SessionReader: Sendable {
     package let log: any LogReader
     /// The session read.
     package let session: LogSession
+    /// Where a fold of the whole session ends: its last event, or, for a session without
+    /// events, past every snapshot it kept — retention may have emptied it of events after its
+    /// base, keeping the snapshot it continues from.
+    package var lastSeq: Int64 { session.seqRange?.upperBound ?? LoggedEvent.largestSeq }
     let storage: SessionStorage
     var codec: any PayloadCodec { storage.codec }
     let upgrades: SchemaUpgrades?

@@ -1,4 +1,4 @@
-/// Where a ``Recorder`` records: a log file (``log(_:)``), or — with RewindPostgres — a
+/// Where a ``Recorder`` records: a log file (`log(_:)`, from RewindSQLite), or — with RewindPostgres — a
 /// PostgreSQL store, for a server-side service that keeps its history in the database it
 /// already runs (`RecordingDestination.postgres(_:install:)`).
 public struct RecordingDestination: Sendable {
