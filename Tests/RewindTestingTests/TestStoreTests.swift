@@ -35,7 +35,8 @@ struct TestStoreTests {
             $0.checkout.status = .idle
             $0.cart = ShopState.Cart()
         }
-        await store.finish()
+        // Generous: the effects are quick, but the whole suite shares two threads.
+        await store.finish(timeout: .seconds(60))
         // Everything was recorded as it went.
         #expect(try EventLog(path: store.logPath, mode: .readOnly).seqRange() == 1...5)
     }
@@ -68,7 +69,8 @@ struct TestStoreTests {
             $0.catalogue.requestedAt = Self.date
         }
         await withKnownIssue {
-            await store.finish()
+            // Generous: the effect is quick, but the whole suite shares two threads.
+            await store.finish(timeout: .seconds(60))
         } matching: { issue in
             issue.comments.map(\.rawValue).joined().contains("1 received action was not asserted")
         }

@@ -8,14 +8,14 @@ import Synchronization
 /// commit; reports what could not be written.
 @usableFromInline
 final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
-    private let buffer: RecordingBuffer<State, Action>
-    private let configuration: RecorderConfiguration<State, Action>
-    private let currentSession = Mutex<LogSession?>(nil)
+    let buffer: RecordingBuffer<State, Action>
+    let configuration: RecorderConfiguration<State, Action>
+    let currentSession = Mutex<LogSession?>(nil)
     /// The log being written: the app's, until it stops being in place (a file deleted or
     /// replaced); then the one the writer opened where it was (`reopenedInPlace()`).
-    private let target: Mutex<any RecordingLog>
+    let target: Mutex<any RecordingLog>
 
-    private var log: any RecordingLog {
+    var log: any RecordingLog {
         target.withLock { $0 }
     }
     /// Where `onFailure` runs: never on the writer thread, so a handler may call `flush()` or
@@ -99,7 +99,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     /// The shapes every session of this writer records (found once per type and process:
     /// `TypeShape.of(_:probing:)` caches them).
-    private var shapes: SessionShapes {
+    var shapes: SessionShapes {
         SessionShapes.of(state: State.self, action: Action.self, source: configuration.typeShapes)
     }
 
@@ -235,37 +235,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         return through
     }
 
-    /// After the log vanished: opens (or creates) the log where it was and begins a session
-    /// there that stands for the one the vanished log held, from the live state, so that `gap`
-    /// — now that session's — can be recorded with recording resuming after it. The app's own
-    /// log still points at the vanished file; the writer uses, and when done finishes, the new one.
-    private func reopen(_ gap: LogGap, app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogGap {
-        let reopened = try log.reopenedInPlace()
-        let standIn: LogSession
-        do {
-            standIn = try reopened.beginSession(
-                app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
-                info: #"{"rewind":"stands for a session whose log file was deleted or replaced while recording"}"#, shapes: shapes, at: date
-            )
-        } catch {
-            // Tried again with the next fresh state, from a log opened anew then.
-            reopened.recorderFinished()
-            throw error
-        }
-        let previous = target.withLock { target in
-            defer { target = reopened }
-            return target
-        }
-        // The app's log stays the app's; one reopened before is the writer's to let go.
-        previous.recorderFinished()
-        var gap = gap
-        gap.session = standIn.id
-        gap.afterSeq = standIn.baseSeq
-        return gap
-    }
-
     /// A session's snapshot spacing, before any periodic snapshot.
-    private func newSpacing() -> SnapshotSpacing {
+    func newSpacing() -> SnapshotSpacing {
         SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget)
     }
 
@@ -280,32 +251,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             lastSeq ?? session.baseSeq
         }
         /// Actions lost since a failed write, not yet recorded as a gap.
-        var gap: PendingGap?
+        var gap: PendingGap<Action>?
         /// The session's tally of event and snapshot sizes, which spaces periodic snapshots.
         var spacing: SnapshotSpacing
-    }
-
-    /// A loss being tallied until it can be written, with the error that caused it.
-    struct PendingGap {
-        var record: LogGap
-        /// What caused the loss (the gap's reason).
-        var error: EventLogError
-        /// What the last attempt to record it failed with, reported for the actions lost since
-        /// (a fresh state that cannot be encoded, say, rather than the disk that filled first).
-        var latest: EventLogError
-
-        init(session: Int64, afterSeq: Int64, error: EventLogError) {
-            record = LogGap(session: session, afterSeq: afterSeq, lost: 0, cases: [:], reason: "\(error)", firstTime: 0, lastTime: 0, resumedSession: nil)
-            self.error = error
-            latest = error
-        }
-
-        mutating func add(_ dispatched: DispatchedAction<Action>, at time: Double) {
-            if record.lost == 0 { record.firstTime = time }
-            record.lost += 1
-            record.cases[ActionCaseName.of(dispatched.action), default: 0] += 1
-            record.lastTime = time
-        }
     }
 
     /// Encodes and commits one batch; returns what to report and how many events it held.
@@ -313,18 +261,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// A batch that cannot be committed ends its session: its events, and every event after it
     /// until the dispatch path hands over a fresh state, are tallied as a gap. The gap is written
     /// with a new session starting from that fresh state, in one transaction, once writing works
-    /// again; the rest of the batch goes into the new session.
+    /// again (``resume(after:in:items:progress:)``); the rest of the batch goes into the new session.
     private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> (failures: [RecorderFailure<Action>], events: Int) {
-        // Only for reporting a batch that cannot be written: built on demand, since this code
-        // runs unspecialised for the app's types, where copying every action of every batch
-        // goes through value witnesses and shows in the writer's profile.
-        func actions(in items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> [DispatchedAction<Action>] {
-            items.compactMap { item in if case let .event(dispatched, _) = item { dispatched } else { nil } }
-        }
-        func unwritten(_ error: EventLogError) -> ([RecorderFailure<Action>], Int) {
-            let actions = actions(in: items)
-            return ([RecorderFailure(error: error, unrecorded: actions)], actions.count)
-        }
         do {
             try startPendingSession(progress: &progress)
         } catch {
@@ -332,110 +270,66 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             // from (the gap's session and seq are set when it does).
             var gap = progress.gap ?? PendingGap(session: 0, afterSeq: 0, error: error)
             gap.latest = error
-            for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
-            progress.gap = gap
-            buffer.freshStateWanted.store(true, ordering: .releasing)
-            return unwritten(error)
+            return lose(items, to: gap, progress: &progress)
         }
         guard var session else {
-            return unwritten(.closed(path: log.path))
+            return Self.unwritten(items, .closed(path: log.path))
         }
         if progress.gap == nil, !log.isInPlace {
             // Deleted or replaced: a loss like any failed write, except that recording goes on
             // in a new log at the same path (see `reopen`), from the live state.
             let error = EventLogError.fileVanished(path: log.path)
-            var gap = PendingGap(session: session.id, afterSeq: progress.position(in: session), error: error)
-            for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
-            progress.gap = gap
-            buffer.freshStateWanted.store(true, ordering: .releasing)
-            return unwritten(error)
+            return lose(items, to: PendingGap(session: session.id, afterSeq: progress.position(in: session), error: error), progress: &progress)
         }
 
-        var failures: [RecorderFailure<Action>] = []
-        let part = items
-        var items = items
-        if var gap = progress.gap {
-            let resume = items.firstIndex { if case .freshState = $0 { true } else { false } }
-            for case let .event(dispatched, time) in items[..<(resume ?? items.endIndex)] { gap.add(dispatched, at: time) }
-            let lostHere = actions(in: items[..<(resume ?? items.endIndex)])
-            guard let resume, case let .freshState(state, time) = items[resume] else {
-                progress.gap = gap
-                return ([RecorderFailure(error: gap.latest, unrecorded: lostHere)], lostHere.count)
+        var lostEarlier: [RecorderFailure<Action>] = []
+        var rest = items
+        if let gap = progress.gap {
+            switch resume(after: gap, in: session, items: items, progress: &progress) {
+            case let .lost(failures, count):
+                return (failures, count)
+            case let .resumed(resumed, lost, remaining):
+                session = resumed
+                lostEarlier = lost
+                rest = remaining
             }
-            do {
-                if case .fileVanished = gap.error {
-                    gap.record = try reopen(gap.record, app: session.app, state: state, at: Date(timeIntervalSince1970: time))
-                }
-                session = try log.recordGap(
-                    gap.record, resumingWith: session.app, codec: configuration.codec, state: configuration.redaction.scrubbed(state),
-                    info: configuration.sessionInfo, shapes: shapes, at: Date(timeIntervalSince1970: time)
-                )
-            } catch {
-                // Still failing: the whole batch is lost too, and another fresh state is needed.
-                for case let .event(dispatched, time) in items[resume...] { gap.add(dispatched, at: time) }
-                gap.latest = error
-                progress.gap = gap
-                buffer.freshStateWanted.store(true, ordering: .releasing)
-                return unwritten(error)
-            }
-            currentSession.withLock { $0 = session }
-            progress = Progress(lastSeq: nil, gap: nil, spacing: newSpacing())
-            if !lostHere.isEmpty { failures.append(RecorderFailure(error: gap.latest, unrecorded: lostHere)) }
-            items = items[(resume + 1)...]
         }
 
-        let lostEarlier = failures
-        var events = 0
+        var batch: EncodedBatch<Action>?
         var written: ClosedRange<Int64>?
-        var spacing = progress.spacing
         do {
-            let path = log.path
+            let path = log.path, spacing = progress.spacing
+            // Tickets count every event handed off, lost ones too: those skipped above first.
+            let skipped = items[..<rest.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
             written = try log.write(session: session) { codec in
-                let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
-                failures = lostEarlier
-                events = 0
-                spacing = progress.spacing
-                // Tickets count every event handed off, lost ones too: those skipped above first.
-                let skipped = part[..<items.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
-                var ticket = previous + UInt64(skipped)
-                var writes: [LogWrite] = []
-                writes.reserveCapacity(items.count)
-                for item in items {
-                    switch item {
-                    case let .event(dispatched, time):
-                        events += 1
-                        ticket += 1
-                        let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
-                        if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
-                        spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
-                        writes.append(.event(event))
-                    case let .snapshot(state, time):
-                        do {
-                            let encoded = try codec.encode(configuration.redaction.scrubbed(state))
-                            spacing.wroteSnapshot(bytes: encoded.count, ticket: ticket)
-                            writes.append(.snapshot(time: time, state: encoded))
-                        } catch {
-                            failures.append(RecorderFailure(error: .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
-                        }
-                    case .freshState:
-                        // Asked for again after a later failure that another batch resolved.
-                        break
-                    }
-                }
-                return writes
+                let encoded = EncodedBatch(
+                    encoding: rest, firstTicket: previous + UInt64(skipped), codec: codec, configuration: configuration, path: path, spacing: spacing
+                )
+                batch = encoded
+                return encoded.writes
             }
         } catch {
             // The session ends here: its later snapshots would hold these actions' effects.
-            var gap = PendingGap(session: session.id, afterSeq: progress.position(in: session), error: error)
-            for case let .event(dispatched, time) in items { gap.add(dispatched, at: time) }
-            progress.gap = gap
-            buffer.freshStateWanted.store(true, ordering: .releasing)
-            let lost = actions(in: items)
-            return (lostEarlier + [RecorderFailure(error: error, unrecorded: lost)], lostEarlier.reduce(0) { $0 + $1.unrecorded.count } + lost.count)
+            let lost = lose(rest, to: PendingGap(session: session.id, afterSeq: progress.position(in: session), error: error), progress: &progress)
+            return (lostEarlier + lost.failures, lostEarlier.reduce(0) { $0 + $1.unrecorded.count } + lost.events)
         }
         if let written { progress.lastSeq = written.upperBound }
-        progress.spacing = spacing
-        return (failures, events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
+        guard let batch else { return (lostEarlier, lostEarlier.reduce(0) { $0 + $1.unrecorded.count }) }
+        progress.spacing = batch.spacing
+        return (lostEarlier + batch.failures, batch.events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
+    }
+
+    /// The actions among `items`, built only for reporting a batch that cannot be written:
+    /// this code runs unspecialised for the app's types, where copying every action of every
+    /// batch goes through value witnesses and shows in the writer's profile.
+    static func actions(in items: ArraySlice<RecordingBuffer<State, Action>.Item>) -> [DispatchedAction<Action>] {
+        items.compactMap { item in if case let .event(dispatched, _) = item { dispatched } else { nil } }
+    }
+
+    /// `items` reported as not written, for `error`.
+    static func unwritten(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, _ error: EventLogError) -> (failures: [RecorderFailure<Action>], events: Int) {
+        let actions = actions(in: items)
+        return ([RecorderFailure(error: error, unrecorded: actions)], actions.count)
     }
 }
 
