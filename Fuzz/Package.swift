@@ -31,11 +31,15 @@ let package = Package(
             .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
         ]),
         .systemLibrary(name: "CZlib"),
-        .target(name: "RewindLog", dependencies: [
-            "Rewind", "RewindCoding", "CZlib",
-            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
+        // The log as the main package splits it: the core, the SQLite store, and the module
+        // that re-exports both.
+        .target(name: "RewindLogCore", dependencies: [
+            "Rewind", "RewindCoding", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: instrumented),
+        .target(name: "RewindSQLite", dependencies: [
+            "RewindLogCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+        ], swiftSettings: instrumented),
+        .target(name: "RewindLog", dependencies: ["RewindLogCore", "RewindSQLite"], swiftSettings: instrumented),
         .target(name: "FuzzSupport", dependencies: ["RewindCoding"], swiftSettings: instrumented),
         .target(name: "FuzzDriver"),
         .executableTarget(name: "fuzz-binary-payload", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/BinaryPayload", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),

@@ -31,49 +31,29 @@ struct LogOptions: ParsableArguments {
         }
     }
 
-    /// The log argument when it names a PostgreSQL store rather than a file.
-    var storeURL: String? {
-        let lowered = path.lowercased()
-        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? path : nil
-    }
-
-    /// Whether the argument names one log: a file, or a store's URL with `log=` or `install=` (a
-    /// store's URL without either may mean its only log, or all of them: `sessions` lists them
-    /// all).
-    var namesOneLog: Bool {
-        guard let storeURL else { return true }
-        return URLComponents(string: storeURL)?.queryItems?.contains { ["log", "install"].contains($0.name) } == true
-    }
-
-    /// The log argument as messages name it: a store's URL without its password.
-    var displayName: String {
-        storeURL.map(Self.redacted) ?? path
-    }
+    /// What the log argument names.
+    var location: LogLocation { LogLocation(argument: path) }
 
     /// Connects to a store's log (see ``StoreLogs``) before a command reads it with ``open()``;
     /// nothing for a file. ``RewindTool`` calls it for every ``LogReadingCommand``.
     func prepare() async throws {
-        guard let storeURL else { return }
-        try await StoreLogs.open(storeURL, keys: keys())
+        guard case let .store(url) = location else { return }
+        try await StoreLogs.open(url, keys: keys())
     }
 
     /// Opens the log read-only, with the keys in `--key-file`: the file, or the store's log
     /// ``prepare()`` connected to.
     func open() throws -> any LogReader {
-        guard let storeURL else { return try EventLog(path: path, mode: .readOnly, keys: keys()) }
-        guard let log = StoreLogs.log(storeURL) else {
-            // Only a command that skipped `prepare()` gets here: a mistake in the tool itself.
-            throw InputError("\(Self.redacted(storeURL)): this command does not read a PostgreSQL store's log")
+        switch location {
+        case let .file(path):
+            return try EventLog(path: path, mode: .readOnly, keys: keys())
+        case let .store(url):
+            guard let log = StoreLogs.log(url) else {
+                // Only a command that skipped `prepare()` gets here: a mistake in the tool itself.
+                throw InputError("\(location): this command does not read a PostgreSQL store's log")
+            }
+            return log
         }
-        return log
-    }
-
-    /// A URL without its password, for messages.
-    static func redacted(_ url: String) -> String {
-        guard var components = URLComponents(string: url) else { return "a postgres:// URL that does not parse" }
-        guard components.password != nil else { return url }
-        components.password = nil
-        return components.string ?? "the store"
     }
 
     /// Prints a report as text or JSON.

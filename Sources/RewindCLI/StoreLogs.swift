@@ -30,7 +30,7 @@ enum StoreLogs {
         let reader = try await PostgresLogReader.open(location, keys: keys)
         opened.withLock { $0[url] = reader }
         #else
-        throw InputError("\(LogOptions.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")
+        throw InputError("\(LogLocation.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")
         #endif
     }
 }

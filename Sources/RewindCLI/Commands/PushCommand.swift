@@ -39,16 +39,17 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
         }
         // A file, or one log of another store, read in place: it moves between stores as is.
         var log = try options.open()
-        let isFile = options.storeURL == nil
-        if isFile, try log.identity() == nil {
+        if case let .file(path) = options.location, try log.identity() == nil {
             // Older than identities: give it one, for good, so that pushing it again is recognised.
-            log = try EventLog(path: options.path, keys: options.keys())
-            FileHandle.standardError.write(Data("rewind: migrated \(options.path) to log schema \(EventLog.latestSchemaVersion) to give it an identity\n".utf8))
+            log = try EventLog(path: path, keys: options.keys())
+            FileHandle.standardError.write(Data("rewind: migrated \(path) to log schema \(EventLog.latestSchemaVersion) to give it an identity\n".utf8))
         }
         guard let identity = try log.identity() else {
-            throw InputError(isFile
-                ? "\(log.path): the log has no identity, even after migrating it"
-                : "\(log.path): sessions recorded into a store have no log identity to push them by: pull them into a file (`rewind pull --install`) and push that")
+            switch options.location {
+            case .file: throw InputError("\(log.path): the log has no identity, even after migrating it")
+            case .store:
+                throw InputError("\(log.path): sessions recorded into a store have no log identity to push them by: pull them into a file (`rewind pull --install`) and push that")
+            }
         }
         let target = try await PostgresLog.open(location)
         let line = ProgressLine(json: options.json)

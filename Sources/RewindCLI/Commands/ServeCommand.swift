@@ -33,10 +33,11 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         _ = try log.sessions()
         _ = try options.keys()
         let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
-        let inspector = Inspector(api: inspection, title: options.storeURL == nil ? (options.path as NSString).lastPathComponent : log.path)
+        let title = if case let .file(path) = options.location { (path as NSString).lastPathComponent } else { log.path }
+        let inspector = Inspector(api: inspection, title: title)
         let json = options.json
         do {
-            try await inspector.serve(host: host, port: UInt16(port)) { [host, path = options.displayName] url in
+            try await inspector.serve(host: host, port: UInt16(port)) { [host, path = options.location.description] url in
                 if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
                     FileHandle.standardError.write(Data("""
                         warning: listening on \(host), not on loopback: anyone who can reach this machine and \
@@ -46,7 +47,7 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
                 }
                 // Written straight to the file descriptor, not buffered: a script waiting for
                 // the URL reads it at once.
-                let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.displayName) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
+                let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.location) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
             }
         } catch let error as Inspector.ListenError {

@@ -23,10 +23,10 @@ struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
     }
 
     /// A store's URL without `log=` lists the whole store's sessions.
-    var readsOneLog: Bool { options.namesOneLog }
+    var readsOneLog: Bool { options.location.namesOneLog }
 
     mutating func run() async throws {
-        if let url = options.storeURL, !options.namesOneLog {
+        if case let .store(url) = options.location, !options.location.namesOneLog {
             try options.print(try await StoreSessions.report(url: url, appVersion: appVersion, install: install))
         } else {
             try printReport()

@@ -43,7 +43,7 @@ extension FleetCommand {
 
     /// The log file, or the store the log argument names.
     private func fleetSource() throws -> any FleetSource {
-        guard let url = options.storeURL else {
+        guard case let .store(url) = options.location else {
             if fleet.install != nil { throw InputError("--install selects sessions in a store; a log file is one install's") }
             return FileFleet(log: try options.open(), appVersion: fleet.appVersion)
         }
@@ -54,13 +54,13 @@ extension FleetCommand {
             throw InputError(error.description)
         }
         #else
-        throw InputError("\(LogOptions.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")
+        throw InputError("\(options.location): this rewind was built without PostgreSQL (the PostgreSQL trait)")
         #endif
     }
 
     /// How to bring a session that answered back to look at it closely.
     private func pullHint(_ source: any FleetSource) -> String? {
-        guard options.storeURL != nil else { return nil }
+        guard case .store = options.location else { return nil }
         return "to look at one closely: rewind pull '\(source.name)' --session UUID --output session.rewind"
     }
 }

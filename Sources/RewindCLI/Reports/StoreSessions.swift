@@ -64,7 +64,7 @@ struct StoreSessions: CommandReport {
             )
         })
         #else
-        throw InputError("\(LogOptions.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")
+        throw InputError("\(LogLocation.redacted(url)): this rewind was built without PostgreSQL (the PostgreSQL trait)")
         #endif
     }
 }
