@@ -56,6 +56,10 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An encrypted payload or snapshot does not open with its session's key, which is the
     /// right one: it was changed or moved after it was written.
     case authenticationFailed(path: String, session: Int64, seq: Int64, what: String)
+    /// The store committed nothing for longer than the recorder's `stallLimit` while its
+    /// buffer was full: the actions dispatched from then until the store answered again were
+    /// not recorded (they are counted in a gap) so that the app did not wait on the store.
+    case stalled(path: String, seconds: Double)
 
     /// The file the error is about.
     public var path: String {
@@ -66,7 +70,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             let .encodingFailed(path, _, _, _), let .decodingFailed(path, _, _, _, _),
             let .unknownCodec(path, _, _), let .sessionNotFound(path, _), let .seqNotFound(path, _, _),
             let .noSnapshot(path, _, _), let .closed(path), let .nothingToSkip(path), let .seqOutsideSession(path, _, _, _),
-            let .keyMissing(path, _, _), let .wrongKey(path, _, _), let .authenticationFailed(path, _, _, _):
+            let .keyMissing(path, _, _), let .wrongKey(path, _, _), let .authenticationFailed(path, _, _, _),
+            let .stalled(path, _):
             return path
         }
     }
@@ -124,6 +129,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): the key given as '\(keyID)' is not the key session \(session) was encrypted with (it does not match the session's key check)"
         case let .authenticationFailed(path, session, seq, what):
             return "\(path): seq \(seq): \(what) of session \(session) fails authentication with the session's key: the encrypted bytes were changed or moved after they were written"
+        case let .stalled(path, seconds):
+            return "\(path): the store committed nothing for \(String(format: "%.1f", seconds)) s with the recorder's buffer full (its stallLimit); actions dispatched until it answered again were not recorded, so that dispatch would not wait on it"
         }
     }
 

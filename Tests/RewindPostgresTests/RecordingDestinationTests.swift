@@ -4,6 +4,7 @@ import RewindExamples
 import RewindLog
 import RewindLogCore
 @testable import RewindPostgres
+import PostgresNIO
 import RewindReplay
 import RewindTestSupport
 import Testing
@@ -29,6 +30,9 @@ struct RecordingDestinationTests {
         var cut: () throws -> Void
         var restore: () throws -> Void
         var readBack: () async throws -> any LogReader
+        /// Makes the destination stop answering without failing (a write lock held elsewhere,
+        /// a stopped server); the closure it returns makes it answer again.
+        var stall: () async throws -> @Sendable () throws -> Void
     }
 
     static func withDestination(_ kind: Kind, _ body: (Fault) async throws -> Void) async throws {
@@ -39,13 +43,21 @@ struct RecordingDestinationTests {
             let log = try EventLog(path: path)
             try await body(Fault(
                 destination: .log(log), cut: { try log.simulateFullDisk() }, restore: { try log.freeDiskSpace() },
-                readBack: { try EventLog(path: path, mode: .readOnly) }
+                readBack: { try EventLog(path: path, mode: .readOnly) },
+                stall: {
+                    let lock = try SQLiteWriteLock(path: path)
+                    return { try lock.release() }
+                }
             ))
         case .memory:
             let log = MemoryLog()
             try await body(Fault(
                 destination: RecordingDestination(log), cut: { log.isFailing.store(true, ordering: .releasing) },
-                restore: { log.isFailing.store(false, ordering: .releasing) }, readBack: { log }
+                restore: { log.isFailing.store(false, ordering: .releasing) }, readBack: { log },
+                stall: {
+                    log.isStalled.store(true, ordering: .releasing)
+                    return { log.isStalled.store(false, ordering: .releasing) }
+                }
             ))
         case .postgres:
             let server = try PrivatePostgresServer.start()
@@ -62,7 +74,8 @@ struct RecordingDestinationTests {
                         let reader = try await PostgresLogReader.open(location)
                         readers.append(reader)
                         return reader
-                    }
+                    },
+                    stall: { try await PostgresTableLock.take(at: server.location, on: "rewind.events") }
                 ))
             } catch {
                 for reader in readers.all { await reader.close() }
@@ -124,6 +137,90 @@ struct RecordingDestinationTests {
             #expect(gap.session == sessions[0].id && gap.lost == 3 && gap.cases == ["cart.remove": 3] && gap.resumedSession == sessions[1].id)
             #expect(gap.afterSeq == sessions[0].seqRange?.upperBound)
             #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
+        }
+    }
+
+    @Test("a stuck destination: dispatch waits at most the stall limit, the actions let go meanwhile are a gap, and recording resumes", arguments: Kind.available)
+    func stuckDestination(_ kind: Kind) async throws {
+        try await Self.withDestination(kind) { fault in
+            let failures = Recorded<RecorderFailure<ShopAction>>()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
+            configuration.onFailure = { failures.append($0) }
+            configuration.bufferCapacity = 64
+            configuration.batchSize = 16
+            configuration.stallLimit = .milliseconds(300)
+            let recorder = Recorder<ShopState, ShopAction>(into: fault.destination, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+            let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            var dispatched = 0
+            func dispatch() {
+                store.dispatch(.cart(.applyDiscount(code: "D\(dispatched)")))
+                dispatched += 1
+            }
+            for _ in 0..<20 { dispatch() }
+            try recorder.flush()
+
+            // Stuck for 3 s, dispatching all along (and for a second after). The release comes
+            // from a thread of its own: on Linux, Dispatch's global queues share their threads
+            // with the test's pool, which this loop and its neighbours keep busy.
+            let answer = try await fault.stall()
+            let released = DispatchSemaphore(value: 0)
+            Thread {
+                Thread.sleep(forTimeInterval: 3)
+                try? answer()
+                released.signal()
+            }.start()
+            let clock = ContinuousClock()
+            let start = clock.now
+            var longest = Duration.zero
+            while clock.now - start < .seconds(4) {
+                let before = clock.now
+                dispatch()
+                longest = max(longest, clock.now - before)
+            }
+            released.wait()
+            #expect(throws: EventLogError.self) { try recorder.flush() }
+            // Fewer actions than the buffer holds: none can be let go, so they resume recording
+            // even if the writer, starved of the CPU by this loop, looked stuck again at its end.
+            for _ in 0..<20 { dispatch() }
+            try recorder.flush()
+            try recorder.close()
+
+            // The app never waited much longer than the limit, and went on dispatching.
+            #expect(longest < .milliseconds(300) + .seconds(1), "longest dispatch \(longest)")
+            #expect(dispatched > 1_000)
+            // Every action is in the log or counted in a gap; the stall's gap says why.
+            let log = try await fault.readBack()
+            let sessions = try log.sessions()
+            let gaps = try log.gaps()
+            let recorded = sessions.reduce(0) { $0 + Int($1.eventCount) }
+            #expect(recorded + gaps.reduce(0) { $0 + $1.lost } == dispatched)
+            let stall = try #require(gaps.first { $0.reason.contains("committed nothing") }, "gaps: \(gaps.map(\.summary))")
+            #expect(stall.lost > 0 && gaps.allSatisfy { $0.resumedSession != nil } && sessions.count >= 2, "gaps: \(gaps.map(\.summary)), sessions: \(sessions.map { ($0.id, $0.eventCount) }), failures: \(failures.all.map { "\($0.unrecorded.count)+\($0.unlisted): \($0.error)" })")
+            #expect(failures.all.reduce(0) { $0 + $1.unrecorded.count + $1.unlisted } == gaps.reduce(0) { $0 + $1.lost })
+            // A store stuck for long costs no more memory than the buffer: the rest is counted.
+            #expect(failures.all.allSatisfy { $0.unrecorded.count <= 64 } && failures.all.contains { $0.unlisted > 0 })
+            // Recording resumed from the live state: the last session replays to it.
+            let restored = try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer)
+            #expect(restored == store.state, "gaps: \(gaps.map(\.summary)), sessions: \(sessions.map { ($0.id, $0.eventCount, $0.baseSeq, $0.seqRange as Any) }), dispatched \(dispatched), live \(store.state.cart), restored \(restored?.cart as Any)")
+        }
+    }
+}
+
+/// Another session holding a PostgreSQL table's lock (`LOCK TABLE … IN ACCESS EXCLUSIVE MODE` in
+/// an open transaction), as a long migration or a careless admin would: writes to the table wait
+/// on it. Its release runs on postgres-nio's event loop, so it needs no task (the test's thread
+/// may be busy dispatching).
+enum PostgresTableLock {
+    static func take(at location: PostgresLocation, on table: String) async throws -> @Sendable () throws -> Void {
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
+            id: 97, logger: PostgresLog.logger
+        )
+        _ = try await connection.query("BEGIN", logger: PostgresLog.logger)
+        _ = try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"), logger: PostgresLog.logger)
+        return {
+            _ = try connection.query("ROLLBACK", logger: PostgresLog.logger).wait()
+            try connection.close().wait()
         }
     }
 }

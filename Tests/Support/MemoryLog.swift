@@ -22,6 +22,11 @@ public final class MemoryLog: LogReader, RecordingLog {
 
     /// While `true`, every write fails as a lost store's would (a fault for the recorder).
     public let isFailing = Atomic<Bool>(false)
+    /// While `true`, every write waits, as on a store that stopped answering (a fault for the
+    /// recorder); it goes on when the switch is turned off.
+    public let isStalled = Atomic<Bool>(false)
+    /// How long every write takes, in milliseconds, as on a slow store that still commits.
+    public let writeDelay = Atomic<Int>(0)
 
     fileprivate struct Contents {
         var identity = UUID()
@@ -345,6 +350,9 @@ public final class MemoryLog: LogReader, RecordingLog {
     /// Runs `body` on a copy of the contents and commits the copy when it returns: a write
     /// that fails leaves nothing behind, symbols included.
     private func transaction<T>(_ body: (inout Contents) throws(EventLogError) -> T) throws(EventLogError) -> T {
+        while isStalled.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.001) }
+        let delay = writeDelay.load(ordering: .relaxed)
+        if delay > 0 { Thread.sleep(forTimeInterval: Double(delay) / 1_000) }
         guard !isFailing.load(ordering: .acquiring) else { throw .failed(path: path, reason: "the store is unreachable") }
         return try contents.withLock { contents throws(EventLogError) in
             var copy = contents

@@ -30,4 +30,14 @@ struct PendingGap<Action: Codable & Sendable> {
     mutating func add<State: Codable & Sendable>(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>) {
         for case let .event(dispatched, time) in items { add(dispatched, at: time) }
     }
+
+    /// Counts the actions the dispatch path let go while the store was stuck.
+    mutating func add(_ stalled: StalledActions<Action>) {
+        for (dispatched, time) in stalled.kept { add(dispatched, at: time) }
+        guard stalled.others > 0 else { return }
+        if record.lost == 0 { record.firstTime = stalled.lastTime }
+        record.lost += stalled.others
+        for (name, count) in stalled.otherCases { record.cases[name, default: 0] += count }
+        record.lastTime = stalled.lastTime
+    }
 }

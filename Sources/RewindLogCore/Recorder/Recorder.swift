@@ -89,10 +89,15 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     if buffer.freshStateWanted.load(ordering: .relaxed),
                        buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
                         let time = configuration.clock().timeIntervalSince1970
-                        buffer.contents.withLock { contents in
+                        let taken = buffer.contents.withLock { contents in
+                            // While actions are let go on a stuck store, a state taken now
+                            // would follow some of them: ask again once the writer has them.
+                            guard contents.stalled == nil else { return false }
                             contents.items.append(.freshState(state, time: time))
                             contents.sinceSnapshot = 0
+                            return true
                         }
+                        if !taken { buffer.freshStateWanted.store(true, ordering: .releasing) }
                     }
                 },
                 didReduce: { [self] dispatched, state in
@@ -106,12 +111,15 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     @usableFromInline
     enum HandOffOutcome {
         case accepted(wake: Bool, committed: DispatchSemaphore?)
-        case full(DispatchSemaphore, wake: Bool)
+        /// No room: wait for it, at most until the store counts as stuck.
+        case full(DispatchSemaphore, wake: Bool, stuckAt: ContinuousClock.Instant)
+        /// Let go on a stuck store, and counted (see ``StalledActions``).
+        case letGo
         case refused(EventLogError)
     }
 
     /// The dispatch path: append, wake the writer if it sleeps, wait only for room (or, when
-    /// synchronous, for the commit).
+    /// synchronous, for the commit) — and not past the `stallLimit` on a stuck store.
     @inlinable
     static func handOff(
         _ dispatched: DispatchedAction<Action>,
@@ -130,12 +138,19 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 if contents.isClosing {
                     return .refused(.closed(path: path))
                 }
-                if contents.items.count >= capacity {
+                if let waiter = roomWaiter {
+                    // Back from a wait that timed out: it waits again below, or not at all.
+                    contents.roomWaiters.removeAll { $0 === waiter }
+                }
+                if contents.stalled != nil || contents.items.count >= capacity {
+                    if contents.stalled != nil || ContinuousClock.now - contents.busySince >= configuration.stallLimit {
+                        return letGo(dispatched, at: time, contents: &contents, capacity: capacity, path: path)
+                    }
                     let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
                     contents.roomWaiters.append(waiter)
                     let wake = contents.writer != .working
                     contents.writer = .working
-                    return .full(waiter, wake: wake)
+                    return .full(waiter, wake: wake, stuckAt: contents.busySince + configuration.stallLimit)
                 }
                 contents.items.append(.event(dispatched, time: time))
                 contents.handedOff += 1
@@ -165,15 +180,36 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 if wake { buffer.wakeWriter.signal() }
                 committed?.wait()
                 return
-            case let .full(waiter, wake):
+            case let .full(waiter, wake, stuckAt):
                 if wake { buffer.wakeWriter.signal() }
                 roomWaiter = waiter
-                waiter.wait()
+                // Woken for room, or at the moment the store would count as stuck; either way
+                // the loop looks again (a commit meanwhile moves that moment on).
+                _ = waiter.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: stuckAt))
+            case .letGo:
+                return
             case let .refused(error):
                 configuration.onFailure(RecorderFailure(error: error, unrecorded: [dispatched]))
                 return
             }
         }
+    }
+
+    /// Lets `dispatched` go on a stuck store, counted in the stall's tally (the slow path,
+    /// not inlined into the app's dispatch). The first one makes the stall the failure the next
+    /// `flush()` throws.
+    @usableFromInline
+    static func letGo(
+        _ dispatched: DispatchedAction<Action>, at time: Double, contents: inout RecordingBuffer<State, Action>.Contents,
+        capacity: Int, path: String
+    ) -> HandOffOutcome {
+        if contents.stalled == nil {
+            let error = EventLogError.stalled(path: path, seconds: (ContinuousClock.now - contents.busySince).inSeconds)
+            contents.stalled = StalledActions(error: error, keepAtMost: capacity)
+            if contents.unthrownFailure == nil { contents.unthrownFailure = error }
+        }
+        contents.stalled?.add(dispatched, at: time)
+        return .letGo
     }
 
     /// Waits until every action handed off so far is written, then throws the first failure

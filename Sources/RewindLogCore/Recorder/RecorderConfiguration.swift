@@ -62,6 +62,15 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// being filled and the one being written), so that handing an action off never allocates;
     /// lower it to trade burst absorption for memory.
     public var bufferCapacity = 16_384
+    /// How long dispatch waits on a stuck store. While the buffer is full, dispatch waits for
+    /// room as long as the store keeps committing, however slowly (nothing is dropped). When
+    /// the writer has committed nothing for this long, the store counts as stuck (a lock held
+    /// elsewhere, a server that stopped answering): the actions dispatched from then on are
+    /// let go, so that the app never waits longer than this on its store, and they are counted
+    /// in a gap (``EventLogError/stalled(path:seconds:)``, also reported to `onFailure`).
+    /// Recording resumes, in a new session from the live state, once the store answers again.
+    /// `flush()` and `close()` still wait for the store.
+    public var stallLimit: Duration = .seconds(2)
     /// The most events one transaction writes; also how many buffered events make the writer
     /// commit at once instead of waiting out a buffered durability's `maxDelay`.
     public var batchSize = 2_048

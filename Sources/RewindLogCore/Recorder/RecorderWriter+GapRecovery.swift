@@ -26,6 +26,19 @@ extension RecorderWriter {
         return Self.unwritten(items, gap.latest)
     }
 
+    /// Counts the actions the dispatch path let go on a stuck store into the loss their session
+    /// ends with — the one being tallied when the stuck write failed too, else a new one after
+    /// the last event written — and reports them. The writer has already asked for a fresh state.
+    func letGo(_ stalled: StalledActions<Action>, progress: inout Progress) {
+        let error = stalled.error
+        var gap = progress.gap ?? session.map { PendingGap(session: $0.id, afterSeq: progress.position(in: $0), error: error) }
+            // No session could begin yet: the gap's session and seq are set when one does.
+            ?? PendingGap(session: 0, afterSeq: 0, error: error)
+        gap.add(stalled)
+        progress.gap = gap
+        report(RecorderFailure(error: error, unrecorded: stalled.kept.map(\.action), unlisted: stalled.others))
+    }
+
     /// Ends the loss `gap` of `session` with `items`: the actions before the batch's fresh state
     /// are lost too; from that state a new session begins, recorded with the gap in one
     /// transaction (in a log opened anew where the file was, when it vanished).

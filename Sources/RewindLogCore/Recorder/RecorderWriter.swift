@@ -105,7 +105,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     private enum Job {
         case sleep(until: ContinuousClock.Instant?)
-        case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore])
+        case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         case exit
     }
 
@@ -139,10 +139,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 swap(&contents.items, &spare)
                 contents.writer = .working
+                contents.busySince = .now
                 // The buffer is empty again: whoever waits for room can go on.
                 let roomWaiters = contents.roomWaiters
                 contents.roomWaiters.removeAll()
-                return .write(spare, through: contents.handedOff, roomWaiters: roomWaiters)
+                // Actions let go on a stuck store follow the items taken: recording resumes
+                // from the state before the next action, asked for before any follows them.
+                let stalled = contents.stalled
+                if stalled != nil {
+                    contents.stalled = nil
+                    buffer.freshStateWanted.store(true, ordering: .releasing)
+                }
+                return .write(spare, through: contents.handedOff, roomWaiters: roomWaiters, stalled: stalled)
             }
             switch job {
             case .exit:
@@ -167,14 +175,12 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 return
             case let .sleep(deadline):
                 if let deadline {
-                    let nanoseconds = (deadline - ContinuousClock.now).components
-                    let wait = Double(nanoseconds.seconds) + Double(nanoseconds.attoseconds) / 1e18
-                    _ = buffer.wakeWriter.wait(timeout: .now() + max(0, wait))
+                    _ = buffer.wakeWriter.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: deadline))
                 } else {
                     buffer.wakeWriter.wait()
                 }
                 buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
-            case let .write(items, through, roomWaiters):
+            case let .write(items, through, roomWaiters, stalled):
                 for waiter in roomWaiters { waiter.signal() }
                 // At most `batchSize` items per transaction, each part ending at the ticket of
                 // its last event.
@@ -195,6 +201,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 assert(taken == through, "the parts' events are the swap's events")
                 taken = through
+                if let stalled { letGo(stalled, progress: &progress) }
                 spare = items
                 spare.removeAll(keepingCapacity: true)
             }
@@ -216,6 +223,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         buffer.contents.withLock { contents in
             contents.written = through
             contents.lastCommit = .now
+            contents.busySince = contents.lastCommit
             if snapshotWeighed {
                 contents.snapshotForecast = forecast
                 // Re-space the snapshot handed over last, which may be later than this one.

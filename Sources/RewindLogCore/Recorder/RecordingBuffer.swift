@@ -43,12 +43,18 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         @usableFromInline var snapshotForecast: SnapshotSpacing.Forecast
         @usableFromInline var writer = WriterState.working
         var lastCommit: ContinuousClock.Instant = .now
+        /// When the writer last took work or committed: a full buffer whose writer has not
+        /// been heard of for the `stallLimit` means a stuck store.
+        @usableFromInline var busySince: ContinuousClock.Instant = .now
+        /// The actions let go since the store was found stuck, until the writer takes the
+        /// buffer again (see ``StalledActions``).
+        @usableFromInline var stalled: StalledActions<Action>?
         /// Threads waiting for `written` to reach their ticket (flush, synchronous dispatch).
         @usableFromInline var writeWaiters: [(ticket: UInt64, semaphore: DispatchSemaphore)] = []
         /// Threads waiting for room in a full buffer.
         @usableFromInline var roomWaiters: [DispatchSemaphore] = []
         /// The first failure not yet thrown by `flush()`.
-        var unthrownFailure: EventLogError?
+        @usableFromInline var unthrownFailure: EventLogError?
         /// Set by `close()`: accept nothing more, write what is left, stop.
         @usableFromInline var isClosing = false
 
@@ -77,5 +83,20 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     /// state one of them may bring.
     static func itemCapacity(for configuration: RecorderConfiguration<State, Action>) -> Int {
         max(1, configuration.bufferCapacity) + 2
+    }
+
+    /// The seconds from now until `instant`, for a `DispatchTime`: never negative, and at most
+    /// a year (a `stallLimit` of `.seconds(.max)` means never).
+    @usableFromInline
+    static func seconds(until instant: ContinuousClock.Instant) -> Double {
+        min(max(0, (instant - ContinuousClock.now).inSeconds), 31_536_000)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    @usableFromInline
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,43 @@
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLogCore
+import RewindTestSupport
+import Testing
+
+/// The line between a slow store and a stuck one (`RecorderConfiguration.stallLimit`). The
+/// stuck side — dispatch let go, a gap, recording resumed — runs against every store in
+/// `RecordingDestinationTests.stuckDestination`.
+@Suite("A slow store is not a stuck one")
+struct RecorderStallTests {
+    @Test("a store slower than dispatch but still committing: dispatch waits for room and nothing is lost")
+    func slowStore() throws {
+        let log = MemoryLog()
+        // Each commit takes a third of the stall limit: slow, never stuck.
+        log.writeDelay.store(100, ordering: .relaxed)
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        configuration.bufferCapacity = 64
+        configuration.batchSize = 16
+        configuration.stallLimit = .milliseconds(300)
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let clock = ContinuousClock()
+        var longest = Duration.zero
+        for index in 0..<400 {
+            let before = clock.now
+            store.dispatch(.cart(.applyDiscount(code: "D\(index)")))
+            longest = max(longest, clock.now - before)
+        }
+        try recorder.flush()
+        try recorder.close()
+
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        #expect(try log.gaps().isEmpty)
+        #expect(try log.sessions().map(\.eventCount) == [400])
+        // It did wait: 400 actions through a 64-action buffer at 16 per 100 ms commit.
+        #expect(longest >= .milliseconds(50), "longest dispatch \(longest)")
+        #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
+    }
+}
