@@ -26,6 +26,12 @@ enum PostgresFailure {
                 // Admin shutdown, crash shutdown, cannot connect now: the server is going away or
                 // not back yet.
                 return .failed(path: path, reason: "could not \(what): the server at \(server) is restarting or shutting down (\(message ?? state ?? "")); run it again to resume")
+            case .server where state == "57014":
+                // query_canceled: statement_timeout, which the store sets to its query timeout.
+                return .failed(path: path, reason: "could not \(what): a statement ran past the store's query timeout at \(server) (statement_timeout); a larger store may need a longer one")
+            case .server where state == "55P03":
+                // lock_not_available: lock_timeout, also the store's query timeout.
+                return .failed(path: path, reason: "could not \(what): another session held a lock it needed for longer than the store's query timeout at \(server) (lock_timeout); see pg_locks")
             case .server where state == "42501":
                 return .readOnly(path: path, detail: "user '\(location.user)' may not \(what): \(message ?? "permission denied")")
             case .server:

@@ -21,14 +21,31 @@ public final class PostgresLog: Sendable {
     public let location: PostgresLocation
     /// How it was opened.
     public let mode: EventLog.Mode
+    /// How long any statement may go unanswered before it fails and the connection is closed
+    /// (see ``open(_:mode:connectTimeout:queryTimeout:)``).
+    public let queryTimeout: Duration
     let connection: PostgresConnection
+    /// The statements running on `connection` (see ``InFlightQueries``).
+    let inFlight = InFlightQueries()
     static let logger = Logger(label: "RewindPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    private init(location: PostgresLocation, mode: EventLog.Mode, connection: PostgresConnection) {
+    private init(location: PostgresLocation, mode: EventLog.Mode, connection: PostgresConnection, queryTimeout: Duration) {
         self.location = location
         self.mode = mode
         self.connection = connection
+        self.queryTimeout = queryTimeout
+        // One callback for the connection's life, not one per query.
+        let inFlight = inFlight
+        let closed = EventLogError.failed(
+            path: location.description,
+            reason: "the server at \(location.host):\(location.port) closed the connection (restarted, stopped or unreachable); run it again to resume"
+        )
+        connection.closeFuture.whenComplete { _ in inFlight.close(with: closed) }
     }
+
+    /// The default ``queryTimeout``: long enough for a fleet question over a large store,
+    /// short enough that a stopped server frees its caller within a minute.
+    public static let defaultQueryTimeout: Duration = .seconds(60)
 
     /// The newest store schema this build reads and writes.
     public static var latestSchemaVersion: Int { PostgresMigrator.latestVersion }
@@ -40,11 +57,26 @@ public final class PostgresLog: Sendable {
     ///   - mode: `.readWrite` creates or migrates the store's schema; `.readOnly` changes
     ///     nothing and needs a store of the latest schema.
     ///   - connectTimeout: How long to wait for the server to answer.
+    ///   - queryTimeout: How long any statement may go unanswered. Past it, the statement fails
+    ///     and the connection is closed (the next use of a recorder's or a reader's store
+    ///     connects again). The server is told the same limit (`statement_timeout`,
+    ///     `lock_timeout`), so a statement waiting on a lock ends there too; the client's
+    ///     deadline also covers a server that stopped answering altogether. Opening for writing
+    ///     waits up to two minutes for another session's migration, then fails, saying so.
     /// - Throws: `EventLogError`: the server cannot be reached, refuses the credentials or the
     ///   TLS mode, holds no store (read-only), a newer store, or a `rewind` schema that is not
     ///   a store's.
     public static func open(
-        _ location: PostgresLocation, mode: EventLog.Mode = .readWrite, connectTimeout: Duration = .seconds(10)
+        _ location: PostgresLocation, mode: EventLog.Mode = .readWrite, connectTimeout: Duration = .seconds(10),
+        queryTimeout: Duration = defaultQueryTimeout
+    ) async throws(EventLogError) -> PostgresLog {
+        try await open(location, mode: mode, connectTimeout: connectTimeout, queryTimeout: queryTimeout, migrationLockWait: PostgresMigrator.defaultLockWait)
+    }
+
+    /// ``open(_:mode:connectTimeout:queryTimeout:)``, waiting at most `migrationLockWait` for
+    /// another session's migration (tests shorten it).
+    static func open(
+        _ location: PostgresLocation, mode: EventLog.Mode, connectTimeout: Duration, queryTimeout: Duration, migrationLockWait: Duration
     ) async throws(EventLogError) -> PostgresLog {
         let connection: PostgresConnection
         do {
@@ -53,16 +85,19 @@ public final class PostgresLog: Sendable {
                 database: location.database, tls: try tls(for: location)
             )
             configuration.options.connectTimeout = .init(connectTimeout)
+            let milliseconds = String(max(1, queryTimeout.components.seconds * 1_000 + queryTimeout.components.attoseconds / 1_000_000_000_000_000))
+            configuration.options.additionalStartupParameters = [("statement_timeout", milliseconds), ("lock_timeout", milliseconds)]
             if location.tls == .verifyFull { configuration.options.tlsServerName = location.host }
             connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         } catch {
             throw PostgresFailure.describe(error, at: location, doing: "connect")
         }
+        let store = PostgresLog(location: location, mode: mode, connection: connection, queryTimeout: queryTimeout)
         do {
-            let version = try await PostgresMigrator.version(connection, location: location, logger: logger)
+            let version = try await PostgresMigrator.version(store)
             switch mode {
             case .readWrite:
-                try await PostgresMigrator.migrate(connection, location: location, logger: logger)
+                try await PostgresMigrator.migrate(store, lockWait: migrationLockWait)
             case .readOnly:
                 guard version > 0 else {
                     throw EventLogError.failed(path: location.description, reason: "there is no Rewind log store in this database (nothing was pushed or recorded into it yet)")
@@ -78,16 +113,16 @@ public final class PostgresLog: Sendable {
                 }
             }
         } catch {
-            try? await connection.close()
+            await store.close()
             throw PostgresFailure.describe(error, at: location, doing: "open the store")
         }
-        return PostgresLog(location: location, mode: mode, connection: connection)
+        return store
     }
 
     /// The store's schema version (`rewind.schema_migrations`).
     public func schemaVersion() async throws(EventLogError) -> Int {
         do {
-            return try await PostgresMigrator.version(connection, location: location, logger: Self.logger)
+            return try await PostgresMigrator.version(self)
         } catch {
             throw PostgresFailure.describe(error, at: location, doing: "read the schema version")
         }

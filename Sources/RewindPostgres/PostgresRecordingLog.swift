@@ -30,9 +30,15 @@ extension RecordingDestination {
     ///   - location: The store.
     ///   - install: The install, device or service instance recording, kept with each session
     ///     (what `rewind sessions --install` and fleet questions choose by).
+    ///   - queryTimeout: How long the writer waits on one statement before it fails the batch
+    ///     and closes the connection, to connect again on its next batch (10 s by default: a
+    ///     batch is small). The app itself never waits that long: dispatch waits at most the
+    ///     recorder's `stallLimit` on a store that commits nothing.
     /// - Throws: `EventLogError` when the store cannot be reached or opened for writing.
-    public static func postgres(_ location: PostgresLocation, install: String? = nil) async throws(EventLogError) -> RecordingDestination {
-        let store = try await PostgresLog.open(location, mode: .readWrite)
+    public static func postgres(
+        _ location: PostgresLocation, install: String? = nil, queryTimeout: Duration = .seconds(10)
+    ) async throws(EventLogError) -> RecordingDestination {
+        let store = try await PostgresLog.open(location, mode: .readWrite, queryTimeout: queryTimeout)
         return RecordingDestination(PostgresRecordingLog(store: store, install: install))
     }
 }
@@ -46,6 +52,8 @@ extension RecordingDestination {
 final class PostgresRecordingLog: RecordingLog {
     let location: PostgresLocation
     let install: String?
+    /// The statement deadline of every connection the writer opens.
+    let queryTimeout: Duration
     /// The connection; `nil` after it was lost, until the next write connects again.
     private let store: Mutex<PostgresLog?>
     /// Ids of call sites and case paths already in the store: found or added outside the
@@ -57,6 +65,7 @@ final class PostgresRecordingLog: RecordingLog {
 
     init(store: PostgresLog, install: String?) {
         location = store.location
+        queryTimeout = store.queryTimeout
         self.install = install
         self.store = Mutex(store)
     }
@@ -285,7 +294,7 @@ final class PostgresRecordingLog: RecordingLog {
     /// Runs `body` against the store, connecting again first when the connection was lost; a
     /// failure that closed it leaves it to be replaced on the next call.
     private func run<T: Sendable>(_ body: @escaping @Sendable (PostgresLog) async throws -> T) throws(EventLogError) -> T {
-        let location = location
+        let location = location, queryTimeout = queryTimeout
         let current = store.withLock { $0 }
         do {
             return try wait.run { [self] in
@@ -294,7 +303,7 @@ final class PostgresRecordingLog: RecordingLog {
                     log = current
                 } else {
                     if let current { await current.close() }
-                    log = try await PostgresLog.open(location, mode: .readWrite)
+                    log = try await PostgresLog.open(location, mode: .readWrite, queryTimeout: queryTimeout)
                     self.store.withLock { $0 = log }
                 }
                 return try await body(log)

@@ -47,7 +47,9 @@ enum PostgresTestServer {
             id: 99, logger: PostgresLog.logger
         )
         defer { Task { try? await connection.close() } }
-        try await PostgresMigrator.run(connection, sql, logger: PostgresLog.logger)
+        for statement in SQLScript.statements(sql) {
+            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresLog.logger)
+        }
     }
 
     /// The first column of `sql`'s rows as text, on `location`'s database.

@@ -22,75 +22,85 @@ enum PostgresMigrator {
     /// - Throws: `EventLogError.notARewindLog(path:applicationID:)` when the database has a
     ///   `rewind` schema that a Rewind store did not make (no `schema_migrations` in it, but
     ///   other tables).
-    static func version(_ connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws -> Int {
-        let rows = try await connection.query("""
+    static func version(_ store: PostgresLog) async throws -> Int {
+        let rows = try await store.rows("""
             SELECT
                 (SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'rewind'),
                 (SELECT count(*) FROM information_schema.tables WHERE table_schema = 'rewind'),
                 to_regclass('rewind.schema_migrations') IS NOT NULL
-            """, logger: logger)
+            """)
         var found = (schema: 0, tables: 0, migrations: false)
-        for try await row in rows.decode((Int, Int, Bool).self) { found = (row.0, row.1, row.2) }
+        for row in rows { found = try row.decode((Int, Int, Bool).self) }
         guard found.schema > 0 else { return 0 }
         guard found.migrations else {
             if found.tables == 0 { return 0 }
-            throw EventLogError.notARewindLog(path: location.description, applicationID: 0)
+            throw EventLogError.notARewindLog(path: store.location.description, applicationID: 0)
         }
-        var version = 0
-        for try await value in try await connection.query("SELECT coalesce(max(version), 0) FROM rewind.schema_migrations", logger: logger).decode(Int.self) {
-            version = value
-        }
-        return version
+        return try await store.single(Int.self, "SELECT coalesce(max(version), 0) FROM rewind.schema_migrations")
     }
 
-    /// Migrates `connection`'s database to the latest version.
+    /// How long each statement of a migration may take, in minutes.
+    static let migrationTimeoutMinutes = 30
+
+    /// How long opening for writing waits for another session's migration by default.
+    static let defaultLockWait: Duration = .seconds(120)
+
+    /// Migrates the store's database to the latest version, waiting at most `lockWait` for
+    /// another session that holds the migration lock.
     ///
     /// - Throws: `EventLogError.newerSchema(path:found:supported:)` for a store of a newer
     ///   Rewind; a migration's error otherwise (nothing of that migration is applied).
-    static func migrate(_ connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws {
-        _ = try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+    static func migrate(_ store: PostgresLog, lockWait: Duration) async throws {
+        // Polled rather than waited for in one statement: a migration may legitimately hold the
+        // lock for longer than one statement may take, and a wait in one statement would end at
+        // the store's query timeout.
+        let clock = ContinuousClock()
+        let start = clock.now
+        while try await !store.single(Bool.self, "SELECT pg_try_advisory_lock(\(lockKey))") {
+            guard clock.now - start < lockWait else {
+                throw EventLogError.failed(
+                    path: store.location.description,
+                    reason: "another session held the store's migration lock for longer than \(lockWait); is a migration stuck? (pg_locks, advisory objid \(lockKey))"
+                )
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
         do {
-            try await migrateLocked(connection, location: location, logger: logger)
+            try await migrateLocked(store)
         } catch {
-            _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+            _ = try? await store.rows("SELECT pg_advisory_unlock(\(lockKey))")
             throw error
         }
-        _ = try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+        _ = try await store.rows("SELECT pg_advisory_unlock(\(lockKey))")
     }
 
-    private static func migrateLocked(_ connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws {
-        let current = try await version(connection, location: location, logger: logger)
+    private static func migrateLocked(_ store: PostgresLog) async throws {
+        let current = try await version(store)
         guard current <= latestVersion else {
-            throw EventLogError.newerSchema(path: location.description, found: current, supported: latestVersion)
+            throw EventLogError.newerSchema(path: store.location.description, found: current, supported: latestVersion)
         }
         guard current < latestVersion else { return }
-        try await run(connection, """
+        try await store.run("""
             CREATE SCHEMA IF NOT EXISTS rewind;
             CREATE TABLE IF NOT EXISTS rewind.schema_migrations (
                 version integer PRIMARY KEY,
                 name text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now()
             );
-            """, logger: logger)
+            """)
         for migration in embedded where migration.version > current {
             do {
-                try await run(connection, "BEGIN", logger: logger)
-                try await run(connection, migration.sql, logger: logger)
-                _ = try await connection.query(
-                    "INSERT INTO rewind.schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger
-                )
-                try await run(connection, "COMMIT", logger: logger)
+                try await store.run("BEGIN")
+                // A migration may rewrite a large store: its statements get far longer than
+                // the store's query timeout, here and at the server, for this transaction only.
+                try await store.run("SET LOCAL statement_timeout = '\(migrationTimeoutMinutes)min'")
+                try await store.run(migration.sql, timeout: .seconds(migrationTimeoutMinutes * 60))
+                _ = try await store.rows("INSERT INTO rewind.schema_migrations (version, name) VALUES (\(migration.version), \(migration.name))")
+                try await store.run("COMMIT")
             } catch {
-                try? await run(connection, "ROLLBACK", logger: logger)
+                try? await store.run("ROLLBACK")
                 throw error
             }
-        }
-    }
-
-    /// Runs each statement of `script` in turn.
-    static func run(_ connection: PostgresConnection, _ script: String, logger: Logger) async throws {
-        for statement in SQLScript.statements(script) {
-            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
     }
 }
