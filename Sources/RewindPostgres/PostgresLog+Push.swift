@@ -356,28 +356,16 @@ private struct Pusher {
         let (added, snapshots) = try await store.transaction { () async throws -> (Int64, Int) in
             let seqs = try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(batch.count))")
                 .map { try $0.decode(Int64.self) }.sorted()
-            var bindings = PostgresBindings(capacity: batch.count * 9)
-            var rows: [String] = []
-            rows.reserveCapacity(batch.count)
-            for (event, seq) in zip(batch, seqs) {
-                let first = bindings.count + 1
-                bindings.append(target.id)
-                bindings.append(seq)
-                bindings.append(event.seq)
-                bindings.append(event.time)
-                bindings.append(actions[event.actionCase] ?? 0)
-                try bindings.append(event.payload)
-                bindings.append(sources[event.source] ?? 0)
-                bindings.append(event.source.info)
-                bindings.append(event.redaction)
-                rows.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
+            var inserted: [Int64] = []
+            // A statement takes at most 65,535 parameters, 9 per event: a batch of more than
+            // 7,281 events goes in several statements of the one transaction.
+            let perStatement = PostgresLog.eventsPerStatement(columns: 9)
+            for start in stride(from: 0, to: batch.count, by: perStatement) {
+                let end = min(start + perStatement, batch.count)
+                inserted += try await Self.insertEvents(
+                    batch[start..<end], seqs: seqs[start..<end], session: target.id, sources: sources, actions: actions, into: store
+                )
             }
-            let inserted = try await store.rows(PostgresQuery(unsafeSQL: """
-                INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction)
-                VALUES \(rows.joined(separator: ", "))
-                ON CONFLICT DO NOTHING
-                RETURNING seq
-                """, binds: bindings)).map { try $0.decode(Int64.self) }
             if let low = inserted.min(), let high = inserted.max() {
                 _ = try await store.rows("""
                     UPDATE rewind.sessions
@@ -391,6 +379,36 @@ private struct Pusher {
         report.events += added
         report.snapshots += snapshots
         return added
+    }
+
+    /// Inserts `events` (with the store seqs `seqs`) into session `session` in one statement,
+    /// skipping those already there; returns the seqs inserted.
+    private static func insertEvents(
+        _ events: ArraySlice<LoggedEvent>, seqs: ArraySlice<Int64>, session: Int64,
+        sources: [ActionSource: Int64], actions: [String: Int64], into store: PostgresLog
+    ) async throws -> [Int64] {
+        var bindings = PostgresBindings(capacity: events.count * 9)
+        var rows: [String] = []
+        rows.reserveCapacity(events.count)
+        for (event, seq) in zip(events, seqs) {
+            let first = bindings.count + 1
+            bindings.append(session)
+            bindings.append(seq)
+            bindings.append(event.seq)
+            bindings.append(event.time)
+            bindings.append(actions[event.actionCase] ?? 0)
+            try bindings.append(event.payload)
+            bindings.append(sources[event.source] ?? 0)
+            bindings.append(event.source.info)
+            bindings.append(event.redaction)
+            rows.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
+        }
+        return try await store.rows(PostgresQuery(unsafeSQL: """
+            INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction)
+            VALUES \(rows.joined(separator: ", "))
+            ON CONFLICT DO NOTHING
+            RETURNING seq
+            """, binds: bindings)).map { try $0.decode(Int64.self) }
     }
 
     /// Inserts the session's snapshots after `after` through `through`, each at the store seq

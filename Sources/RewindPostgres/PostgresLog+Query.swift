@@ -43,6 +43,12 @@ extension PostgresLog {
         }
     }
 
+    /// How many rows of `columns` parameters one statement may insert: PostgreSQL takes at
+    /// most 65,535 parameters per statement.
+    static func eventsPerStatement(columns: Int) -> Int {
+        Int(UInt16.max) / columns
+    }
+
     /// Runs each statement of `script` in turn, each within `timeout` (the store's by default).
     func run(_ script: String, timeout: Duration? = nil) async throws {
         for statement in SQLScript.statements(script) {

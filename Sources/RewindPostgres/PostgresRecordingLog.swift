@@ -60,8 +60,6 @@ final class PostgresRecordingLog: RecordingLog {
     /// batch's transaction, so they stay whatever becomes of it.
     private let ids = Mutex<(sources: [SourceKey: Int64], actions: [String: Int64])>(([:], [:]))
     private let wait = SynchronousWait(label: "RewindPostgres.recording")
-    /// Statements carry at most this many events: PostgreSQL takes 65,535 parameters.
-    private static let eventsPerStatement = 4_000
 
     init(store: PostgresLog, install: String?) {
         location = store.location
@@ -267,7 +265,7 @@ final class PostgresRecordingLog: RecordingLog {
                 pending.append((seq, event))
                 if first == nil { first = seq }
                 last = seq
-                if pending.count == eventsPerStatement { try await flush() }
+                if pending.count == PostgresLog.eventsPerStatement(columns: 8) { try await flush() }
             case let .snapshot(time, state):
                 try await flush()
                 let seq: Int64

@@ -117,6 +117,22 @@ struct PostgresPushTests {
         }
     }
 
+    @Test("batches past PostgreSQL's 65,535 parameters per statement (7,282 to 10,000 events) go whole, in several statements")
+    func largestBatches() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("large.rewind"))
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+        let records = (0..<8_000).map { index in EventRecord(TodoAction.item(.toggle(id: UUID())), source: ActionSource(file: "Large.swift", function: "f", line: UInt(index % 50 + 1), column: 1)) }
+        try log.append(records, to: session)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let report = try await store.push(log, batchSize: 10_000)
+            #expect(report.events == 8_000)
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
     @Test("two processes pushing the same log at once add each event once")
     func concurrentPushers() async throws {
         let folder = try TemporaryDirectory()
