@@ -40,4 +40,32 @@ struct RecorderStallTests {
         #expect(longest >= .milliseconds(50), "longest dispatch \(longest)")
         #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
     }
+
+    @Test("synchronous durability on a stuck store: each dispatch waits at most the stall limit, and its action is committed once the store answers")
+    func synchronousOnAStuckStore() throws {
+        let log = MemoryLog()
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        configuration.durability = .synchronous
+        configuration.stallLimit = .milliseconds(300)
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(.cart(.clear))
+        log.isStalled.store(true, ordering: .releasing)
+        let clock = ContinuousClock()
+        var longest = Duration.zero
+        for index in 0..<5 {
+            let before = clock.now
+            store.dispatch(.cart(.applyDiscount(code: "S\(index)")))
+            longest = max(longest, clock.now - before)
+        }
+        // Without the limit the first of these waited for as long as the store was stuck.
+        #expect(longest < .milliseconds(300) + .seconds(1), "longest dispatch \(longest)")
+        log.isStalled.store(false, ordering: .releasing)
+        try recorder.flush()
+        try recorder.close()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        #expect(try log.sessions().map(\.eventCount) == [6])
+    }
 }

