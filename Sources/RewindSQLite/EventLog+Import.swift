@@ -61,6 +61,13 @@ extension EventLog {
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number): \(what) \(value) is outside \(min)…\(LoggedEvent.largestSeq)")
                 }
             }
+            // Text no store keeps whole is refused, never cut (see `LogText`).
+            func storable(_ text: String?, _ what: String) throws {
+                guard LogText.isStorable(text) else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): " + LogText.refusal(what)) }
+            }
+            func storable(_ data: Data, isText: Bool, _ what: String) throws {
+                guard !isText || !data.contains(0) else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): " + LogText.refusal(what)) }
+            }
             func decode<T: Decodable>(_ type: T.Type) throws -> T {
                 do { return try decoder.decode(type, from: line) } catch {
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number) is not a valid \(T.self): \(error)")
@@ -82,6 +89,7 @@ extension EventLog {
                 case "symbol":
                     let symbol = try decode(PortableLog.SymbolLine.self)
                     try requireSeq(symbol.id, "symbol id", min: 1)
+                    try storable(symbol.name, "the symbol's name")
                     try db.execute(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)", arguments: [symbol.id, symbol.name])
                     let learned = [CodecSymbol(id: symbol.id, name: symbol.name)]
                     do {
@@ -96,6 +104,10 @@ extension EventLog {
                     let session = line.session
                     try requireSeq(session.id, "session id", min: 1)
                     try requireSeq(session.baseSeq, "base seq", min: 0)
+                    for (text, what) in [(session.app.id, "the app's id"), (session.app.version, "the app's version"), (session.codec, "the codec's name"),
+                                         (session.info ?? "", "the session's info"), (session.encryption?.keyID ?? "", "the key id")] {
+                        try storable(text, what)
+                    }
                     let encryption = session.encryption
                     if let encryption, encryption.keyID.isEmpty || encryption.salt.count != PayloadSeal.saltSize || encryption.check.count != PayloadSeal.checkSize {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): session \(session.id)'s encryption has an empty key id, or a salt or check of the wrong size")
@@ -128,6 +140,7 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
                     }
                     let state = try PortableLog.decode(snapshot.state, encoding: snapshot.encoding, line: number, path: exportPath)
+                    try storable(state, isText: isText, "the snapshot")
                     if clear.contains(snapshot.session), let deflated = SnapshotCompression.compressed(state) {
                         try insertSnapshot(
                             db, session: snapshot.session, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind,
@@ -146,11 +159,16 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): event of session \(event.session), which was not declared before it")
                     }
                     let source = event.source
+                    for (text, what) in [(event.action, "the action's case name"), (source.file, "the source file"), (source.function, "the source function"),
+                                         (source.info ?? "", "the note"), (event.redaction ?? "", "the redaction")] {
+                        try storable(text, what)
+                    }
                     let sourceID = try log.sources.id(
                         for: .init(file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue),
                         in: db
                     )
                     let payload = try event.payload.map { text throws in try PortableLog.decode(text, encoding: event.encoding, line: number, path: exportPath) }
+                    if let payload { try storable(payload, isText: isText, "the payload") }
                     // Stored as the recorder stores it: a payload in the clear that repeats, once.
                     let shared = clear.contains(event.session)
                         ? try payload.flatMap { try log.sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) }
@@ -167,6 +185,8 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): gap naming session \(session), which was not declared before it")
                     }
                     try requireSeq(gap.afterSeq, "gap's seq", min: 0)
+                    try storable(gap.reason, "the gap's reason")
+                    for name in gap.cases.keys { try storable(name, "a lost action's case name") }
                     guard gap.lost >= 0 else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): a gap of \(gap.lost) actions") }
                     try insertGap(db, gap)
                 case let other:

@@ -68,6 +68,9 @@ extension EventLog {
     private func insertSession<State: Encodable>(
         _ db: Database, app: AppIdentity, codec: any PayloadCodec, state: State, what: String, info: String?, shapes: SessionShapes, at date: Date
     ) throws -> LogSession {
+        try LogText.require(app.id, "the app's id", path: path)
+        try LogText.require(app.version, "the app's version", path: path)
+        try LogText.require(info, "the session's info", path: path)
         // The log's own instance: a codec with symbols keeps them per log file.
         let codec = codecs[codec.name] ?? codec
         let encoded: Data

@@ -35,6 +35,56 @@ struct CraftedExportTests {
         }
     }
 
+    @Test("text with a NUL character (U+0000) is refused with its line, never cut; other control characters import whole")
+    func nulInText() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("noted.rewind"))
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.shop", version: "1.0"), initialState: ShopState(), info: #"{"device":"D"}"#)
+        try log.append([EventRecord(ShopAction.cart(.clear), source: ActionSource(info: "NOTE"))], to: session)
+        let url = URL(fileURLWithPath: folder.file("noted.jsonl"))
+        try log.export(to: url)
+        let lines = String(decoding: try Data(contentsOf: url), as: UTF8.self).split(separator: "\n").map(String.init)
+        for (marker, what) in [("NOTE", "the note"), ("com.example.shop", "the app's id"), (#"{\"device\":\"D\"}"#, "the session's info")] {
+            let line = try #require(lines.firstIndex { $0.contains(marker) }, "\(marker)")
+            var crafted = lines
+            crafted[line] = crafted[line].replacingOccurrences(of: marker, with: "a\\u0000b")
+            let error = try #require(try Self.importing(crafted, in: folder), "\(what)")
+            guard case let .corrupt(_, detail) = error else { Issue.record("\(what): \(error)"); continue }
+            #expect(detail.hasPrefix("line \(line + 1): \(what) contains a NUL character"), "\(detail)")
+        }
+        // U+0001 and friends are text like any other: they come back whole.
+        var control = lines
+        let noted = try #require(lines.firstIndex { $0.contains("NOTE") })
+        control[noted] = control[noted].replacingOccurrences(of: "NOTE", with: "a\\u0001b\\u001f")
+        let path = folder.file("control.jsonl")
+        try Data((control.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let imported = try EventLog.importLog(from: URL(fileURLWithPath: path), to: folder.file("control.rewind"))
+        var cursor = imported.events()
+        #expect(try cursor.next()?.source.info == "a\u{1}b\u{1f}")
+        try imported.close()
+    }
+
+    @Test("append and beginSession refuse text with a NUL and write nothing")
+    func nulThroughTheAPI() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("api.rewind"))
+        #expect(throws: EventLogError.self) {
+            try log.beginSession(app: AppIdentity(id: "com.example.shop"), initialState: ShopState(), info: "a\u{0}b")
+        }
+        #expect(throws: EventLogError.self) {
+            try log.beginSession(app: AppIdentity(id: "com\u{0}example"), initialState: ShopState())
+        }
+        #expect(try log.sessions().isEmpty)
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.shop"), initialState: ShopState())
+        #expect {
+            try log.append([EventRecord(ShopAction.cart(.clear), source: ActionSource(info: "a\u{0}b"))], to: session)
+        } throws: { error in
+            "\(error)".contains("note contains a NUL character")
+        }
+        var cursor = log.events()
+        #expect(try cursor.next() == nil)
+    }
+
     @Test("a source line or column past Int64.max is a corrupt line, not a trap; Int64.max itself imports", arguments: ["line", "column"])
     func sourcePositionEdges(field: String) throws {
         let folder = try TemporaryDirectory()

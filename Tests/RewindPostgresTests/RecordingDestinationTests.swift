@@ -150,6 +150,34 @@ struct RecordingDestinationTests {
         }
     }
 
+    @Test("text with a NUL character: the action is recorded without its note and reported, the session without its info; nothing else is lost", arguments: Kind.available)
+    func nulText(_ kind: Kind) async throws {
+        try await Self.withDestination(kind) { fault in
+            let failures = Recorded<RecorderFailure<ShopAction>>()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
+            configuration.onFailure = { failures.append($0) }
+            configuration.sessionInfo = "{\"device\":\"a\u{0}b\"}"
+            let recorder = Recorder<ShopState, ShopAction>(into: fault.destination, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+            let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            store.dispatch(.cart(.clear), from: ActionSource(info: "before ünï ✓ \u{1}"))
+            store.dispatch(.cart(.applyDiscount(code: "NUL")), from: ActionSource(info: "a\u{0}b"))
+            store.dispatch(.cart(.clear), from: ActionSource(info: "after"))
+            #expect(throws: EventLogError.self) { try recorder.flush() }
+            try recorder.close()
+
+            let reasons = failures.all.map(\.error.description)
+            #expect(reasons.contains { $0.contains("sessionInfo contains a NUL character") }, "\(reasons)")
+            #expect(failures.all.contains { $0.unrecorded.map(\.source.info) == ["a\u{0}b"] && $0.error.description.contains("note contains a NUL") })
+            let log = try await fault.readBack()
+            let events = try PostgresRecorderTests.events(log)
+            #expect(events.map(\.source.info) == ["before ünï ✓ \u{1}", nil, "after"])
+            #expect(events.map(\.actionCase) == ["cart.clear", "cart.applyDiscount", "cart.clear"])
+            #expect(try log.sessions().map(\.info) == [nil])
+            #expect(try log.gaps().isEmpty)
+            #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
+        }
+    }
+
     @Test("a stuck destination: dispatch waits at most the stall limit, the actions let go meanwhile are a gap, and recording resumes", arguments: Kind.stalling)
     func stuckDestination(_ kind: Kind) async throws {
         try await Self.withDestination(kind) { fault in

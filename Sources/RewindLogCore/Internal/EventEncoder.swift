@@ -29,6 +29,26 @@ package struct EventEncoder<Action: Encodable & Sendable> {
         var event = LogWrite.Event(
             time: time, actionCase: caseName(action), payload: nil, source: key, info: note(source.info, action, decision), redaction: nil
         )
+        // Text no store keeps whole (see `LogText`): `append` throws the failure, the recorder
+        // writes the row changed as said here, payload and all, and reports it. The case path
+        // and call site come from the compiler, but an app's `NamedAction` or hand-made
+        // `ActionSource` might hold one.
+        var unstorable: EventLogError?
+        if !LogText.isStorable(event.actionCase) || !LogText.isStorable(key.file) || !LogText.isStorable(key.function) {
+            event.actionCase = LogText.replacingNUL(event.actionCase)
+            event.source.file = LogText.replacingNUL(key.file)
+            event.source.function = LogText.replacingNUL(key.function)
+            unstorable = .encodingFailed(
+                path: path, seq: nil, actionCase: event.actionCase,
+                reason: LogText.refusal("its case name or source") + "; the action is logged with U+FFFD in its place"
+            )
+        }
+        if !LogText.isStorable(event.info) {
+            event.info = nil
+            unstorable = unstorable ?? .encodingFailed(
+                path: path, seq: nil, actionCase: event.actionCase, reason: LogText.refusal("its note") + "; the action is logged without it"
+            )
+        }
         let recorded: Action
         switch decision {
         case .keep:
@@ -38,11 +58,11 @@ package struct EventEncoder<Action: Encodable & Sendable> {
             event.redaction = "fields"
         case .withhold:
             event.redaction = "action"
-            return (event, nil)
+            return (event, unstorable)
         }
         do {
             event.payload = try encodePayload(recorded)
-            return (event, nil)
+            return (event, unstorable)
         } catch {
             event.redaction = "unencodable: \(ValueFreeErrorText.describe(error))"
             return (event, .encodingFailed(path: path, seq: nil, actionCase: event.actionCase, reason: "\(error)"))

@@ -61,7 +61,7 @@ extension RecorderWriter {
             }
             resumed = try log.recordGap(
                 gap.record, resumingWith: session.app, codec: configuration.codec, state: configuration.redaction.scrubbed(state),
-                info: configuration.sessionInfo, shapes: shapes, at: Date(timeIntervalSince1970: time)
+                info: sessionInfo, shapes: shapes, at: Date(timeIntervalSince1970: time)
             )
         } catch {
             // Still failing: the whole batch is lost too, and another fresh state is needed.

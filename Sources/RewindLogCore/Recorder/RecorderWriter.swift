@@ -11,6 +11,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     let buffer: RecordingBuffer<State, Action>
     let configuration: RecorderConfiguration<State, Action>
     let currentSession = Mutex<LogSession?>(nil)
+    /// Settings already reported as unstorable (``reportOnce(_:)``).
+    private let reportedSettings = Mutex<Set<String>>([])
     /// The log being written: the app's, until it stops being in place (a file deleted or
     /// replaced); then the one the writer opened where it was (`reopenedInPlace()`).
     let target: Mutex<any RecordingLog>
@@ -71,9 +73,35 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// Begins a session from `state` (scrubbed here).
     private func startSession(app: AppIdentity, state: State, at date: Date) throws(EventLogError) -> LogSession {
         try log.beginSession(
-            app: app, codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
-            info: configuration.sessionInfo, shapes: shapes, at: date
+            app: storable(app), codec: configuration.codec, initialState: configuration.redaction.scrubbed(state),
+            info: sessionInfo, shapes: shapes, at: date
         )
+    }
+
+    /// The app's identity as a store can keep it: a NUL (see `LogText`) replaced by U+FFFD and
+    /// reported once, rather than a session that can never begin.
+    func storable(_ app: AppIdentity) -> AppIdentity {
+        guard !LogText.isStorable(app.id) || !LogText.isStorable(app.version) else { return app }
+        var stored = app
+        stored.id = LogText.replacingNUL(app.id)
+        stored.version = LogText.replacingNUL(app.version)
+        reportOnce(.failed(path: log.path, reason: LogText.refusal("the app's identity") + "; its sessions are recorded with U+FFFD in its place"))
+        return stored
+    }
+
+    /// The configuration's session info, or `nil` (reported once) when no store can keep it.
+    var sessionInfo: String? {
+        guard !LogText.isStorable(configuration.sessionInfo) else { return configuration.sessionInfo }
+        reportOnce(.failed(path: log.path, reason: LogText.refusal("the recorder's sessionInfo") + "; its sessions are recorded without it"))
+        return nil
+    }
+
+    /// Reports `error` the first time it is met: a setting that every session repeats.
+    private func reportOnce(_ error: EventLogError) {
+        let first = reportedSettings.withLock { $0.insert(error.description).inserted }
+        guard first else { return }
+        buffer.contents.withLock { if $0.unthrownFailure == nil { $0.unthrownFailure = error } }
+        report(RecorderFailure(error: error, unrecorded: []))
     }
 
     /// A session that could not begin, tried again at the next batch.
