@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import RewindLog
+import Synchronization
 
 /// The store's shared rows — call sites, case paths, type shapes — found or added by every
 /// writer (a push, a recorder), and the transactions writers run in.
@@ -41,15 +42,45 @@ extension PostgresLog {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// - Throws: `body`'s error (nothing was committed); or ``AmbiguousCommit`` when the
+    ///   connection was lost once `COMMIT` had been sent: the server may have committed.
     func transaction<T>(_ body: () async throws -> T) async throws -> T {
         _ = try await rows("BEGIN")
+        let result: T
         do {
-            let result = try await body()
-            _ = try await rows("COMMIT")
-            return result
+            result = try await body()
         } catch {
             _ = try? await rows("ROLLBACK")
             throw error
         }
+        if closesAfterSendingCommit.load(ordering: .acquiring) {
+            // The fault a test asks for: the connection lost once COMMIT is on its way, its
+            // answer never read. (Both go through the connection's event loop, in this order.)
+            _ = try? await commitThenClose().get()
+            throw AmbiguousCommit(underlying: EventLogError.failed(path: location.description, reason: "the connection was lost after COMMIT was sent"))
+        }
+        do {
+            _ = try await rows("COMMIT")
+        } catch {
+            guard connection.isClosed else { throw error }
+            throw AmbiguousCommit(underlying: error)
+        }
+        return result
     }
+
+    /// Sends `COMMIT`, then closes the connection (the fault ``closesAfterSendingCommit`` asks
+    /// for). Synchronous, so that it calls postgres-nio's future API.
+    private func commitThenClose() -> EventLoopFuture<PostgresQueryResult> {
+        let sent = connection.query("COMMIT", logger: Self.logger)
+        connection.close().whenComplete { _ in }
+        return sent
+    }
+}
+
+/// The connection was lost after `COMMIT` was sent and before its answer came: the transaction
+/// may or may not be in the store. A writer whose transaction is idempotent looks, then decides
+/// (`PostgresRecordingLog.write(session:_:)`).
+struct AmbiguousCommit: Error {
+    var underlying: any Error
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
+import Synchronization
 public import RewindLog
 
 /// A Rewind log store in a PostgreSQL database: for a fleet's logs in one place, and for a
@@ -27,6 +28,9 @@ public final class PostgresLog: Sendable {
     let connection: PostgresConnection
     /// The statements running on `connection` (see ``InFlightQueries``).
     let inFlight = InFlightQueries()
+    /// A fault for tests: the next transaction's connection is closed as soon as its `COMMIT`
+    /// is sent (see ``AmbiguousCommit``).
+    let closesAfterSendingCommit = Atomic<Bool>(false)
     static let logger = Logger(label: "RewindPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private init(location: PostgresLocation, mode: EventLog.Mode, connection: PostgresConnection, queryTimeout: Duration) {

@@ -88,11 +88,32 @@ final class PostgresRecordingLog: RecordingLog {
             throw .failed(path: path, reason: "\(error)")
         }
         guard !writes.isEmpty else { return nil }
-        return try run { [self] store in
-            let (sources, actions) = try await internIDs(writes, in: store)
-            return try await store.transaction {
-                try await Self.insert(writes, session: session.id, sources: sources, actions: actions, into: store)
+        // The seqs the batch took, known before its COMMIT: what to look for when the answer to
+        // the COMMIT never came.
+        let taken = Mutex<(seqs: ClosedRange<Int64>?, ambiguous: Bool)>((nil, false))
+        do {
+            return try run { [self] store in
+                let (sources, actions) = try await internIDs(writes, in: store)
+                do {
+                    return try await store.transaction {
+                        let seqs = try await Self.insert(writes, session: session.id, sources: sources, actions: actions, into: store)
+                        taken.withLock { $0.seqs = seqs }
+                        return seqs
+                    }
+                } catch let lost as AmbiguousCommit {
+                    taken.withLock { $0.ambiguous = true }
+                    throw lost.underlying
+                }
             }
+        } catch {
+            guard case (let seqs?, true) = taken.withLock({ $0 }) else { throw error }
+            // Look, then decide: the batch is whole in the store or not at all (one
+            // transaction), so its events say which. Asked on a connection opened anew.
+            let stored = try run { store in
+                try await store.single(Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(session.id) AND seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)")
+            }
+            guard stored == Int64(seqs.count) else { throw error }
+            return seqs
         }
     }
 

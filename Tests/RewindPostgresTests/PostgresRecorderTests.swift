@@ -112,6 +112,38 @@ struct PostgresRecorderTests {
         #expect(listed.status == 0 && listed.standardOutput.contains("recorded into the store"), "\(listed.standardOutput)")
     }
 
+    @Test("the connection lost right after COMMIT: the recorder looks, finds the batch stored, and records no loss")
+    func lostAfterCommit() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location, queryTimeout: .seconds(10))
+            let failures = Recorded<RecorderFailure<ShopAction>>()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
+            configuration.onFailure = { failures.append($0) }
+            let recorder = Recorder<ShopState, ShopAction>(
+                into: RecordingDestination(PostgresRecordingLog(store: store, install: "settled")), app: AppIdentity(id: "com.example.shop"),
+                configuration: configuration
+            )
+            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            for index in 0..<10 { shop.dispatch(.cart(.applyDiscount(code: "A\(index)"))) }
+            try recorder.flush()
+            store.closesAfterSendingCommit.store(true, ordering: .releasing)
+            for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "B\(index)"))) }
+            try recorder.flush()
+            #expect(store.connection.isClosed, "the fault happened")
+            for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "C\(index)"))) }
+            try recorder.close()
+
+            #expect(failures.all.isEmpty, "\(failures.all)")
+            var settled = location
+            settled.install = "settled"
+            let log = try await PostgresLogReader.open(settled)
+            #expect(try log.sessions().map(\.eventCount) == [20])
+            #expect(try log.gaps().isEmpty)
+            #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == shop.state)
+            await log.close()
+        }
+    }
+
     @Test("four recorders, each on its own connection, write at once: each session whole and in order")
     func concurrentRecorders() async throws {
         try await PostgresTestServer.withDatabase { location in
