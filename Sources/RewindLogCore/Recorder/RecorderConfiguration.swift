@@ -30,6 +30,8 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
         ///   committed when the store reaches it.
         /// - `await store.send(action)` resumes only once its action is committed, whichever
         ///   thread processed it.
+        /// - On a store that commits nothing for ``RecorderConfiguration/stallLimit``, dispatch
+        ///   stops waiting: the action stays buffered until the store answers.
         ///
         /// A committed action survives a crash and a power cut. For tests and apps where every
         /// action matters.
@@ -58,7 +60,7 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// snapshots.
     public var snapshotBudget = 0.5
     /// How many actions may wait for the writer; when it is full, dispatch waits for room
-    /// rather than dropping anything. Two buffers of this size are reserved up front (the one
+    /// rather than dropping anything — unless the store is stuck (see ``stallLimit``). Two buffers of this size are reserved up front (the one
     /// being filled and the one being written), so that handing an action off never allocates;
     /// lower it to trade burst absorption for memory.
     public var bufferCapacity = 16_384
