@@ -28,6 +28,9 @@ public final class PostgresLog: Sendable {
     let connection: PostgresConnection
     /// The statements running on `connection` (see ``InFlightQueries``).
     let inFlight = InFlightQueries()
+    /// The server process serving `connection` (`pg_backend_pid()`, read when it opened; 0 if
+    /// unknown): what a writer settling an ambiguous commit waits to see gone.
+    let backendPID = Atomic<Int32>(0)
     /// A fault for tests: the next transaction's connection is closed as soon as its `COMMIT`
     /// is sent (see ``AmbiguousCommit``).
     let closesAfterSendingCommit = Atomic<Bool>(false)
@@ -98,6 +101,7 @@ public final class PostgresLog: Sendable {
         }
         let store = PostgresLog(location: location, mode: mode, connection: connection, queryTimeout: queryTimeout)
         do {
+            store.backendPID.store(try await store.single(Int32.self, "SELECT pg_backend_pid()"), ordering: .releasing)
             let version = try await PostgresMigrator.version(store)
             switch mode {
             case .readWrite:

@@ -90,7 +90,7 @@ final class PostgresRecordingLog: RecordingLog {
         guard !writes.isEmpty else { return nil }
         // The seqs the batch took, known before its COMMIT: what to look for when the answer to
         // the COMMIT never came.
-        let taken = Mutex<(seqs: ClosedRange<Int64>?, ambiguous: Bool)>((nil, false))
+        let taken = Mutex<(seqs: ClosedRange<Int64>?, lostBackend: Int32?)>((nil, nil))
         do {
             return try run { [self] store in
                 let (sources, actions) = try await internIDs(writes, in: store)
@@ -101,19 +101,41 @@ final class PostgresRecordingLog: RecordingLog {
                         return seqs
                     }
                 } catch let lost as AmbiguousCommit {
-                    taken.withLock { $0.ambiguous = true }
+                    taken.withLock { $0.lostBackend = store.backendPID.load(ordering: .acquiring) }
                     throw lost.underlying
                 }
             }
         } catch {
-            guard case (let seqs?, true) = taken.withLock({ $0 }) else { throw error }
-            // Look, then decide: the batch is whole in the store or not at all (one
-            // transaction), so its events say which. Asked on a connection opened anew.
-            let stored = try run { store in
-                try await store.single(Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(session.id) AND seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)")
-            }
-            guard stored == Int64(seqs.count) else { throw error }
+            guard case let (seqs?, backend?) = taken.withLock({ $0 }) else { throw error }
+            guard let stored = try? settle(seqs, of: session.id, lostBackend: backend), stored else { throw error }
             return seqs
+        }
+    }
+
+    /// Whether the batch that took `seqs` is in the store, now that its `COMMIT`'s answer was
+    /// lost: asked on a connection opened anew, once the server process that ran the batch is
+    /// gone. (A backend that was only stopped, not cut off, still holds the COMMIT it read, and
+    /// commits it when it runs again: it is told to go, and the look waits until it has, at
+    /// most the query timeout.) The batch is whole in the store or not at all, being one
+    /// transaction. Throws when that cannot be known: the batch then counts as lost.
+    private func settle(_ seqs: ClosedRange<Int64>, of session: Int64, lostBackend backend: Int32) throws(EventLogError) -> Bool {
+        let timeout = queryTimeout
+        return try run { store in
+            if backend != 0 {
+                _ = try await store.rows("SELECT pg_terminate_backend(\(backend))")
+                let clock = ContinuousClock()
+                let start = clock.now
+                while try await store.single(Int64.self, "SELECT count(*) FROM pg_stat_activity WHERE pid = \(backend)") > 0 {
+                    guard clock.now - start < timeout else {
+                        throw EventLogError.failed(path: store.location.description, reason: "the server process of a lost connection did not end")
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            let stored = try await store.single(
+                Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(session) AND seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)"
+            )
+            return stored == Int64(seqs.count)
         }
     }
 
