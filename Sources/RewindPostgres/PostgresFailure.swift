@@ -12,6 +12,9 @@ import RewindLog
 enum PostgresFailure {
     static func describe(_ error: any Error, at location: PostgresLocation, doing what: String) -> EventLogError {
         if let error = error as? EventLogError { return error }
+        // A writer that does not settle it (a push: pushing again adds nothing twice) says why
+        // the connection was lost.
+        if let error = error as? AmbiguousCommit { return describe(error.underlying, at: location, doing: what) }
         let path = location.description
         let server = "\(location.host):\(location.port)"
         if let error = error as? PSQLError {
