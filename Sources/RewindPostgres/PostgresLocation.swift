@@ -24,7 +24,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     public enum TLSMode: String, Sendable, Hashable, CaseIterable {
         /// Never.
         case disable
-        /// When the server offers it (libpq's default); otherwise in the clear.
+        /// When the server offers it (libpq's default); otherwise in the clear. The server's
+        /// certificate is not checked: only ``verifyFull`` knows whom it talks to.
         case prefer
         /// Always, without checking the server's certificate: a server that offers no TLS is
         /// refused.
