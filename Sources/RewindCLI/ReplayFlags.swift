@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RewindInspector
 import RewindLog
 import RewindReplay
 
@@ -8,10 +9,14 @@ struct ReplayFlags: ParsableArguments {
     @Flag(help: "Skip events that no longer decode (and count them) instead of stopping at the first.")
     var skipUndecodable = false
 
-    /// The app registered for `sessions`, ready to replay `log`.
     /// Whether long replays show their progress on a terminal's standard error: off while the
     /// inspector answers a call (`rewind serve` keeps its terminal for its own messages).
     @TaskLocal static var reportsProgress = true
+    /// The inspector's job a replay answers, if any: it takes the progress, and stops the
+    /// replay once nobody waits for the answer.
+    @TaskLocal static var job: InspectorJob?
+
+    /// The app registered for `sessions`, ready to replay `log`.
 
     func replay(_ log: any LogReader, sessions: [LogSession]) throws -> any AppReplay {
         let ids = Set(sessions.map(\.app.id))
@@ -33,7 +38,13 @@ struct ReplayFlags: ParsableArguments {
         }
         var options = ReplayOptions()
         options.skipUndecodable = skipUndecodable
-        if Self.reportsProgress && isatty(STDERR_FILENO) != 0 {
+        if let job = Self.job {
+            // Often enough for the page's progress and a prompt stop: 10,000 JSON actions
+            // replay in about 0.1 s.
+            options.progressInterval = 10_000
+            options.progress = { progress in job.report("replaying", done: progress.seq, of: progress.target) }
+            options.isCancelled = { job.isCancelled }
+        } else if Self.reportsProgress && isatty(STDERR_FILENO) != 0 {
             options.progress = { progress in
                 FileHandle.standardError.write(Data("\rreplaying: seq \(progress.seq) of \(progress.target)".utf8))
             }

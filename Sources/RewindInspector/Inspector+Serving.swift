@@ -82,6 +82,7 @@ private struct FlyingFoxHandler: HTTPHandler {
     private static func phrase(_ status: Int) -> String {
         switch status {
         case 200: "OK"
+        case 202: "Accepted"
         case 204: "No Content"
         case 400: "Bad Request"
         case 403: "Forbidden"
@@ -89,6 +90,7 @@ private struct FlyingFoxHandler: HTTPHandler {
         case 405: "Method Not Allowed"
         case 421: "Misdirected Request"
         case 422: "Unprocessable Content"
+        case 503: "Service Unavailable"
         default: "Internal Server Error"
         }
     }

@@ -18,13 +18,18 @@ import Synchronization
 ///   needs it in its query and every API call in the `X-Rewind-Token` header (403 otherwise).
 ///   Other sites cannot read it, so they cannot call the API.
 /// - Only `GET` and `HEAD` are served: the inspector never changes anything.
+///
+/// Every API call runs as an ``InspectorJob``: a call that takes longer than
+/// ``Limits/answerWithin`` is answered `202 Accepted` with `{"job": ID, "progress": …}`, and
+/// `GET /api/job?id=ID` answers with the call's own answer once it is there (another `202`
+/// until then). A job nobody asks about for ``Limits/abandonAfter`` is cancelled.
 public final class Inspector: Sendable {
     /// The token of this launch: the URL's `token` query item, and every API call's
     /// `X-Rewind-Token` header.
     public let token: String
     /// The page's title (the log's file name).
     public let title: String
-    private let api: any InspectorAPI
+    let jobs: InspectorJobs
     private let hosts: Mutex<Set<String>>
     /// The port of a wildcard address (`0.0.0.0`, `::`) the server listens on, if it does: any
     /// IP literal on that port is then accepted as `Host`.
@@ -38,8 +43,9 @@ public final class Inspector: Sendable {
     ///   - token: The launch's token (a new random one unless given, for tests).
     ///   - hosts: The `Host` values to accept, `host:port`; ``serve(host:port:listening:)``
     ///     adds its own once it listens.
-    public init(api: any InspectorAPI, title: String, token: String = Inspector.makeToken(), hosts: Set<String> = []) {
-        self.api = api
+    ///   - limits: How long a call is answered on its own request, and how many run at once.
+    public init(api: any InspectorAPI, title: String, token: String = Inspector.makeToken(), hosts: Set<String> = [], limits: Limits = Limits()) {
+        self.jobs = InspectorJobs(api: api, limits: limits)
         self.title = title
         self.token = token
         self.hosts = Mutex(Set(hosts.map { $0.lowercased() }))
@@ -96,7 +102,11 @@ public final class Inspector: Sendable {
                 return .error("missing or wrong X-Rewind-Token header: the page sends the token of the URL `rewind serve` printed", status: 403)
             }
             let call = InspectorCall(endpoint: String(path.dropFirst("/api/".count)), parameters: request.queryItems)
-            var response = await api.answer(call)
+            var response = if call.endpoint == "job" {
+                await jobs.poll(call["id"] ?? "")
+            } else {
+                await jobs.answer(call)
+            }
             response.headers["cache-control"] = "no-store"
             return response
         default:

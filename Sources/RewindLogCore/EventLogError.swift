@@ -60,6 +60,9 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// buffer was full: the actions dispatched from then until the store answered again were
     /// not recorded (they are counted in a gap) so that the app did not wait on the store.
     case stalled(path: String, seconds: Double)
+    /// Long work reading the log (a replay) stopped because whoever asked for it no longer
+    /// waits for the answer (`ReplayOptions.isCancelled`).
+    case cancelled(path: String)
 
     /// The file the error is about.
     public var path: String {
@@ -71,7 +74,7 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             let .unknownCodec(path, _, _), let .sessionNotFound(path, _), let .seqNotFound(path, _, _),
             let .noSnapshot(path, _, _), let .closed(path), let .nothingToSkip(path), let .seqOutsideSession(path, _, _, _),
             let .keyMissing(path, _, _), let .wrongKey(path, _, _), let .authenticationFailed(path, _, _, _),
-            let .stalled(path, _):
+            let .stalled(path, _), let .cancelled(path):
             return path
         }
     }
@@ -131,6 +134,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): seq \(seq): \(what) of session \(session) fails authentication with the session's key: the encrypted bytes were changed or moved after they were written"
         case let .stalled(path, seconds):
             return "\(path): the store committed nothing for \(String(format: "%.1f", seconds)) s with the recorder's buffer full (its stallLimit); actions dispatched until it answered again were not recorded, so that dispatch would not wait on it"
+        case let .cancelled(path):
+            return "\(path): stopped reading: the work was cancelled (nobody waits for its answer any more)"
         }
     }
 

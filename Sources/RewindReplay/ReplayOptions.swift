@@ -15,10 +15,14 @@ public struct ReplayOptions: Sendable {
     /// when the versions and ``upgrades`` do not account for it (`SchemaDrift`); `nil` stays
     /// silent. By default it prints a warning to standard error.
     public var onSchemaDrift: (@Sendable (SchemaDrift) -> Void)? = SchemaDrift.printWarning
-    /// Called every ``progressInterval`` events during long replays.
+    /// Called during long replays at each seq folded that is a multiple of ``progressInterval``.
     public var progress: (@Sendable (ReplayProgress) -> Void)?
-    /// How many events between progress reports.
+    /// How many seqs apart progress reports are.
     public var progressInterval = 50_000
+    /// Asked where progress is reported (``progressInterval``): when it answers `true`, the
+    /// replay stops with `EventLogError.cancelled` (a server whose client went away, a tool
+    /// interrupted). `nil`: replays run to their end.
+    public var isCancelled: (@Sendable () -> Bool)?
 
     /// The defaults: stop at undecodable events, no upgrades, warn of schema drift on standard
     /// error, no progress reports.

@@ -156,7 +156,7 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         try tallying(through: last, into: &stats) { undecodable, folded throws(EventLogError) in
             try reader.forEachAction(Action.self, from: first, through: last, skipping: skipped, undecodable: undecodable) { seq, action throws(EventLogError) in
                 let step = try body(seq, action)
-                folded(seq)
+                try folded(seq)
                 return step
             }
         }
@@ -164,12 +164,12 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     /// Runs a walk through `last` with what tallies it into `stats`: where undecodable events
     /// go (skipped and counted when the options say so, else `nil`: the walk stops), and what
-    /// counts each action folded and reports progress.
+    /// counts each action folded, reports progress, and stops a walk the options cancel.
     private func tallying<T>(
         through last: Int64,
         into stats: inout ReplayStats,
         _ walk: (
-            _ undecodable: ((Int64, String, EventLogError) -> Void)?, _ folded: (Int64) -> Void
+            _ undecodable: ((Int64, String, EventLogError) -> Void)?, _ folded: (Int64) throws(EventLogError) -> Void
         ) throws(EventLogError) -> T
     ) throws(EventLogError) -> T {
         var skippedEvents: [ReplayStats.SkippedEvent] = []
@@ -181,11 +181,13 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         let undecodable: ((Int64, String, EventLogError) -> Void)? = options.skipUndecodable
             ? { seq, actionCase, error in skippedEvents.append(.init(seq: seq, actionCase: actionCase, reason: "\(error)")) }
             : nil
-        return try walk(undecodable) { seq in
+        return try walk(undecodable) { seq throws(EventLogError) in
             folded += 1
-            if let progress = options.progress, folded % max(1, options.progressInterval) == 0 {
-                progress(ReplayProgress(seq: seq, target: last, folded: folded))
-            }
+            // By seq, not by the count folded: a verify folds one stretch between snapshots at
+            // a time, each shorter than the interval, and is still reported and stoppable.
+            guard seq % Int64(max(1, options.progressInterval)) == 0 else { return }
+            if options.isCancelled?() == true { throw .cancelled(path: log.path) }
+            options.progress?(ReplayProgress(seq: seq, target: last, folded: folded))
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 @testable import RewindCLI
-import RewindInspector
+@testable import RewindInspector
 import RewindTestSupport
 import Testing
 @testable import rewind
@@ -19,19 +19,32 @@ struct InspectorHarness {
     private static let registered: Void = AppRegistry.register(apps: ExampleApps.all, extraCommands: [])
 
     init(path: String, keyFile: String? = nil) {
-        Self.registered
-        inspector = Inspector(
+        inspector = Self.inspector(path: path, keyFile: keyFile, host: Self.host, token: Self.token, limits: Inspector.Limits())
+    }
+
+    /// An inspector over the log at `path`, as `rewind serve` makes it, with `limits`.
+    static func inspector(path: String, keyFile: String? = nil, host: String, token: String, limits: Inspector.Limits) -> Inspector {
+        registered
+        return Inspector(
             api: LogInspection(path: path, name: path, keyFile: keyFile, skipUndecodable: false), title: (path as NSString).lastPathComponent,
-            token: Self.token, hosts: [Self.host]
+            token: token, hosts: [host], limits: limits
         )
     }
+
+    /// The job table of `inspector`, to watch its work.
+    static func jobs(of inspector: Inspector) -> InspectorJobs { inspector.jobs }
 
     /// The response to `GET target` (with the token and the right host unless told otherwise).
     func get(_ target: String, token: String? = InspectorHarness.token, host: String? = InspectorHarness.host, method: String = "GET") async -> InspectorResponse {
         var headers: [String: String] = [:]
         if let token { headers["X-Rewind-Token"] = token }
         if let host { headers["Host"] = host }
-        return await inspector.respond(to: InspectorRequest(method: method, target: target, headers: headers))
+        var response = await inspector.respond(to: InspectorRequest(method: method, target: target, headers: headers))
+        // A call that ran long is a job: asked about, as the page does, until its answer is there.
+        while response.status == 202, let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any], let job = object["job"] as? String {
+            response = await inspector.respond(to: InspectorRequest(method: method, target: "/api/job?id=\(job)", headers: headers))
+        }
+        return response
     }
 
     /// An API call's JSON object, requiring `status`.

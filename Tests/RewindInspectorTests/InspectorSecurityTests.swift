@@ -139,7 +139,7 @@ struct InspectorSecurityTests {
 
 /// Answers every call with its endpoint, for checks that need no log.
 private struct EchoAPI: InspectorAPI {
-    func answer(_ call: InspectorCall) async -> InspectorResponse {
+    func answer(_ call: InspectorCall, in job: InspectorJob) async -> InspectorResponse {
         .json(Data(#"{"endpoint":"\#(call.endpoint)"}"#.utf8))
     }
 }

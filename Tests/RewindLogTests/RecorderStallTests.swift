@@ -68,4 +68,44 @@ struct RecorderStallTests {
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(try log.sessions().map(\.eventCount) == [6])
     }
+
+    @Test("a writer busy encoding large snapshots is not a stuck store: encoding time does not count toward the stall limit")
+    func slowSnapshots() throws {
+        let log = MemoryLog()
+        let failures = Recorded<RecorderFailure<Int>>()
+        var configuration = RecorderConfiguration<SlowToEncode, Int>()
+        configuration.onFailure = { failures.append($0) }
+        configuration.bufferCapacity = 32
+        configuration.batchSize = 16
+        // Three snapshots a batch at 150 ms each: a batch takes longer to encode than the limit.
+        configuration.snapshotInterval = 5
+        configuration.snapshotBudget = .infinity
+        configuration.stallLimit = .milliseconds(300)
+        let app = AppIdentity(id: "com.example.counter")
+        let recorder = Recorder<SlowToEncode, Int>(into: RecordingDestination(log), app: app, configuration: configuration)
+        let store = Store(initialState: SlowToEncode(), reducer: Reducer { state, action in state.total += action }, middleware: recorder.middleware)
+        for value in 1...60 { store.dispatch(value) }
+        try recorder.flush()
+        try recorder.close()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        #expect(try log.gaps().isEmpty)
+        #expect(try log.sessions().map(\.eventCount) == [60])
+    }
+}
+
+/// A state whose encoding takes 150 ms (a large state on a slow device).
+struct SlowToEncode: Codable, Sendable, Equatable {
+    var total = 0
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        total = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        Thread.sleep(forTimeInterval: 0.15)
+        var container = encoder.singleValueContainer()
+        try container.encode(total)
+    }
 }

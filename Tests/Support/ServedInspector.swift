@@ -45,12 +45,18 @@ public final class ServedInspector {
     public var token: String { URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "token" }?.value ?? "" }
 
     /// `GET path` (relative to its URL), with `token` (none: `nil`) and another `Host` header
-    /// when given.
-    public func get(_ path: String, token: String?, host: String? = nil) async throws -> (status: Int, body: Data, connection: String?) {
+    /// when given. A call answered `202` (a job) is asked about, as the page does, until its
+    /// answer is there, unless `followingJobs` is false.
+    public func get(_ path: String, token: String?, host: String? = nil, followingJobs: Bool = true) async throws -> (status: Int, body: Data, connection: String?) {
         var request = URLRequest(url: URL(string: path, relativeTo: url)!)
         if let token { request.setValue(token, forHTTPHeaderField: "X-Rewind-Token") }
         if let host { request.setValue(host, forHTTPHeaderField: "Host") }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        var (data, response) = try await URLSession.shared.data(for: request)
+        while followingJobs, (response as? HTTPURLResponse)?.statusCode == 202,
+            let job = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["job"] as? String {
+            request.url = URL(string: "/api/job?id=\(job)", relativeTo: url)!
+            (data, response) = try await URLSession.shared.data(for: request)
+        }
         let http = response as? HTTPURLResponse
         return (http?.statusCode ?? 0, data, http?.value(forHTTPHeaderField: "Connection"))
     }

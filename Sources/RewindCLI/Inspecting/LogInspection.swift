@@ -46,13 +46,22 @@ struct LogInspection: InspectorAPI {
         "shrink": .shrink,
     ]
 
-    func answer(_ call: InspectorCall) async -> InspectorResponse {
+    func answer(_ call: InspectorCall, in job: InspectorJob) async -> InspectorResponse {
         // Reading and replaying block: they run on Dispatch's pool, not on the server's tasks.
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: ReplayFlags.$reportsProgress.withValue(false) { answerNow(call) })
+                let response = ReplayFlags.$reportsProgress.withValue(false) {
+                    ReplayFlags.$job.withValue(job) { answerNow(call) }
+                }
+                continuation.resume(returning: response)
             }
         }
+    }
+
+    /// The calls that replay (shrink among them, which replays many times) are long: they take
+    /// turns.
+    func isLong(_ call: InspectorCall) -> Bool {
+        Self.endpoints[call.endpoint]?.replays == true
     }
 
     private func answerNow(_ call: InspectorCall) -> InspectorResponse {

@@ -36,10 +36,27 @@ async function api(endpoint, params) {
     if (v === undefined || v === null || v === "") continue;
     for (const item of Array.isArray(v) ? v : [v]) query.append(k, item);
   }
-  const response = await fetch(`/api/${endpoint}?${query}`, { headers: { "X-Rewind-Token": token } });
+  const headers = { "X-Rewind-Token": token };
+  let response = await fetch(`/api/${endpoint}?${query}`, { headers });
+  // A long call is a job (202): ask about it until its answer is there. The server holds each
+  // ask for up to a second, and cancels the job once the page stops asking.
+  while (response.status === 202) {
+    const job = await response.json();
+    showProgress(job);
+    const asked = performance.now();
+    response = await fetch(`/api/job?id=${encodeURIComponent(job.job)}`, { headers });
+    if (response.status === 202 && performance.now() - asked < 200) await new Promise((r) => setTimeout(r, 250));
+  }
   const body = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
   return body;
+}
+
+// A job's progress in the status line: `verify: replaying seq 40000 of 1000000 (4%) · 3 s`.
+function showProgress(job) {
+  const p = job.progress;
+  const where = !p ? job.state : p.total ? `${p.what} seq ${p.done} of ${p.total} (${Math.floor((100 * p.done) / p.total)}%)` : `${p.what} ${p.done}`;
+  status(`${job.call}: ${where} · ${Math.round(job.seconds)} s`);
 }
 
 function banner(message) {

@@ -180,12 +180,12 @@ package struct SessionReader: Sendable {
         through last: Int64,
         skipping skipped: Set<Int64> = [],
         undecodable: ((_ seq: Int64, _ actionCase: String, _ error: EventLogError) -> Void)? = nil,
-        folded: (_ seq: Int64) -> Void = { _ in }
+        folded: (_ seq: Int64) throws(EventLogError) -> Void = { _ in }
     ) throws(EventLogError) -> State {
         var state = start.state
-        try forEachAction(Action.self, from: start.seq + 1, through: last, skipping: skipped, undecodable: undecodable) { seq, action in
+        try forEachAction(Action.self, from: start.seq + 1, through: last, skipping: skipped, undecodable: undecodable) { seq, action throws(EventLogError) in
             reducer(&state, action)
-            folded(seq)
+            try folded(seq)
             return .continue
         }
         return state

@@ -17,10 +17,11 @@ struct EncodedBatch<Action: Codable & Sendable> {
     /// The spacing after these rows.
     var spacing: SnapshotSpacing
 
-    /// Encodes `items`, whose first event has ticket `firstTicket`.
+    /// Encodes `items`, whose first event has ticket `firstTicket`; calls `progressed` after
+    /// each snapshot (the dear items).
     init<State: Codable & Sendable>(
         encoding items: ArraySlice<RecordingBuffer<State, Action>.Item>, firstTicket: UInt64, codec: any PayloadCodec,
-        configuration: RecorderConfiguration<State, Action>, path: String, spacing: SnapshotSpacing
+        configuration: RecorderConfiguration<State, Action>, path: String, spacing: SnapshotSpacing, progressed: () -> Void = {}
     ) {
         self.spacing = spacing
         let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
@@ -43,6 +44,7 @@ struct EncodedBatch<Action: Codable & Sendable> {
                 } catch {
                     failures.append(RecorderFailure(error: .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
                 }
+                progressed()
             case .freshState:
                 // Asked for again after a later failure that another batch resolved.
                 break

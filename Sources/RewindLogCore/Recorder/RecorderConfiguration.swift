@@ -66,7 +66,8 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     public var bufferCapacity = 16_384
     /// How long dispatch waits on a stuck store. While the buffer is full, dispatch waits for
     /// room as long as the store keeps committing, however slowly (nothing is dropped). When
-    /// the writer has committed nothing for this long, the store counts as stuck (a lock held
+    /// the writer has committed nothing for this long, encoding aside (a snapshot encoded
+    /// counts as progress), the store counts as stuck (a lock held
     /// elsewhere, a server that stopped answering): the actions dispatched from then on are
     /// let go, so that the app never waits longer than this on its store, and they are counted
     /// in a gap (``EventLogError/stalled(path:seconds:)``, also reported to `onFailure`).

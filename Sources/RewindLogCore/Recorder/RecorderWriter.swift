@@ -337,10 +337,17 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             let path = log.path, spacing = progress.spacing
             // Tickets count every event handed off, lost ones too: those skipped above first.
             let skipped = items[..<rest.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
+            let buffer = self.buffer
             written = try log.write(session: session) { codec in
+                // Encoding is the writer's own work, not a wait on the store: each snapshot
+                // encoded (a large state can take a while) and the encoded batch move the
+                // moment a full buffer counts as stuck from, so that only the store's silence
+                // counts toward the stall limit.
                 let encoded = EncodedBatch(
-                    encoding: rest, firstTicket: previous + UInt64(skipped), codec: codec, configuration: configuration, path: path, spacing: spacing
+                    encoding: rest, firstTicket: previous + UInt64(skipped), codec: codec, configuration: configuration, path: path, spacing: spacing,
+                    progressed: { buffer.contents.withLock { $0.busySince = .now } }
                 )
+                buffer.contents.withLock { $0.busySince = .now }
                 batch = encoded
                 return encoded.writes
             }
