@@ -215,6 +215,30 @@ struct ReplayerTests {
         #expect(reports.all.allSatisfy { $0.target == 250 })
     }
 
+    @Test("a cancelled replay stops at its next progress point with EventLogError.cancelled; verify too, between snapshots")
+    func cancelled() async throws {
+        let (_, log, _) = try await Self.recordShop(actions: 250, snapshotInterval: 0)
+        let asked = Recorded<Int>()
+        var options = ReplayOptions()
+        options.progressInterval = 100
+        // Cancelled from the second check on: the replay gets past seq 100, not past seq 200.
+        options.isCancelled = { asked.append(1); return asked.all.count >= 2 }
+        let folded = Recorded<Int64>()
+        options.progress = { folded.append($0.seq) }
+        #expect(throws: EventLogError.cancelled(path: log.path)) {
+            try Replayer(log: log, reducer: Shop.reducer, options: options).state(at: 250)
+        }
+        #expect(folded.all == [100])
+        // Verify folds 25 actions at a time between snapshots, and still stops.
+        let (_, snapshotted, _) = try await Self.recordShop(actions: 250, snapshotInterval: 25)
+        options.isCancelled = { true }
+        #expect(throws: EventLogError.cancelled(path: snapshotted.path)) {
+            try Replayer(log: snapshotted, reducer: Shop.reducer, options: options).verify()
+        }
+        options.isCancelled = nil
+        #expect(try Replayer(log: snapshotted, reducer: Shop.reducer, options: options).verify().divergence == nil)
+    }
+
     @Test("an unknown seq names the range the log holds")
     func unknownSeq() async throws {
         let (_, log, _) = try await Self.recordShop(actions: 20)
