@@ -34,21 +34,22 @@ struct LogOptions: ParsableArguments {
     /// What the log argument names.
     var location: LogLocation { LogLocation(argument: path) }
 
-    /// Connects to a store's log (see ``StoreLogs``) before a command reads it with ``open()``;
+    /// Connects to a store's log (see ``OpenLogs``) before a command reads it with ``open()``;
     /// nothing for a file. ``RewindTool`` calls it for every ``LogReadingCommand``.
     func prepare() async throws {
         guard case let .store(url) = location else { return }
-        try await StoreLogs.open(url, keys: keys())
+        try await OpenLogs.openStore(url, keys: keys())
     }
 
-    /// Opens the log read-only, with the keys in `--key-file`: the file, or the store's log
-    /// ``prepare()`` connected to.
+    /// Opens the log read-only, with the keys in `--key-file`: the file (or the one `serve`
+    /// keeps open, ``OpenLogs``), or the store's log ``prepare()`` connected to.
     func open() throws -> any LogReader {
         switch location {
         case let .file(path):
+            if let kept = try OpenLogs.log(path) { return kept }
             return try EventLog(path: path, mode: .readOnly, keys: keys())
         case let .store(url):
-            guard let log = StoreLogs.log(url) else {
+            guard let log = try OpenLogs.log(url) else {
                 // Only a command that skipped `prepare()` gets here: a mistake in the tool itself.
                 throw InputError("\(location): this command does not read a PostgreSQL store's log")
             }

@@ -24,6 +24,7 @@ public enum RewindTool {
     ///   - extraCommands: More subcommands to offer.
     public static func main(apps: [ReplayableApp], extraCommands: [any ParsableCommand.Type] = []) async -> Never {
         AppRegistry.register(apps: apps, extraCommands: extraCommands)
+        Interruption.install()
         do {
             var command = try RootCommand.parseAsRoot()
             if let reading = command as? any LogReadingCommand { try await reading.prepareLog() }

@@ -56,7 +56,8 @@ public final class EventLog: LogReader {
     /// through a migrated temporary copy (``temporaryCopy``), so every query in RewindLog is
     /// written for the latest schema only; this keeps what the file says.
     let fileSchemaVersion: Int
-    /// The migrated copy an older log opened read-only is read through, deleted with the log.
+    /// The migrated copy an older log opened read-only is read through (already unlinked:
+    /// see ``MigratedCopies``).
     private let temporaryCopy: String?
     /// The file read under another name (``init(readingCopy:named:codecs:keys:)``), deleted
     /// with the log.
@@ -300,9 +301,13 @@ public final class EventLog: LogReader {
     /// A copy of an older log, migrated to the latest schema, in a temporary file that only
     /// its owner can read: how a log of an older schema is read without changing it. SQLite's
     /// backup copies a consistent snapshot, even while another process writes the file.
+    ///
+    /// The copy is unlinked once migrated (see ``MigratedCopies``): the connection reads it on,
+    /// and nothing is left behind however the process ends.
     private static func migratedCopy(of file: DatabaseQueue, path: String) throws -> DatabaseQueue {
-        let copyPath = FileManager.default.temporaryDirectory
-            .appendingPathComponent("rewind-upgraded-\(UUID().uuidString).rewind").path
+        let copyPath = MigratedCopies.newPath()
+        MigratedCopies.begin(copyPath)
+        defer { MigratedCopies.end(copyPath) }
         guard FileManager.default.createFile(atPath: copyPath, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw EventLogError.readOnly(path: path, detail: "cannot create a temporary copy to read this older log through at \(copyPath)")
         }
@@ -313,19 +318,26 @@ public final class EventLog: LogReader {
             try file.backup(to: copy)
             try file.close()
             try copy.writeWithoutTransaction { db in try SchemaMigrator.migrate(db, path: path) }
+            // Only reads follow, which SQLite serves from the open descriptor; a write would
+            // fail (SQLITE_READONLY_DBMOVED) rather than go astray.
+            MigratedCopies.remove(copyPath)
             return copy
         } catch {
-            try? FileManager.default.removeItem(atPath: copyPath)
+            MigratedCopies.remove(copyPath)
             throw error
         }
     }
 
+    /// Deletes the temporary copies older logs are being read through right now (the others
+    /// are unlinked already): for a tool's SIGINT or SIGTERM handler, just before it exits.
+    package static func removeTemporaryCopies() {
+        MigratedCopies.removeInFlight()
+    }
+
     deinit {
-        guard temporaryCopy != nil || ownedFile != nil else { return }
+        guard let ownedFile else { return }
         try? database.close()
-        for file in [temporaryCopy, ownedFile].compactMap(\.self) {
-            Self.removeFile(file)
-        }
+        Self.removeFile(ownedFile)
     }
 
     /// Deletes a log file this process made, with SQLite's files beside it.

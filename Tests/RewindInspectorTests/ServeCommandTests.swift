@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Rewind
+import RewindLog
 import RewindTestSupport
 import Testing
 
@@ -81,4 +83,44 @@ struct ServeCommandTests {
         #expect(warning.contains("warning: listening on 0.0.0.0, not on loopback"))
         #expect(server.url.host == "0.0.0.0")
     }
+
+    @Test("a log of an older schema: served through one migrated copy that is never left in TMPDIR, whether serve ends by SIGINT, SIGTERM or SIGKILL")
+    func olderSchema() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try olderLog(in: folder)
+        let temporary = folder.file("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let copies = { try FileManager.default.contentsOfDirectory(atPath: temporary).filter { $0.hasPrefix("rewind-upgraded-") } }
+        for signal in [SIGINT, SIGTERM, SIGKILL] {
+            let server = try Server([path], in: folder.path, environment: ["TMPDIR": temporary])
+            for _ in 0..<5 {
+                let head = try await server.get("/api/head", token: server.token)
+                #expect(String(decoding: head.body, as: UTF8.self) == #"{"seqs":[1,9],"sessions":2}"#)
+            }
+            let events = try await server.get("/api/events?after=0", token: server.token)
+            #expect(events.status == 200)
+            // Copied once, and unlinked at once: read on through its open descriptor.
+            #expect(try copies() == [], "signal \(signal)")
+            kill(server.process.processIdentifier, signal)
+            server.process.waitUntilExit()
+            #expect(server.process.terminationReason == .uncaughtSignal && server.process.terminationStatus == signal)
+            #expect(try copies() == [], "signal \(signal)")
+        }
+    }
+
+}
+
+/// A log of schema 1 with two sessions and nine events, as the first Rewind wrote it.
+func olderLog(in folder: TemporaryDirectory) throws -> String {
+    let path = folder.file("old.rewind")
+    let log = try EventLog(path: path)
+    let first = try log.beginSession(app: AppIdentity(id: "first"), initialState: 0)
+    let second = try log.beginSession(app: AppIdentity(id: "second"), initialState: 0)
+    for round in 0..<3 {
+        try log.append([EventRecord(round, source: ActionSource())], to: first)
+        try log.append([EventRecord(round, source: ActionSource()), EventRecord(-round, source: ActionSource())], to: second)
+    }
+    try log.close()
+    try downgradeToSchemaOne(path)
+    return path
 }

@@ -12,9 +12,13 @@ public final class ServedInspector {
     /// What it writes to standard error (warnings), readable once it has stopped.
     public let standardError = Pipe()
 
-    /// Starts `rewind serve --json ARGUMENTS` in `folder` and waits until it listens.
-    public init(_ arguments: [String], in folder: String) throws {
+    /// Starts `rewind serve --json ARGUMENTS` in `folder` (with `environment` added to this
+    /// process's) and waits until it listens.
+    public init(_ arguments: [String], in folder: String, environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         process.arguments = ["serve", "--json"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
         let output = Pipe()

@@ -27,9 +27,10 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
     }
 
     func run() async throws {
-        // The log is opened once first, so one that cannot be read fails here with the same
-        // message as every other subcommand, not later in the browser.
-        let log = try options.open()
+        // The log is opened once, here: one that cannot be read fails with the same message as
+        // every other subcommand, not later in the browser, and every call reads through this
+        // one opening (an older log's migrated copy is made once, not per call).
+        let log = if case let .file(path) = options.location { try OpenLogs.keepFile(path, keys: options.keys()) } else { try options.open() }
         _ = try log.sessions()
         _ = try options.keys()
         let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)

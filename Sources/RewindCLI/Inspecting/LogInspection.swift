@@ -3,9 +3,10 @@ import Foundation
 import RewindInspector
 import RewindLog
 
-/// The inspector's API over one log (`rewind serve`): each call opens the log read-only, answers
-/// with a command's report, and closes it. Nothing is kept between calls, so a recorder
-/// appending to the log meanwhile is seen by the next call, and no call can change the log.
+/// The inspector's API over one log (`rewind serve`): each call runs a command, which reads
+/// the log `serve` opened once, read-only (``OpenLogs``), and answers with its report. A
+/// recorder appending to the log meanwhile is seen by the next call, and no call can change
+/// the log.
 struct LogInspection: InspectorAPI {
     /// The log argument, as each call gives it to its command: a file's path, or a store's URL
     /// (password included: it is never shown, only parsed).
