@@ -55,7 +55,7 @@ enum OpenLogs {
         if stores.withLock({ $0[url] }) != nil { return }
         #if PostgreSQL
         let location: PostgresLocation
-        do { location = try PostgresLocation(parsing: url) } catch { throw InputError(error.description) }
+        location = try StoreURL.parse(url)
         let reader = try await PostgresLogReader.open(location, keys: keys)
         stores.withLock { $0[url] = reader }
         #else

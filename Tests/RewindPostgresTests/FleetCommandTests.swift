@@ -140,8 +140,8 @@ struct FleetCommandTests {
                 (["verify", log, "--all-sessions", "--install", "ios"], "--install selects sessions in a store"),
                 (["verify", url], "there is no Rewind log store in this database"),
                 (["state", url, "--at", "1"], "there is no Rewind log store in this database"),
-                (["state", PushCommandTests.url(wrong), "--at", "1"], "the server refused user '\(location.user)'"),
-                (["verify", PushCommandTests.url(wrong), "--all-sessions"], "the server refused user '\(location.user)'"),
+                (["state", PushCommandTests.url(wrong, withPassword: true), "--at", "1"], "the server refused user '\(location.user)'"),
+                (["verify", PushCommandTests.url(wrong, withPassword: true), "--all-sessions"], "the server refused user '\(location.user)'"),
             ]
             for (arguments, message) in cases {
                 let result = try await runOffPool(builtProduct("rewind"), arguments, in: folder.path)

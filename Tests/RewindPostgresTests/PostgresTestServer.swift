@@ -21,8 +21,18 @@ enum PostgresTestServer {
         guard let url else {
             throw Unavailable(description: "REWIND_TEST_POSTGRES_URL is not set: run the tests with Tools/dev.sh test, which starts a throwaway server")
         }
+        passwordExported
         return try PostgresLocation(parsing: url, environment: [:])
     }
+
+    /// The tools these tests run take the server's password as users should give it: from the
+    /// environment (`PGPASSWORD`), not from a URL on the command line. Set once, before any test
+    /// starts a tool with a store (a static's initialiser runs once).
+    private static let passwordExported: Void = {
+        if let url, let password = try? PostgresLocation(parsing: url, environment: [:]).password {
+            setenv("PGPASSWORD", password, 1)
+        }
+    }()
 
     /// A new, empty database on the server, dropped when `body` returns.
     static func withDatabase<T>(_ body: (PostgresLocation) async throws -> T) async throws -> T {

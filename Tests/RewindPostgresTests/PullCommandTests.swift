@@ -109,7 +109,7 @@ struct PullCommandTests {
                     (["log", url + "&log=not-a-uuid"], "is not a log's identity"),
                     (["state", url + "&log=" + logID, "--at", "9223372036854775807"], "no event with seq 9223372036854775807"),
                     (["show", url + "&log=" + logID, "0"], "seq"),
-                    (["log", PushCommandTests.url(wrong) + "&log=" + logID], "the server refused user '\(location.user)'"),
+                    (["log", PushCommandTests.url(wrong, withPassword: true) + "&log=" + logID], "the server refused user '\(location.user)'"),
                     (["log", PushCommandTests.url(empty) + "&log=" + logID], "there is no Rewind log store in this database"),
                     (["verify", url.replacingOccurrences(of: ":\(location.port)/", with: ":1/") + "&log=" + logID], "connection refused"),
                     (["log", url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=require") + "&log=" + logID], "offers no TLS"),
@@ -143,7 +143,7 @@ struct PullCommandTests {
                 (["pull", url, "--install", "", "--output", "x.rewind"], "--install: give a non-empty id"),
                 (["pull", url, "--session", "9223372036854775807", "--output", "x.rewind"], "no session in the store matches sessions 9223372036854775807"),
                 (["pull", "mysql://db/x", "--session", "1", "--output", "x.rewind"], "postgres"),
-                (["pull", PushCommandTests.url(wrong), "--session", "1", "--output", "x.rewind"], "the server refused user '\(location.user)'"),
+                (["pull", PushCommandTests.url(wrong, withPassword: true), "--session", "1", "--output", "x.rewind"], "the server refused user '\(location.user)'"),
             ]
             for (arguments, message) in cases {
                 let result = try run(builtProduct("rewind"), arguments, in: folder.path)

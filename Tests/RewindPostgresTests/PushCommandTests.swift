@@ -16,9 +16,12 @@ struct PushCommandTests {
         return folder.file("demo.rewind")
     }
 
-    /// The URL `rewind` takes for `location`, password included.
-    static func url(_ location: PostgresLocation) -> String {
-        "postgres://\(location.user):\(location.password ?? "")@\(location.host):\(location.port)/\(location.database)?sslmode=disable"
+    /// `location` as the tool's argument: without its password, which the tool takes from
+    /// `PGPASSWORD` as a user should give it (``PostgresTestServer/location()`` sets it), unless
+    /// `withPassword` (a test of a wrong one).
+    static func url(_ location: PostgresLocation, withPassword: Bool = false) -> String {
+        let password = withPassword ? ":\(location.password ?? "")" : ""
+        return "postgres://\(location.user)\(password)@\(location.host):\(location.port)/\(location.database)?sslmode=disable"
     }
 
     /// Events in the store, and how many distinct (session, origin seq) pairs: equal when
@@ -114,7 +117,7 @@ struct PushCommandTests {
             #expect(second.standardOutput.hasPrefix("pushed 0 events (0 new of 1 sessions") && second.standardOutput.contains("400 events were there already"))
             var wrong = location
             wrong.password = "hunter2-wrong"
-            let refused = try run(builtProduct("rewind"), ["push", log, Self.url(wrong)], in: folder.path)
+            let refused = try run(builtProduct("rewind"), ["push", log, Self.url(wrong, withPassword: true)], in: folder.path)
             #expect(refused.status == 2 && refused.standardError.contains("the server refused user '\(location.user)'"))
             #expect(!refused.standardError.contains("hunter2") && !refused.standardOutput.contains("hunter2"))
             #expect(try await Self.counts(location) == (400, 400))
@@ -190,7 +193,8 @@ struct PushCommandTests {
         await (try PostgresLog.open(location)).close()
         // 1,200 batches at 20 ms or more each: the push is still going when the server restarts.
         try await Self.slowInserts(location, seconds: 0.02)
-        let (process, errors) = try Self.startPush(log, Self.url(location), batchSize: 5, in: folder)
+        // A server of its own, with a password of its own (PGPASSWORD is the shared server's).
+        let (process, errors) = try Self.startPush(log, Self.url(location, withPassword: true), batchSize: 5, in: folder)
         try await Self.waitForEvents(location, atLeast: 200)
         #expect(server.restart())
         process.waitUntilExit()
@@ -200,7 +204,7 @@ struct PushCommandTests {
         let partial = try await Self.counts(location)
         #expect(partial.events == partial.distinct && partial.events % 5 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
         try await Self.removeSlowInserts(location)
-        let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location)], in: folder.path)
+        let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location, withPassword: true)], in: folder.path)
         #expect(finished.status == 0, "\(finished.standardError)")
         #expect(try await Self.counts(location) == (6_000, 6_000))
     }

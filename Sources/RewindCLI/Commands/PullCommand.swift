@@ -67,7 +67,7 @@ struct PullCommand: AsyncParsableCommand {
 
     func run() async throws {
         let location: PostgresLocation
-        do { location = try PostgresLocation(parsing: store) } catch { throw InputError(error.description) }
+        location = try StoreURL.parse(store)
         let source = try await PostgresLog.open(location, mode: .readOnly)
         let line = ProgressLine(json: format.json)
         let report: PostgresLog.PullReport

@@ -33,7 +33,7 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
 
     func run() async throws {
         let location: PostgresLocation
-        do { location = try PostgresLocation(parsing: store) } catch { throw InputError(error.description) }
+        location = try StoreURL.parse(store)
         if location.log != nil || location.install != nil {
             throw InputError("\(location): log= and install= name what to read; push into the store without them (--install sets the install)")
         }

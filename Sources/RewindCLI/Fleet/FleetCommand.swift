@@ -48,11 +48,7 @@ extension FleetCommand {
             return FileFleet(log: try options.open(), appVersion: fleet.appVersion)
         }
         #if PostgreSQL
-        do {
-            return StoreFleet(location: try PostgresLocation(parsing: url), keys: try options.keys(), appVersion: fleet.appVersion, install: fleet.install)
-        } catch let error as PostgresLocationError {
-            throw InputError(error.description)
-        }
+        return StoreFleet(location: try StoreURL.parse(url), keys: try options.keys(), appVersion: fleet.appVersion, install: fleet.install)
         #else
         throw InputError("\(options.location): this rewind was built without PostgreSQL (the PostgreSQL trait)")
         #endif

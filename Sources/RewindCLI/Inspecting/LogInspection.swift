@@ -24,7 +24,9 @@ struct LogInspection: InspectorAPI {
     }
 
     /// Whether the log is a store's.
-    var readsStore: Bool { path != name }
+    var readsStore: Bool {
+        if case .store = LogLocation(argument: path) { true } else { false }
+    }
 
     /// The log as a file made from it names it: the file's name, or the store's log.
     var shortName: String { readsStore ? name : (name as NSString).lastPathComponent }

@@ -45,7 +45,7 @@ struct StoreSessions: CommandReport {
     static func report(url: String, appVersion: String?, install: String?) async throws -> StoreSessions {
         #if PostgreSQL
         let location: PostgresLocation
-        do { location = try PostgresLocation(parsing: url) } catch { throw InputError(error.description) }
+        location = try StoreURL.parse(url)
         let store = try await PostgresLog.open(location, mode: .readOnly)
         let stored: [StoredSession]
         do {
