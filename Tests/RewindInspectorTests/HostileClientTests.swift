@@ -1,0 +1,172 @@
+import Foundation
+import RewindTestSupport
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `rewind serve` (the built binary) under clients that misbehave, on loopback: it keeps
+/// answering a well-formed request within its usual latency, with flat memory.
+@Suite("rewind serve under hostile clients")
+struct HostileClientTests {
+    @Test("1,500 idle connections, slow headers, a header streamed without end and requests without the token: head still answers in its usual time, memory stays flat")
+    func holds() async throws {
+        let folder = try TemporaryDirectory()
+        let server = try ServedInspector([try demoLog(actions: 2_000, in: folder)], in: folder.path)
+        let port = UInt16(try #require(server.url.port))
+        let pid = server.process.processIdentifier
+
+        func headLatencies(_ count: Int) async throws -> [Double] {
+            var seconds: [Double] = []
+            for _ in 0..<count {
+                let started = ContinuousClock.now
+                let head = try await server.get("/api/head", token: server.token)
+                #expect(head.status == 200)
+                let took = ContinuousClock.now - started
+                seconds.append(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18)
+            }
+            return seconds.sorted()
+        }
+        _ = try await headLatencies(5)  // warm up
+        let usual = try await headLatencies(21)
+        let memoryBefore = try #require(residentKilobytes(pid))
+
+        let stop = StopFlag()
+        // 1,500 idle connections: open, never a byte.
+        let idle = (0..<1_500).compactMap { _ in connectLoopback(port) }
+        #expect(idle.count == 1_500)
+        // 20 clients sending a request's header one byte every 100 ms.
+        let slow = (0..<20).map { _ in
+            Sender(port: port, stop: stop) { fd, stop in
+                for byte in Array("GET /api/head HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8) + Array(repeating: UInt8(ascii: "x"), count: 10_000) {
+                    if stop.isSet || !sendAll(fd, [byte]) { return }
+                    Thread.sleep(forTimeInterval: 0.1)
+                }
+            }
+        }
+        // One header streamed without end, as fast as the server takes it (until it stops
+        // taking any).
+        let streamed = Atomic(0)
+        let endless = Sender(port: port, stop: stop) { fd, stop in
+            guard sendAll(fd, Array("GET /api/head HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Endless: ".utf8)) else { return }
+            let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 65_536)
+            while !stop.isSet, sendAll(fd, chunk) { streamed.add(chunk.count, ordering: .relaxed) }
+        }
+        // Requests without the token, from a thread of their own.
+        let refused = Atomic(0)
+        let tokenless = Thread {
+            for _ in 0..<300 where !stop.isSet {
+                if let status = rawGet(port: port, path: "/api/head"), status == 403 { refused.add(1, ordering: .relaxed) }
+            }
+        }
+        tokenless.start()
+        try await Task.sleep(for: .seconds(1))
+        let underAttack = try await headLatencies(21)
+        let memoryDuring = try #require(residentKilobytes(pid))
+        stop.set()
+        for sender in slow + [endless] { sender.join() }
+        while tokenless.isExecuting { try await Task.sleep(for: .milliseconds(20)) }
+        for fd in idle { close(fd) }
+
+        let (usualMedian, attackMedian) = (usual[usual.count / 2], underAttack[underAttack.count / 2])
+        // Within its usual latency: the median a few times the quiet one at most (loopback
+        // medians are milliseconds, so a floor of 50 ms absorbs scheduling noise), none stuck.
+        #expect(attackMedian <= usualMedian * 4 + 0.05, "head: usual median \(usualMedian) s, under attack \(attackMedian) s")
+        #expect(underAttack.last! < 2, "slowest head under attack: \(underAttack.last!) s")
+        #expect(memoryDuring - memoryBefore < 64 * 1_024, "resident memory grew from \(memoryBefore) KB to \(memoryDuring) KB")
+        #expect(refused.load(ordering: .relaxed) > 0, "requests without the token are refused (403)")
+        print("hostile clients: head median \(usualMedian * 1_000) ms quiet, \(attackMedian * 1_000) ms under attack; RSS \(memoryBefore) → \(memoryDuring) KB; endless header: \(streamed.load(ordering: .relaxed) / 1_048_576) MB streamed")
+        // And afterwards, as before.
+        #expect(try await server.get("/api/head", token: server.token).status == 200)
+    }
+}
+
+/// A thread that connects to `port` and runs `body` with the socket until it returns.
+private final class Sender: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(port: UInt16, stop: StopFlag, _ body: @escaping @Sendable (Int32, StopFlag) -> Void) {
+        let done = self.done
+        Thread {
+            defer { done.signal() }
+            guard let fd = connectLoopback(port) else { return }
+            defer { close(fd) }
+            body(fd, stop)
+        }.start()
+    }
+
+    func join() { done.wait() }
+}
+
+/// Tells the attacking threads to stop.
+private final class StopFlag: Sendable {
+    private let value = Atomic(false)
+    var isSet: Bool { value.load(ordering: .relaxed) }
+    func set() { value.store(true, ordering: .relaxed) }
+}
+
+/// A TCP connection to 127.0.0.1:`port`, or `nil`.
+private func connectLoopback(_ port: UInt16) -> Int32? {
+    #if canImport(Glibc)
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+/// Sends all of `bytes`; false once the peer is gone (no SIGPIPE), or when it takes nothing
+/// for `patience` seconds (a server that stopped reading).
+private func sendAll(_ fd: Int32, _ bytes: [UInt8], patience: Double = 2) -> Bool {
+    var timeout = timeval()
+    timeout.tv_sec = .init(patience)
+    timeout.tv_usec = .init((patience - patience.rounded(.down)) * 1_000_000)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var sent = 0
+    while sent < bytes.count {
+        #if canImport(Glibc)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        let flags: Int32 = 0
+        #endif
+        let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, flags) }
+        if n <= 0 { return false }
+        sent += n
+    }
+    return true
+}
+
+/// The status of a bare `GET path` without a token, over a connection of its own.
+private func rawGet(port: UInt16, path: String) -> Int? {
+    guard let fd = connectLoopback(port) else { return nil }
+    defer { close(fd) }
+    guard sendAll(fd, Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)) else { return nil }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var buffer = [UInt8](repeating: 0, count: 64)
+    let n = recv(fd, &buffer, buffer.count, 0)
+    guard n > 12 else { return nil }
+    return Int(String(decoding: buffer[9..<12], as: UTF8.self))
+}
+
+/// The resident memory of process `pid`, in kilobytes (Linux's /proc).
+private func residentKilobytes(_ pid: Int32) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+    return Int(line.split(separator: " ").dropFirst().first ?? "")
+}
