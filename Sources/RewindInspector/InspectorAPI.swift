@@ -9,9 +9,10 @@ public protocol InspectorAPI: Sendable {
     /// The answer to one call. Errors are answers too (``InspectorResponse/error(_:status:)``):
     /// an implementation does not throw.
     ///
-    /// - Parameter job: Where long work reports its progress, and learns that nobody waits
-    ///   for the answer any more (``InspectorJob/isCancelled``): it may then stop and answer
-    ///   anything.
+    /// - Parameters:
+    ///   - call: The call to answer.
+    ///   - job: Where long work reports its progress, and learns that nobody waits for the
+    ///     answer any more (``InspectorJob/isCancelled``): it may then stop and answer anything.
     func answer(_ call: InspectorCall, in job: InspectorJob) async -> InspectorResponse
 
     /// Whether `call` may run long (a replay): long calls run at most
