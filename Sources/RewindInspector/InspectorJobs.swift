@@ -47,6 +47,8 @@ final class InspectorJobs: Sendable {
                 return (job, false)
             }
             if long { table.runningLong += 1 }
+            // Marked under the table's lock, so a purge never takes it for a waiting one.
+            job.markRunning()
             return (job, true)
         }
         guard let outcome else {
@@ -92,8 +94,8 @@ final class InspectorJobs: Sendable {
         return job.pending()
     }
 
+    /// Runs `job`'s call, which the table has marked running.
     private func launch(_ job: InspectorJob) {
-        job.markRunning()
         Task { [api] in
             let response = await api.answer(job.call, in: job)
             job.finish(response)
@@ -115,6 +117,7 @@ final class InspectorJobs: Sendable {
         while table.runningLong < limits.running, !table.waiting.isEmpty {
             let job = table.waiting.removeFirst()
             table.runningLong += 1
+            job.markRunning()
             started.append(job)
         }
         return started
