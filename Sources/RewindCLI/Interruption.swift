@@ -23,6 +23,8 @@ enum Interruption {
     static func install() {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return }
+        // Not inherited by a process the tool starts (a browser).
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         pipeWriteEnd = ends[1]
         let readEnd = ends[0]
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {

@@ -84,6 +84,36 @@ struct HostileClientTests {
     }
 }
 
+extension HostileClientTests {
+    @Test("serve raises a low soft limit on open files to the hard one, so idle clients cannot use up its descriptors")
+    func raisesOpenFileLimit() throws {
+        let folder = try TemporaryDirectory()
+        let log = try demoLog(in: folder)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // A shell's low default, then the tool in its place (same process id).
+        process.arguments = ["-c", "ulimit -Sn 256 && exec \"$0\" serve --json \"$1\"", builtProduct("rewind"), log]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        #expect(String(decoding: line, as: UTF8.self).contains("\"url\""))
+        let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+        let files = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = files.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] == min(numbers[1], 65_536), "\(files)")
+    }
+}
+
 /// A thread that connects to `port` and runs `body` with the socket until it returns.
 private final class Sender: Sendable {
     private let done = DispatchSemaphore(value: 0)

@@ -2,6 +2,11 @@ import ArgumentParser
 import Foundation
 import RewindInspector
 import RewindLog
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `rewind serve PATH`: the time-travel inspector in a browser.
 struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
@@ -27,6 +32,7 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
     }
 
     func run() async throws {
+        Self.raiseOpenFileLimit()
         // The log is opened once, here: one that cannot be read fails with the same message as
         // every other subcommand, not later in the browser, and every call reads through this
         // one opening (an older log's migrated copy is made once, not per call).
@@ -54,5 +60,26 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         } catch let error as Inspector.ListenError {
             throw InputError("cannot listen on \(host):\(port): \(error)")
         }
+    }
+
+    /// Raises the soft limit on open files to the hard one (at most 65,536): each connection
+    /// is a descriptor, and a soft limit of 1,024 (many shells' default) would let a few idle
+    /// clients keep everyone else out.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return }
+        // Darwin refuses more than OPEN_MAX when the hard limit is unlimited.
+        let wanted = min(limit.rlim_max, 65_536)
+        guard limit.rlim_cur < wanted else { return }
+        limit.rlim_cur = wanted
+        #if canImport(Darwin)
+        if setrlimit(resource, &limit) != 0 { limit.rlim_cur = min(wanted, rlim_t(OPEN_MAX)) } else { return }
+        #endif
+        _ = setrlimit(resource, &limit)
     }
 }
