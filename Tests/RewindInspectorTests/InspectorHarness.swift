@@ -19,7 +19,11 @@ struct InspectorHarness {
     private static let registered: Void = AppRegistry.register(apps: ExampleApps.all, extraCommands: [])
 
     init(path: String, keyFile: String? = nil) {
-        inspector = Self.inspector(path: path, keyFile: keyFile, host: Self.host, token: Self.token, limits: Inspector.Limits())
+        // Jobs kept a minute without a poll: on a loaded machine the test's next poll may come
+        // late, and these tests are not about abandonment (InspectorJobTests is).
+        var limits = Inspector.Limits()
+        limits.abandonAfter = .seconds(60)
+        inspector = Self.inspector(path: path, keyFile: keyFile, host: Self.host, token: Self.token, limits: limits)
     }
 
     /// An inspector over the log at `path`, as `rewind serve` makes it, with `limits`.
