@@ -73,8 +73,9 @@ struct HostileClientTests {
 
         let (usualMedian, attackMedian) = (usual[usual.count / 2], underAttack[underAttack.count / 2])
         // Within its usual latency: the median a few times the quiet one at most (loopback
-        // medians are milliseconds, so a floor of 50 ms absorbs scheduling noise), none stuck.
-        #expect(attackMedian <= usualMedian * 4 + 0.05, "head: usual median \(usualMedian) s, under attack \(attackMedian) s")
+        // medians are milliseconds; 250 ms of slack absorbs a loaded machine's scheduling, and a
+        // server that stops answering still fails by seconds), none stuck.
+        #expect(attackMedian <= usualMedian * 4 + 0.25, "head: usual median \(usualMedian) s, under attack \(attackMedian) s")
         // None stuck. (Not a tighter bound: under the whole suite, any one request on this
         // machine can take seconds, attack or not.)
         #expect(underAttack.last! < 30, "slowest head under attack: \(underAttack.last!) s")
