@@ -54,8 +54,7 @@ enum OpenLogs {
     static func openStore(_ url: String, keys: LogKeys) async throws {
         if stores.withLock({ $0[url] }) != nil { return }
         #if PostgreSQL
-        let location: PostgresLocation
-        location = try StoreURL.parse(url)
+        let location = try StoreURL.parse(url)
         let reader = try await PostgresLogReader.open(location, keys: keys)
         stores.withLock { $0[url] = reader }
         #else

@@ -53,12 +53,12 @@ public final class EventLog: LogReader {
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
     /// The schema version of the file itself. A log of an older schema opened read-only is read
-    /// through a migrated temporary copy (``temporaryCopy``), so every query in RewindLog is
+    /// through a migrated temporary copy (``readsMigratedCopy``), so every query in RewindLog is
     /// written for the latest schema only; this keeps what the file says.
     let fileSchemaVersion: Int
-    /// The migrated copy an older log opened read-only is read through (already unlinked:
-    /// see ``MigratedCopies``).
-    private let temporaryCopy: String?
+    /// Whether this older log, opened read-only, is read through a migrated copy (unlinked
+    /// once made: see ``MigratedCopies``).
+    private let readsMigratedCopy: Bool
     /// The file read under another name (``init(readingCopy:named:codecs:keys:)``), deleted
     /// with the log.
     private let ownedFile: String?
@@ -163,7 +163,7 @@ public final class EventLog: LogReader {
             }
         }
         (database, fileSchemaVersion) = opened
-        temporaryCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion ? database.path : nil
+        readsMigratedCopy = mode == .readOnly && fileSchemaVersion < SchemaMigrator.latestVersion
         ownedFile = ownsFile ? file : nil
         openedFile = mode == .readWrite ? FileIdentity(path: file) : nil
         try read { db in
@@ -274,7 +274,7 @@ public final class EventLog: LogReader {
     /// The schema version of the log file. A log of an older version opened read-only keeps
     /// its version (it is read through a migrated copy; the file is never changed).
     public func schemaVersion() throws(EventLogError) -> Int {
-        if temporaryCopy != nil { return fileSchemaVersion }
+        if readsMigratedCopy { return fileSchemaVersion }
         return try read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
     }
 
@@ -290,7 +290,7 @@ public final class EventLog: LogReader {
     ///   the migrated copy it is read through would give another each time it is opened. Open
     ///   it for writing once to give it one.
     public func identity() throws(EventLogError) -> UUID? {
-        guard temporaryCopy == nil || fileSchemaVersion >= 9 else { return nil }
+        guard !readsMigratedCopy || fileSchemaVersion >= 9 else { return nil }
         let text = try read { db in try String.fetchOne(db, sql: "SELECT uuid FROM log_identity LIMIT 1") }
         guard let text, let uuid = UUID(uuidString: text) else {
             throw .corrupt(path: path, detail: "the log's identity is missing or not a UUID")
@@ -376,10 +376,10 @@ public final class EventLog: LogReader {
     /// fixture's) passes itself: nothing else writes the copy. `body` runs on that connection's
     /// queue: it reads the log it is given from this thread only.
     public func readingConsistently<T>(_ body: (any LogReader) throws(EventLogError) -> T) throws(EventLogError) -> T {
-        guard temporaryCopy == nil, ownedFile == nil else { return try body(self) }
+        guard !readsMigratedCopy, ownedFile == nil else { return try body(self) }
         let moment = try EventLog(path: path, file: fileOnDisk, ownsFile: false, mode: .readOnly, codecs: codecs, keys: keys)
         defer { try? moment.close() }
-        guard moment.temporaryCopy == nil else { return try body(moment) }
+        guard !moment.readsMigratedCopy else { return try body(moment) }
         moment.holdsOneSnapshot.withLock { $0 = true }
         return try mappingErrors(path: path) {
             try moment.database.inDatabase { db in

@@ -66,8 +66,7 @@ struct PullCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let location: PostgresLocation
-        location = try StoreURL.parse(store)
+        let location = try StoreURL.parse(store)
         let source = try await PostgresLog.open(location, mode: .readOnly)
         let line = ProgressLine(json: format.json)
         let report: PostgresLog.PullReport

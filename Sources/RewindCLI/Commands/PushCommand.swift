@@ -32,8 +32,7 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
     }
 
     func run() async throws {
-        let location: PostgresLocation
-        location = try StoreURL.parse(store)
+        let location = try StoreURL.parse(store)
         if location.log != nil || location.install != nil {
             throw InputError("\(location): log= and install= name what to read; push into the store without them (--install sets the install)")
         }

@@ -44,8 +44,7 @@ struct StoreSessions: CommandReport {
     /// The sessions of the store at `url`, optionally of one app version or install.
     static func report(url: String, appVersion: String?, install: String?) async throws -> StoreSessions {
         #if PostgreSQL
-        let location: PostgresLocation
-        location = try StoreURL.parse(url)
+        let location = try StoreURL.parse(url)
         let store = try await PostgresLog.open(location, mode: .readOnly)
         let stored: [StoredSession]
         do {
