@@ -46,7 +46,8 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         // AES-GCM for logs encrypted at rest (RewindLog; internal: no Crypto type is public).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-        // The inspector's HTTP server (RewindInspector): dependency-free, so every app's replay
+        // The inspector's sockets (RewindInspector: FlyingSocks, the package's event-loop half;
+        // its HTTP half is ours, see InspectorServer): dependency-free, so every app's replay
         // tool builds in seconds more, not minutes (see the RewindInspector article).
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         // The `@BinaryCodable` macro's implementation (a compiler plugin: nothing links it).
@@ -92,7 +93,9 @@ let package = Package(
                 "RewindCoding",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            // Its required-reason API uses, declared for the App Store (PrivacyManifestTests).
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
 
         // The embedded store: `EventLog`, one SQLite file, with all of its SQL, its migrations
@@ -103,7 +106,8 @@ let package = Package(
                 "RewindLogCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]
+            ],
+            resources: [.copy("PrivacyInfo.xcprivacy")]
         ),
 
         // What apps import: the core and the SQLite store in one module (both re-exported), so
@@ -151,7 +155,7 @@ let package = Package(
         // serves (embedded), and the calls it forwards to an API the CLI implements.
         .target(
             name: "RewindInspector",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")],
+            dependencies: [.product(name: "FlyingSocks", package: "FlyingFox")],
             // The page, as a web developer edits it, compiled into the binary as bytes
             // (`PackageResources`): a copied `rewind` serves it with no bundle to find.
             resources: [.embedInCode("Page/inspector.html"), .embedInCode("Page/inspector.js"), .embedInCode("Page/inspector.css")]
@@ -201,9 +205,16 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(
             name: "RewindTestSupport",
-            dependencies: ["Rewind", "RewindCoding", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindExamples", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Rewind", "RewindCoding", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindExamples", "RewindTestProcesses",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Tests/Support"
         ),
+        // The built products as processes (finding and running them, `rewind serve`, resident
+        // memory), for the tests and for `rewind-stress`: no `@testable` import, so that a
+        // release build of the tools can use them.
+        .target(name: "RewindTestProcesses", path: "Tests/Processes"),
         // An app's own replay tool, in three lines: RewindCLI with the todo app registered.
         .executableTarget(
             name: "rewind-todo",
@@ -227,8 +238,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tools/rewind-bench",
-            // The benchmark figures and their history.
-            exclude: ["README.md"]
+            // The headline sitting (`--json`) and the README that shows it.
+            exclude: ["README.md", "headline.json"]
         ),
 
         // Allocations per dispatch with and without the recorder (run with the interposer
@@ -255,6 +266,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The concurrent run's readers take one consistent snapshot with plain SQL.
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The store soak: a recorder into PostgreSQL and `rewind serve` over it (its
+                // `ServedInspector`), and plain SQL to find and stop the recorder's backend.
+                "RewindTestProcesses",
+                .target(name: "RewindPostgres", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tools/rewind-stress"
         ),
@@ -356,6 +373,22 @@ let package = Package(
         .testTarget(
             name: "RewindExamplesTests",
             dependencies: ["Rewind", "RewindExamples", "RewindTestSupport"]
+        ),
+        // The docs checked: every ```swift block of the README and the DocC articles compiled
+        // (Tools/snippets.py writes Generated/ from them; a test fails when it is out of date),
+        // and every benchmark figure they quote is the checked-in headline sitting's.
+        .testTarget(
+            name: "RewindDocsTests",
+            dependencies: [
+                "Rewind", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindReplay", "RewindCLI", "RewindCoding", "RewindFeedback",
+                "RewindInspector", "RewindPostgres", "RewindTesting", "RewindOpenCombine", "RewindExamples",
+                // The benchmark's report type, for the quoted-figures check.
+                "rewind-bench",
+                .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            path: "Tests/Docs",
+            exclude: ["Context"]
         ),
     ],
     swiftLanguageModes: [.v6]

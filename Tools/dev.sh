@@ -7,6 +7,9 @@
 #   Tools/dev.sh build                        build everything the tests use: libraries, tools, tests
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
+#   Tools/dev.sh soak [store-soak options]    the PostgreSQL soak: recorder and serve through stopped
+#                                             backends and restarts, 10 minutes (release build; a
+#                                             throwaway server unless REWIND_TEST_POSTGRES_URL is set)
 #
 # On Debian or Ubuntu it installs libsqlite3-dev and zlib1g-dev (and, for the tests, postgresql) through apt-get
 # when missing (with sudo when not root). On macOS the system SQLite is used, and PostgreSQL's
@@ -105,8 +108,27 @@ case "$job" in
         ensure_sqlite
         exec swift run -c release rewind-allocations "$@"
         ;;
+    soak)
+        require_swift
+        ensure_sqlite
+        # SOAK_CONFIGURATION=debug uses the debug build (CI's short run, on what it built).
+        configuration="${SOAK_CONFIGURATION:-release}"
+        swift build -c "$configuration" --product rewind
+        swift build -c "$configuration" --product rewind-stress
+        bin="$(swift build -c "$configuration" --show-bin-path)"
+        restart=()
+        if [ -z "${REWIND_TEST_POSTGRES_URL:-}" ]; then
+            pgdir="$(mktemp -d)"
+            trap 'Tools/postgres.sh stop "$pgdir"; rm -rf "$pgdir"' EXIT
+            url="$(Tools/postgres.sh start "$pgdir")" || { say "could not start PostgreSQL for the soak"; exit 1; }
+            export REWIND_TEST_POSTGRES_URL="$url"
+            # Our own throwaway server: the soak restarts it once.
+            restart=(--restart-server "Tools/postgres.sh restart $pgdir")
+        fi
+        "$bin/rewind-stress" store-soak "${restart[@]}" "$@"
+        ;;
     *)
-        sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
         [ -z "$job" ] && exit 0
         say "unknown job '$job'"
         exit 2

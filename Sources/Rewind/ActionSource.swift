@@ -6,7 +6,7 @@
 /// ``origin`` says so, pointing at the line inside the middleware or effect that sent them.
 ///
 /// ```swift
-/// store.dispatch(.cart(.remove(productID)), info: "swipe to delete")
+/// store.dispatch(.cart(.remove(productID: productID)), info: "swipe to delete")
 /// // source: "Shop/CartView.swift:42 removeTapped(_:) — swipe to delete"
 /// ```
 ///

@@ -4,10 +4,16 @@
 /// never the code that chooses the effect.
 ///
 /// ```swift
-/// case .refresh:
-///     return .task { api in .loaded(try await api.fetch()) }
-/// case .cancelRefresh:
-///     return .toCancel("refresh")
+/// let catalogue = EffectMiddleware<ShopState, ShopAction, CatalogueAPI>.onAction { action, _, _ in
+///     switch action {
+///     case .catalogue(.load):
+///         return .task(token: "load") { api in try await .catalogue(api.loaded()) }
+///     case .cart(.clear):
+///         return .toCancel("load")
+///     default:
+///         return .doNothing
+///     }
+/// }
 /// ```
 public struct DependentEffect<Action: Sendable, Dependencies: Sendable>: Sendable {
     let make: @Sendable (Dependencies) -> Effect<Action>

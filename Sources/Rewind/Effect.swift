@@ -5,9 +5,12 @@
 /// and those are in the log.
 ///
 /// ```swift
-/// context.run(.run(id: "payment") { send in
-///     let receipt = try await payments.charge(order)
-///     send(.checkout(.paid(receipt)))
+/// let payment = Middleware<ShopState, ShopAction>(didReduce: { dispatched, _, context in
+///     guard case let .checkout(.submit(orderID, _)) = dispatched.action else { return }
+///     context.run(.run(id: "payment") { send in
+///         let receipt = try await payments.charge(orderID)
+///         send(.checkout(.paymentSucceeded(orderID: orderID, receipt: receipt)))
+///     })
 /// })
 /// ```
 ///

@@ -3,8 +3,13 @@
 /// Any `Hashable & Sendable` value will do; string literals work directly.
 ///
 /// ```swift
-/// context.run(.run(id: "search", cancelInFlight: true) { send in … })
-/// context.run(.cancel(id: "search"))
+/// let search = Middleware<ShopState, ShopAction>(didReduce: { dispatched, _, context in
+///     switch dispatched.action {
+///     case .catalogue(.load): context.run(.run(id: "load", cancelInFlight: true) { send in … })
+///     case .cart(.clear): context.run(.cancel(id: "load"))
+///     default: break
+///     }
+/// })
 /// ```
 public struct EffectID: Hashable, @unchecked Sendable {
     // `@unchecked`: `AnyHashable` is not `Sendable`, but both initialisers only ever wrap

@@ -4,14 +4,14 @@
 /// the middleware is built.
 ///
 /// ```swift
-/// let effects = EffectMiddleware<AppState, AppAction, API>.onAction { action, source, state in
+/// let effects = EffectMiddleware<ShopState, ShopAction, CatalogueAPI>.onAction { action, source, state in
 ///     switch action {
-///     case .refresh: .task(token: "refresh", cancelInFlight: true) { api in .loaded(try await api.fetch()) }
-///     case .stop: .toCancel("refresh")
+///     case .catalogue(.load): .task(token: "load", cancelInFlight: true) { api in try await .catalogue(api.loaded()) }
+///     case .cart(.clear): .toCancel("load")
 ///     default: .doNothing
 ///     }
 /// }
-/// let store = Store(initialState: AppState(), reducer: appReducer, middleware: effects.inject(LiveAPI()))
+/// let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: effects.inject(CatalogueAPI.live))
 /// ```
 ///
 /// The handler runs after the reducer, on the store's timeline; the effects' actions are

@@ -7,15 +7,15 @@
 /// in `didReduce` records exactly that order.
 ///
 /// ```swift
-/// let logger = Middleware<AppState, AppAction>(didReduce: { dispatched, state, _ in
-///     print(dispatched.source, dispatched.action, state.count)
+/// let logger = Middleware<ShopState, ShopAction>(didReduce: { dispatched, state, _ in
+///     print(dispatched.source, dispatched.action, state.cart.total)
 /// })
-/// let effects = Middleware<AppState, AppAction>(didReduce: { dispatched, _, context in
-///     if case .refresh = dispatched.action {
-///         context.run(.run { send in send(.loaded(try await api.load())) })
+/// let effects = Middleware<ShopState, ShopAction>(didReduce: { dispatched, _, context in
+///     if case .catalogue(.load) = dispatched.action {
+///         context.run(.run { send in send(.catalogue(try await api.loaded())) })
 ///     }
 /// })
-/// let store = Store(initialState: AppState(), reducer: appReducer,
+/// let store = Store(initialState: ShopState(), reducer: Shop.reducer,
 ///                   middleware: .combine(logger, effects))
 /// ```
 ///

@@ -5,8 +5,11 @@ public import Foundation
 ///
 /// Written here rather than taken from the standard library because a session must come out the
 /// same from the same seed on every toolchain: `Int.random(in:using:)` and `shuffled(using:)`
-/// make no promise about how they consume a generator, so every draw below is our own.
-public struct SeededRandom: Sendable {
+/// make no promise about how they consume a generator, so every draw below is our own. It is a
+/// `RandomNumberGenerator` too, so a generator closure may write `cases.randomElement(using:
+/// &random)`: the draws are then the standard library's, the same from a seed within one
+/// toolchain.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator; the same seed always yields the same draws.

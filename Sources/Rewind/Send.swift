@@ -4,9 +4,9 @@
 /// the line inside the effect that sent it, marked with origin ``ActionSource/Origin/effect``.
 ///
 /// ```swift
-/// .run { send in
-///     let products = try await api.fetchCatalogue()
-///     send(.catalogue(.loaded(products)))
+/// let load = Effect<ShopAction>.run { send in
+///     let (products, discounts) = try await api.fetchCatalogue()
+///     send(.catalogue(.loaded(products: products, discounts: discounts)))
 /// }
 /// ```
 public struct Send<Action: Sendable>: Sendable {

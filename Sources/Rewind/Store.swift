@@ -7,9 +7,9 @@ public import Synchronization
 /// let store = Store(
 ///     initialState: ShopState(),
 ///     reducer: Shop.reducer,
-///     middleware: .combine(recorder, Shop.effects(environment: .live))
+///     middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated))
 /// )
-/// store.dispatch(.cart(.add(productID, quantity: 1)))
+/// store.dispatch(.cart(.add(productID: productID, quantity: 1)))
 /// print(store.state.cart.total)
 /// ```
 ///

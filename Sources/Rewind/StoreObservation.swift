@@ -3,7 +3,7 @@ import Synchronization
 /// A running observation of a store's state; it ends when cancelled or released.
 ///
 /// ```swift
-/// let observation = store.observe { state in print(state.count) }
+/// let observation = store.observe { state in print(state.cart.total) }
 /// …
 /// observation.cancel()
 /// ```

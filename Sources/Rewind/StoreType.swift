@@ -46,7 +46,7 @@ extension StoreType {
     /// it is never reduced re-entrantly.
     ///
     /// ```swift
-    /// store.dispatch(.cart(.add(product.id, quantity: 1)), info: "add button")
+    /// store.dispatch(.cart(.add(productID: product.id, quantity: 1)), info: "add button")
     /// ```
     ///
     /// - Parameters:

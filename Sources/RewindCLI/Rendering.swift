@@ -35,16 +35,24 @@ enum Rendering {
         "<encrypted: \(payload.count) bytes>"
     }
 
-    /// ISO-8601 with milliseconds, UTC.
+    /// ISO-8601 with milliseconds, UTC, truncated: an event printed as `.124` happened during
+    /// that millisecond, so `--since` and `--until` given the printed time both include it (see
+    /// ``TimePoint``). The formatter alone would round, printing an event at .1238 as .124.
     static func timestamp(_ seconds: Double) -> String {
-        timestampFormatter.withLock { $0.string(from: Date(timeIntervalSince1970: seconds)) }
+        timestampFormatter.withLock { $0.string(from: Date(timeIntervalSince1970: millisecondStart(of: seconds))) }
+    }
+
+    /// The start of the millisecond `seconds` falls in, as the double that reading its printed
+    /// form back gives: never after `seconds` itself.
+    static func millisecondStart(of seconds: Double) -> Double {
+        guard seconds.isFinite, abs(seconds) < 1e14 else { return seconds }
+        let start = (seconds * 1000).rounded(.down) / 1000
+        return start > seconds ? ((seconds * 1000).rounded(.down) - 1) / 1000 : start
     }
 
     /// One formatter for every timestamp: making one costs ~46 µs on Linux, formatting with it
     /// ~1 µs (measured), and a page of 100 events formats 100. Behind a lock, because the
     /// formatter is not safe to share between threads (the inspector answers calls in parallel).
-    /// Date.ISO8601FormatStyle would be cheaper still but truncates milliseconds where this
-    /// rounds them, so times would change by 1 ms from what the tool has always printed.
     private static let timestampFormatter = Mutex({
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -1,5 +1,9 @@
 import ArgumentParser
 import Foundation
+import RewindLog
+#if PostgreSQL
+import RewindPostgres
+#endif
 
 /// `rewind`: the root of the command tree.
 struct RootCommand: AsyncParsableCommand {
@@ -13,12 +17,28 @@ struct RootCommand: AsyncParsableCommand {
                 Exit codes: 0 ok; 1 the answer is "no" (verify found a divergence, bisect found \
                 nothing, check found damage, schema --diff found an unaccounted change); 2 usage or input errors.
                 """,
+            version: RewindTool.versionText,
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
                 ServeCommand.self, ExportCommand.self, ImportCommand.self,
             ] + storeCommands + [AppsCommand.self]
         )
+    }
+}
+
+extension RewindTool {
+    /// This release of Rewind (raise it when one is tagged).
+    public static let version = "0.3.0"
+
+    /// What `--version` prints: the release, and the versions of the formats this build reads
+    /// and writes — what to compare when a log from elsewhere will not open.
+    static var versionText: String {
+        var formats = ["log files schema \(EventLog.latestSchemaVersion)", "exports format \(PortableLog.version)"]
+        #if PostgreSQL
+        formats.append("PostgreSQL stores schema \(PostgresLog.latestSchemaVersion)")
+        #endif
+        return "Rewind \(version) (\(formats.joined(separator: ", ")))"
     }
 }
 

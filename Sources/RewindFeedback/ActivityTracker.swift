@@ -5,9 +5,9 @@ import Synchronization
 ///
 /// ```swift
 /// let activity = ActivityTracker()
-/// context.run(.run { send in
-///     send(.loaded(try await activity.track { try await api.load() }))
-/// })
+/// let load = Effect<Screen.Event>.run { send in
+///     send(.loaded(try await activity.track { try await api.fetch("teapots") }))
+/// }
 /// for await busy in activity.isActive { spinner.isHidden = !busy }
 /// ```
 ///

@@ -5,7 +5,7 @@ public import Rewind
 ///
 /// ```swift
 /// let errors = ErrorRouter()
-/// let store = Store(initialState: App(), reducer: reducer, middleware: effects,
+/// let store = Store(initialState: App(), reducer: App.reducer, middleware: App.effects,
 ///                   onEffectFailure: errors.effectFailureHandler)
 /// let user = await errors.catching { try await api.user() }   // nil if it failed
 /// for await error in errors.errors { banner.show(error) }

@@ -62,7 +62,7 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// sequence of states every run.
     ///
     /// ```swift
-    /// Feedback<Levels, Levels.Event>("left") { levels in
+    /// let rising = Feedback<Levels, Levels.Event>("left") { levels in
     ///     levels.left < levels.right ? .raiseLeft : nil
     /// }
     /// ```
@@ -91,7 +91,7 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// is cancelled when a new state arrives.
     ///
     /// ```swift
-    /// Feedback<Screen, Screen.Event>("search") { state in
+    /// let search = Feedback<Screen, Screen.Event>("search") { state in
     ///     guard let query = state.pendingQuery else { return nil }
     ///     return .results(try await api.search(query))
     /// }
@@ -127,8 +127,8 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// An effect that answers a state with a sequence of events.
     ///
     /// ```swift
-    /// Feedback<Player, Player.Event>("ticks") { state in
-    ///     state.isPlaying ? clock.ticks(every: .seconds(1)).map { _ in .tick } : nil
+    /// let ticks = Feedback<Player, Player.Event>("ticks") { state in
+    ///     state.isPlaying ? clock.ticks(every: .seconds(1)) : nil
     /// }
     /// ```
     ///
@@ -166,8 +166,8 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     /// that moment and then has the state after every turn.
     ///
     /// ```swift
-    /// Feedback<Search, Search.Event>("debounced", states: { states in
-    ///     states.map(\.query).removeDuplicates().debounce(for: .milliseconds(300)).map(Search.Event.run)
+    /// let searchAsYouType = Feedback<Search, Search.Event>("search as you type", states: { states in
+    ///     states.map(\.query).filter { $0.count >= 3 }.map(Search.Event.run)
     /// })
     /// ```
     ///
@@ -247,8 +247,8 @@ extension Feedback {
     /// `lens` extracts, so it can be written and tested without the whole state.
     ///
     /// ```swift
-    /// let session = Feedback<Session, AppEvent>("refresh token") { … }
-    /// let app = session.lensing(on: \AppState.session)
+    /// let refresh = Feedback<Session, Session.Event>("refresh token") { session in session.expired ? .refresh : nil }
+    /// let app = refresh.lensing(on: \AppState.session)
     /// ```
     ///
     /// - Parameter lens: Extracts this feedback's state from the larger one.

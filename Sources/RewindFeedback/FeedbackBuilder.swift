@@ -1,7 +1,7 @@
 /// Builds a loop's list of feedbacks declaratively, with `if`, `switch` and `for` as needed.
 ///
 /// ```swift
-/// FeedbackLoop(initialState: .idle, reducer: reducer) {
+/// let editor = FeedbackLoop(initialState: Editor(), reducer: Editor.reducer) {
 ///     loadFeedback
 ///     if configuration.autosave { autosaveFeedback }
 ///     for channel in channels { channel.feedback }

@@ -6,8 +6,8 @@
 /// preference makes it.
 ///
 /// ```swift
-/// Feedback("persist", on: .executor(databaseExecutor)) { state in
-///     try await database.save(state.document)
+/// let persist = Feedback<Editor, Editor.Input>("persist", on: .executor(databaseExecutor)) { state in
+///     try await database.save(state.text)
 ///     return nil
 /// }
 /// ```

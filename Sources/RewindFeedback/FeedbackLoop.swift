@@ -281,6 +281,7 @@ extension FeedbackLoop {
     /// final class ScreenModel {
     ///     let loop: FeedbackLoop<Screen, Screen.Event>
     ///     private var running: FeedbackLoop<Screen, Screen.Event>.Running?
+    ///     init(loop: FeedbackLoop<Screen, Screen.Event>) { self.loop = loop }
     ///     func appear() { running = loop.start() }
     ///     func disappear() { running = nil }   // stops the loop
     /// }

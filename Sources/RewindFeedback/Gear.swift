@@ -8,9 +8,9 @@ import Rewind
 /// let gear = Gear<AppSignal>()
 ///
 /// // The feature loop tells the gear when the server refuses it…
-/// Feedback<Feature, Feature.Event>.propagating(to: gear) { $0.status == .unauthorized ? .signedOut : nil }
+/// let refused = Feedback<Feature, Feature.Event>.propagating(to: gear) { $0.status == .unauthorized ? .signedOut : nil }
 /// // …and the session loop catches that and asks the user to sign in again.
-/// Feedback<Session, Session.Event>.catching(from: gear) { $0 == .signedOut ? .expire : nil }
+/// let expire = Feedback<Session, Session.Event>.catching(from: gear) { $0 == .signedOut ? .expire : nil }
 /// ```
 ///
 /// A gear event reaches every feedback listening at the time it is propagated; listeners

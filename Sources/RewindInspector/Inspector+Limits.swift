@@ -8,9 +8,17 @@ extension Inspector {
         /// How long a request waits for its answer before it is answered `202 Accepted` with a
         /// job to poll. A poll waits as long for the job to end.
         public var answerWithin: Duration = .seconds(1)
-        /// How long a job nobody asks about runs on before it is cancelled, and how long a
-        /// finished job's answer is kept for its poller.
-        public var abandonAfter: Duration = .seconds(5)
+        /// How long a job nobody asks about runs on before it is cancelled. Long enough that a
+        /// page, or a client, starved for seconds on a loaded machine between two asks does not
+        /// lose a job that is still running (a `404` then); short enough that a closed page's
+        /// replay stops soon.
+        public var abandonAfter: Duration = .seconds(15)
+        /// How long a finished job's answer is kept for a poller that was handed its id and has
+        /// not asked since. Longer than ``abandonAfter``: a kept answer costs only memory, while
+        /// a page on a loaded machine (or a slow network) may poll seconds late, and a `404` for
+        /// a job it was just given would lose the answer it waited for. At most ``calls``
+        /// answers are kept; beyond that the least recently asked one is dropped.
+        public var keepAnswersFor: Duration = .seconds(60)
         /// How many long calls (``InspectorAPI/isLong(_:)``: replays) run at once; more wait
         /// their turn, in order.
         public var running = 2

@@ -1,4 +1,3 @@
-import FlyingFox
 import FlyingSocks
 public import Foundation
 
@@ -29,69 +28,23 @@ extension Inspector {
 
     private func run(host: String, port: UInt16, listening: @Sendable (URL) -> Void) async throws {
         let literal = host == "localhost" ? "127.0.0.1" : host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let server: HTTPServer
-        do {
-            if literal.contains(":") {
-                server = HTTPServer(address: try .inet6(ip6: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
-            } else {
-                server = HTTPServer(address: try .inet(ip4: literal, port: port), logger: .disabled, handler: FlyingFoxHandler(inspector: self))
-            }
-        } catch {
-            throw ListenError(description: "'\(host)' is not an IPv4 or IPv6 address, nor localhost")
+        let server = InspectorServer(inspector: self)
+        let announce = { (bound: UInt16) in
+            self.allow(host: host, port: Int(bound))
+            self.allow(host: literal, port: Int(bound))
+            let name = literal.contains(":") ? "[\(literal)]" : literal
+            listening(URL(string: "http://\(name):\(bound)/?token=\(self.token)")!)
         }
-        // The server's run and the wait for it to listen race: an address in use ends the run
-        // at once with the reason, which must not wait out the listening timeout.
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await server.run(); return false }
-            group.addTask { try await server.waitUntilListening(timeout: 30); return true }
-            guard try await group.next() == true else { return }
-            switch await server.listeningAddress {
-            case let .ip4(_, bound)?, let .ip6(_, bound)?: announce(host: host, literal: literal, port: bound, listening: listening)
-            default: announce(host: host, literal: literal, port: port, listening: listening)
-            }
-            while try await group.next() != nil {}
+        if literal.contains(":") {
+            guard let address = try? sockaddr_in6.inet6(ip6: literal, port: port) else { throw Self.notAnAddress(host) }
+            try await server.run(on: address, listening: announce)
+        } else {
+            guard let address = try? sockaddr_in.inet(ip4: literal, port: port) else { throw Self.notAnAddress(host) }
+            try await server.run(on: address, listening: announce)
         }
     }
 
-    private func announce(host: String, literal: String, port: UInt16, listening: (URL) -> Void) {
-        allow(host: host, port: Int(port))
-        allow(host: literal, port: Int(port))
-        let name = literal.contains(":") ? "[\(literal)]" : literal
-        listening(URL(string: "http://\(name):\(port)/?token=\(token)")!)
-    }
-}
-
-/// Hands FlyingFox's requests to ``Inspector/respond(to:)`` and its answers back.
-private struct FlyingFoxHandler: HTTPHandler {
-    let inspector: Inspector
-
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        var headers: [String: String] = [:]
-        for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-        let response = await inspector.respond(to: InspectorRequest(method: request.method.rawValue, target: request.target.rawValue, headers: headers))
-        var out = HTTPHeaders()
-        for (name, value) in response.headers { out[HTTPHeader(name)] = value }
-        // One connection per request: FlyingFox writes a response's header and body in two
-        // writes, and on a kept-alive connection Nagle's algorithm then holds the body until
-        // the client's delayed ACK, 40 ms later (measured: 45 ms a call kept alive, 5 ms on a
-        // fresh connection). A new loopback connection costs far less than that.
-        out[.connection] = "close"
-        return HTTPResponse(statusCode: HTTPStatusCode(response.status, phrase: Self.phrase(response.status)), headers: out, body: request.method == .HEAD ? Data() : response.body)
-    }
-
-    private static func phrase(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 202: "Accepted"
-        case 204: "No Content"
-        case 400: "Bad Request"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 421: "Misdirected Request"
-        case 422: "Unprocessable Content"
-        case 503: "Service Unavailable"
-        default: "Internal Server Error"
-        }
+    private static func notAnAddress(_ host: String) -> ListenError {
+        ListenError(description: "'\(host)' is not an IPv4 or IPv6 address, nor localhost")
     }
 }

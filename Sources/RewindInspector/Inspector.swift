@@ -141,7 +141,7 @@ public final class Inspector: Sendable {
 
     /// Sent with every response: no framing by other sites, no sniffing, no referrer carrying
     /// the token away, and scripts only from the inspector itself.
-    private static let securityHeaders = [
+    static let securityHeaders = [
         "x-frame-options": "DENY",
         "x-content-type-options": "nosniff",
         "referrer-policy": "no-referrer",

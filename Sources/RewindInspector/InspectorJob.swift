@@ -8,7 +8,8 @@ import Synchronization
 /// answered on its own request; a longer one is answered `202 Accepted` with the job's id and
 /// progress, and the page asks `GET /api/job?id=…` until the answer is there. A job nobody
 /// asks about for ``Inspector/Limits/abandonAfter`` is cancelled: ``isCancelled`` turns true,
-/// and long work checks it where it reports progress.
+/// and long work checks it where it reports progress. A finished job's answer is kept for
+/// ``Inspector/Limits/keepAnswersFor`` after it was last asked about.
 public final class InspectorJob: Sendable {
     /// The call this job answers.
     public let call: InspectorCall
@@ -18,6 +19,7 @@ public final class InspectorJob: Sendable {
     /// at most ``Inspector/Limits/running`` at a time.
     let isLong: Bool
     private let abandonAfter: Duration
+    private let keepAnswersFor: Duration
     private let state: Mutex<State>
 
     /// How far a job is, as the page shows it: `replaying: seq 40,000 of 1,000,000`.
@@ -51,12 +53,17 @@ public final class InspectorJob: Sendable {
         func isAbandoned(after limit: Duration) -> Bool {
             waiters.isEmpty && ContinuousClock.now - askedAt > limit
         }
+
+        var isFinished: Bool {
+            if case .finished = phase { true } else { false }
+        }
     }
 
-    init(call: InspectorCall, isLong: Bool, abandonAfter: Duration) {
+    init(call: InspectorCall, isLong: Bool, limits: Inspector.Limits) {
         self.call = call
         self.isLong = isLong
-        self.abandonAfter = abandonAfter
+        self.abandonAfter = limits.abandonAfter
+        self.keepAnswersFor = max(limits.abandonAfter, limits.keepAnswersFor)
         var bytes = SystemRandomNumberGenerator()
         id = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &bytes)) }.joined()
         state = Mutex(State())
@@ -78,7 +85,14 @@ public final class InspectorJob: Sendable {
 
     var phase: Phase { state.withLock { $0.phase } }
 
-    var isAbandoned: Bool { state.withLock { $0.isAbandoned(after: abandonAfter) } }
+    /// Whether the table may forget the job: its work nobody asked about for `abandonAfter`,
+    /// or its answer for `keepAnswersFor`.
+    var isAbandoned: Bool {
+        state.withLock { $0.isAbandoned(after: $0.isFinished ? keepAnswersFor : abandonAfter) }
+    }
+
+    /// When the job was last asked about.
+    var askedAt: ContinuousClock.Instant { state.withLock { $0.askedAt } }
 
     /// Notes that someone asked about the job (it is not abandoned).
     func asked(handingOut: Bool = false) {

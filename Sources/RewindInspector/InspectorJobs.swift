@@ -38,7 +38,7 @@ final class InspectorJobs: Sendable {
                 return (job, false)
             }
             guard table.busy < limits.calls else { return nil }
-            let job = InspectorJob(call: call, isLong: long, abandonAfter: limits.abandonAfter)
+            let job = InspectorJob(call: call, isLong: long, limits: limits)
             table.busy += 1
             table.jobs[job.id] = job
             table.unfinished[call] = job
@@ -70,7 +70,7 @@ final class InspectorJobs: Sendable {
         }
         guard let job else {
             return .error(
-                "no job \(id): its answer was fetched already, or nobody asked about it for \(limits.abandonAfter.inSeconds) s and it was cancelled",
+                "no job \(id): not one this inspector handed out, cancelled because nobody asked about it for \(limits.abandonAfter.inSeconds) s, or its answer dropped after \(max(limits.abandonAfter, limits.keepAnswersFor).inSeconds) s unasked",
                 status: 404
             )
         }
@@ -139,6 +139,13 @@ final class InspectorJobs: Sendable {
                 job.cancel()
             case .finished:
                 break
+            }
+        }
+        // Kept answers are bounded in number as well as in time: the least recently asked go.
+        let kept = table.jobs.values.filter { if case .finished = $0.phase { true } else { false } }
+        if kept.count > limits.calls {
+            for job in kept.sorted(by: { $0.askedAt < $1.askedAt }).prefix(kept.count - limits.calls) {
+                table.jobs[job.id] = nil
             }
         }
     }

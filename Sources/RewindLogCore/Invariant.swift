@@ -5,7 +5,7 @@
 /// without linking replay or testing.
 ///
 /// ```swift
-/// Invariant<ShopState>(name: "non-negative-total", description: "the cart total is never negative") {
+/// let nonNegativeTotal = Invariant<ShopState>(name: "non-negative-total", description: "the cart total is never negative") {
 ///     $0.cart.total >= 0
 /// }
 /// ```

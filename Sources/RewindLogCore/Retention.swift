@@ -15,6 +15,7 @@ import Foundation
 /// names the remaining payloads still use.
 ///
 /// ```swift
+/// var configuration = RecorderConfiguration<ShopState, ShopAction>()
 /// configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))
 /// ```
 public struct Retention: Sendable, Hashable {

@@ -7,7 +7,7 @@ extension Feedback {
     /// `Feedback(effect: (State) -> AnyPublisher<Event, Never>)`.
     ///
     /// ```swift
-    /// Feedback<Timer, Timer.Event>("tick", publisher: { state in
+    /// let ticking = Feedback<Stopwatch, Stopwatch.Event>("tick", publisher: { state in
     ///     state.isRunning ? clock.ticks.map { _ in .tick }.eraseToAnyPublisher() : Empty().eraseToAnyPublisher()
     /// })
     /// ```

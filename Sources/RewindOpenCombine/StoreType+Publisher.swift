@@ -6,7 +6,7 @@ extension StoreType {
     /// is cancelled or released.
     ///
     /// ```swift
-    /// store.dispatch(from: refreshButton.taps.map { _ in .refresh }, info: "refresh button")
+    /// store.dispatch(from: reloadButton.taps.map { _ in .catalogue(.load(at: Date())) }, info: "reload button")
     ///     .store(in: &cancellables)
     /// ```
     ///

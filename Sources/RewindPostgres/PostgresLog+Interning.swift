@@ -54,10 +54,11 @@ extension PostgresLog {
             _ = try? await rows("ROLLBACK")
             throw error
         }
-        if closesAfterSendingCommit.load(ordering: .acquiring) {
+        if let fault = losesCommit.withLock({ fault in defer { fault = nil }; return fault }) {
             // The fault a test asks for: the connection lost once COMMIT is on its way, its
             // answer never read. (Both go through the connection's event loop, in this order.)
             _ = try? await commitThenClose().get()
+            await fault()
             throw AmbiguousCommit(underlying: EventLogError.failed(path: location.description, reason: "the connection was lost after COMMIT was sent"))
         }
         do {
@@ -69,7 +70,7 @@ extension PostgresLog {
         return result
     }
 
-    /// Sends `COMMIT`, then closes the connection (the fault ``closesAfterSendingCommit`` asks
+    /// Sends `COMMIT`, then closes the connection (the fault ``losesCommit`` asks
     /// for). Synchronous, so that it calls postgres-nio's future API.
     private func commitThenClose() -> EventLoopFuture<PostgresQueryResult> {
         let sent = connection.query("COMMIT", logger: Self.logger)

@@ -15,8 +15,10 @@ extension PostgresLog {
         do {
             return try await rows("""
                 SELECT id, uuid, install_id, origin, coalesce(origin_session, id), app_id, app_version,
-                       action_schema_version, state_schema_version, started_at, event_count
-                FROM rewind.sessions
+                       action_schema_version, state_schema_version, started_at, event_count,
+                       -- One probe of the (session_id, seq) key a session.
+                       (SELECT time FROM rewind.events e WHERE e.session_id = s.id ORDER BY seq DESC LIMIT 1)
+                FROM rewind.sessions s
                 WHERE (\(app)::text IS NULL OR app_id = \(app)) AND (\(appVersion)::text IS NULL OR app_version = \(appVersion))
                   AND (\(install)::text IS NULL OR install_id = \(install))
                 ORDER BY started_at, id
@@ -29,7 +31,8 @@ extension PostgresLog {
                         id: try columns[5].decode(String.self), version: try columns[6].decode(String.self),
                         actionSchemaVersion: try columns[7].decode(Int.self), stateSchemaVersion: try columns[8].decode(Int.self)
                     ),
-                    startedAt: try columns[9].decode(Double.self), eventCount: try columns[10].decode(Int64.self)
+                    startedAt: try columns[9].decode(Double.self), eventCount: try columns[10].decode(Int64.self),
+                    lastEventAt: try columns[11].decode(Double?.self)
                 )
             }
         } catch let error as EventLogError {

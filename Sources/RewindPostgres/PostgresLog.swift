@@ -31,9 +31,10 @@ public final class PostgresLog: Sendable {
     /// The server process serving `connection` (`pg_backend_pid()`, read when it opened; 0 if
     /// unknown): what a writer settling an ambiguous commit waits to see gone.
     let backendPID = Atomic<Int32>(0)
-    /// A fault for tests: the next transaction's connection is closed as soon as its `COMMIT`
-    /// is sent (see ``AmbiguousCommit``).
-    let closesAfterSendingCommit = Atomic<Bool>(false)
+    /// A fault for tests: when set, the next transaction's connection is closed as soon as its
+    /// `COMMIT` is sent (see ``AmbiguousCommit``), then this runs (a further fault: the server
+    /// stopped before the writer can look).
+    let losesCommit = Mutex<(@Sendable () async -> Void)?>(nil)
     static let logger = Logger(label: "RewindPostgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private init(location: PostgresLocation, mode: EventLog.Mode, connection: PostgresConnection, queryTimeout: Duration) {
@@ -77,25 +78,19 @@ public final class PostgresLog: Sendable {
         _ location: PostgresLocation, mode: EventLog.Mode = .readWrite, connectTimeout: Duration = .seconds(10),
         queryTimeout: Duration = defaultQueryTimeout
     ) async throws(EventLogError) -> PostgresLog {
-        try await open(location, mode: mode, connectTimeout: connectTimeout, queryTimeout: queryTimeout, migrationLockWait: PostgresMigrator.defaultLockWait)
+        try await open(location, mode: mode, connectTimeout: connectTimeout, queryTimeout: queryTimeout, migrationLockWait: PostgresMigrator.defaultLockWait, role: nil)
     }
 
     /// ``open(_:mode:connectTimeout:queryTimeout:)``, waiting at most `migrationLockWait` for
-    /// another session's migration (tests shorten it).
+    /// another session's migration (tests shorten it), naming the connection after `role`
+    /// (``applicationName(_:)``; by default `writer` or `reader`, after `mode`).
     static func open(
-        _ location: PostgresLocation, mode: EventLog.Mode, connectTimeout: Duration, queryTimeout: Duration, migrationLockWait: Duration
+        _ location: PostgresLocation, mode: EventLog.Mode, connectTimeout: Duration, queryTimeout: Duration, migrationLockWait: Duration,
+        role: String?
     ) async throws(EventLogError) -> PostgresLog {
         let connection: PostgresConnection
         do {
-            var configuration = PostgresConnection.Configuration(
-                host: location.host, port: location.port, username: location.user, password: location.password,
-                database: location.database, tls: try tls(for: location)
-            )
-            configuration.options.connectTimeout = .init(connectTimeout)
-            let milliseconds = String(max(1, queryTimeout.components.seconds * 1_000 + queryTimeout.components.attoseconds / 1_000_000_000_000_000))
-            configuration.options.additionalStartupParameters = [("statement_timeout", milliseconds), ("lock_timeout", milliseconds)]
-            if location.tls == .verifyFull { configuration.options.tlsServerName = location.host }
-            connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            connection = try await connect(location, role: role ?? (mode == .readWrite ? "writer" : "reader"), connectTimeout: connectTimeout, queryTimeout: queryTimeout, logger: logger)
         } catch {
             throw PostgresFailure.describe(error, at: location, doing: "connect")
         }
@@ -139,20 +134,5 @@ public final class PostgresLog: Sendable {
     /// Closes the connection. Further use fails.
     public func close() async {
         try? await connection.close()
-    }
-
-    private static func tls(for location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
-        switch location.tls {
-        case .disable:
-            return .disable
-        case .prefer, .require:
-            // libpq's `prefer` and `require` encrypt without checking the certificate.
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            configuration.certificateVerification = .none
-            let context = try NIOSSLContext(configuration: configuration)
-            return location.tls == .prefer ? .prefer(context) : .require(context)
-        case .verifyFull:
-            return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        }
     }
 }

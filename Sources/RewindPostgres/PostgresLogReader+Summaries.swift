@@ -14,34 +14,44 @@ extension PostgresLogReader {
     /// and states as stored there (a payload that events repeat counts each time, states are
     /// not deflated), and "on disk" is what the log's rows take (`pg_column_size`), indexes
     /// aside. Ties in the rankings are ordered by name bytewise, as SQLite orders them.
-    public func statistics(session: Int64?) throws(EventLogError) -> LogStatistics {
-        let ids = try storeIDs(session: session)
+    public func statistics(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?) throws(EventLogError) -> LogStatistics {
+        let ids = try storeIDs(session: session), seq = seqColumn
+        let (low, high) = (seqs?.lowerBound ?? .min, seqs?.upperBound ?? .max)
+        let (from, until) = (times.map(\.lowerBound).flatMap { $0.isFinite ? $0 : nil }, times.map(\.upperBound).flatMap { $0.isFinite ? $0 : nil })
         let cases = try rows("""
             SELECT a.name, count(*) FROM rewind.events AS e JOIN rewind.actions AS a ON a.id = e.action_id
-            WHERE e.session_id = ANY(\(ids)) GROUP BY a.name ORDER BY 2 DESC, a.name COLLATE "C"
+            WHERE e.session_id = ANY(\(ids)) AND e.\(unescaped: seq) BETWEEN \(low) AND \(high)
+              AND e.time >= coalesce(\(from)::double precision, e.time) AND e.time <= coalesce(\(until)::double precision, e.time)
+            GROUP BY a.name ORDER BY 2 DESC, a.name COLLATE "C"
             """, doing: "count the log's cases")
         let sources = try rows("""
             SELECT location, n FROM (
                 SELECT min(src.file || ':' || src.line || ' ' || src.function) AS location, count(*) AS n
                 FROM rewind.events AS e JOIN rewind.sources AS src ON src.id = e.source_id
-                WHERE e.session_id = ANY(\(ids)) GROUP BY e.source_id
+                WHERE e.session_id = ANY(\(ids)) AND e.\(unescaped: seq) BETWEEN \(low) AND \(high)
+                  AND e.time >= coalesce(\(from)::double precision, e.time) AND e.time <= coalesce(\(until)::double precision, e.time)
+                GROUP BY e.source_id
             ) AS counted ORDER BY n DESC, location COLLATE "C"
             """, doing: "count the log's sources")
         let totals = try rows("""
-            SELECT count(*), min(time), max(time), coalesce(sum(octet_length(payload)), 0)::bigint, coalesce(sum(pg_column_size(e.*)), 0)::bigint
-            FROM rewind.events AS e WHERE e.session_id = ANY(\(ids))
+            SELECT count(*), min(time), max(time), coalesce(sum(octet_length(payload)), 0)::bigint, coalesce(sum(pg_column_size(e.*)), 0)::bigint,
+                   count(DISTINCT e.session_id)
+            FROM rewind.events AS e WHERE e.session_id = ANY(\(ids)) AND e.\(unescaped: seq) BETWEEN \(low) AND \(high)
+              AND e.time >= coalesce(\(from)::double precision, e.time) AND e.time <= coalesce(\(until)::double precision, e.time)
             """, doing: "count the log's events")
         let snapshots = try rows("""
             SELECT count(*), coalesce(sum(octet_length(state)), 0)::bigint, coalesce(sum(pg_column_size(p.*)), 0)::bigint
-            FROM rewind.snapshots AS p WHERE p.session_id = ANY(\(ids))
+            FROM rewind.snapshots AS p WHERE p.session_id = ANY(\(ids)) AND p.\(unescaped: seq) BETWEEN \(low) AND \(high)
+              AND p.time >= coalesce(\(from)::double precision, p.time) AND p.time <= coalesce(\(until)::double precision, p.time)
             """, doing: "count the log's snapshots")
         return try decoding("the log's statistics") {
-            let (events, first, last, payloadBytes, eventRows) = try totals[0].decode((Int64, Double?, Double?, Int64, Int64).self)
+            let (events, first, last, payloadBytes, eventRows, sessionsWithEvents) = try totals[0].decode((Int64, Double?, Double?, Int64, Int64, Int64).self)
             let (snapshotCount, snapshotBytes, snapshotRows) = try snapshots[0].decode((Int64, Int64, Int64).self)
             return LogStatistics(
                 actionCases: try cases.map { row in let (name, count) = try row.decode((String, Int64).self); return (name, Int(count)) },
                 sources: try sources.map { row in let (location, count) = try row.decode((String, Int64).self); return (location, Int(count)) },
-                events: Int(events), sessions: ids.count, snapshots: Int(snapshotCount),
+                // A window counts the sessions it holds events of; otherwise every session.
+                events: Int(events), sessions: seqs == nil && times == nil ? ids.count : Int(sessionsWithEvents), snapshots: Int(snapshotCount),
                 // min and max of times: ordered unless a time is NaN, which `...` would trap on.
                 timeSpan: first.flatMap { first in last.flatMap { first <= $0 ? first...$0 : nil } },
                 bytesOnDisk: Int(eventRows + snapshotRows), payloadBytes: Int(payloadBytes), snapshotBytes: Int(snapshotBytes)
@@ -50,10 +60,15 @@ extension PostgresLogReader {
     }
 
     /// The file's buckets, computed by the server in the same double arithmetic.
-    public func activity(session: Int64?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity? {
+    public func activity(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity? {
         let buckets = min(max(buckets, 1), 1_000), top = min(max(top, 1), 100)
-        let ids = try storeIDs(session: session)
-        let span = try rows("SELECT min(time), max(time) FROM rewind.events WHERE session_id = ANY(\(ids))", doing: "read the log's time span")
+        let ids = try storeIDs(session: session), seq = seqColumn
+        let (first, last) = (seqs?.lowerBound ?? .min, seqs?.upperBound ?? .max)
+        let (from, until) = (times.map(\.lowerBound).flatMap { $0.isFinite ? $0 : nil }, times.map(\.upperBound).flatMap { $0.isFinite ? $0 : nil })
+        let span = try rows("""
+            SELECT min(time), max(time) FROM rewind.events AS e WHERE session_id = ANY(\(ids)) AND e.\(unescaped: seq) BETWEEN \(first) AND \(last)
+              AND e.time >= coalesce(\(from)::double precision, e.time) AND e.time <= coalesce(\(until)::double precision, e.time)
+            """, doing: "read the log's time span")
         let (low, high) = try decoding("the log's time span") { try span.first?.decode((Double?, Double?).self) ?? (nil, nil) }
         // Infinite times or a span beyond Double's range (a damaged log) have no stretches.
         guard let low, let high, low <= high, (high - low).isFinite else { return nil }
@@ -62,7 +77,7 @@ extension PostgresLogReader {
             SELECT least(\(Int64(buckets - 1)), greatest(0, trunc((e.time - \(low)) / \(width > 0 ? width : 1))))::bigint AS bucket,
                    a.name, min(src.file || ':' || src.line || ' ' || src.function), count(*)
             FROM rewind.events AS e JOIN rewind.actions AS a ON a.id = e.action_id JOIN rewind.sources AS src ON src.id = e.source_id
-            WHERE e.session_id = ANY(\(ids)) AND e.time BETWEEN \(low) AND \(high)
+            WHERE e.session_id = ANY(\(ids)) AND e.time BETWEEN \(low) AND \(high) AND e.\(unescaped: seq) BETWEEN \(first) AND \(last)
             GROUP BY 1, a.name, e.source_id
             """, doing: "count the log's activity")
         return try decoding("the log's activity") {

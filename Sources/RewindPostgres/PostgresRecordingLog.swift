@@ -38,7 +38,7 @@ extension RecordingDestination {
     public static func postgres(
         _ location: PostgresLocation, install: String? = nil, queryTimeout: Duration = .seconds(10)
     ) async throws(EventLogError) -> RecordingDestination {
-        let store = try await PostgresLog.open(location, mode: .readWrite, queryTimeout: queryTimeout)
+        let store = try await PostgresRecordingLog.connect(location, install: install, queryTimeout: queryTimeout)
         return RecordingDestination(PostgresRecordingLog(store: store, install: install))
     }
 }
@@ -69,6 +69,20 @@ final class PostgresRecordingLog: RecordingLog {
     }
 
     var path: String { location.description }
+
+    /// Opens the writer's connection, named `rewind recorder` and the install in
+    /// `pg_stat_activity`.
+    static func connect(_ location: PostgresLocation, install: String?, queryTimeout: Duration) async throws(EventLogError) -> PostgresLog {
+        try await PostgresLog.open(
+            location, mode: .readWrite, connectTimeout: .seconds(10), queryTimeout: queryTimeout, migrationLockWait: PostgresMigrator.defaultLockWait,
+            role: role(install)
+        )
+    }
+
+    /// What the writer's connections are named after (``PostgresLog/applicationName(_:)``).
+    static func role(_ install: String?) -> String {
+        ["recorder", install].compactMap { $0 }.joined(separator: " ")
+    }
 
     // MARK: - RecordingLog
 
@@ -117,15 +131,38 @@ final class PostgresRecordingLog: RecordingLog {
     /// gone. (A backend that was only stopped, not cut off, still holds the COMMIT it read, and
     /// commits it when it runs again: it is told to go, and the look waits until it has, at
     /// most the query timeout.) The batch is whole in the store or not at all, being one
-    /// transaction. Throws when that cannot be known: the batch then counts as lost.
+    /// transaction.
+    ///
+    /// A server that cannot be reached yet (restarting: the commonest way to lose a COMMIT's
+    /// answer) is asked again every quarter of a second for up to the query timeout; the
+    /// writer waits meanwhile, not the app (its dispatches are bounded by the stall limit).
+    /// Throws when it still cannot be known: the batch then counts as lost, and may yet be in
+    /// the store.
     private func settle(_ seqs: ClosedRange<Int64>, of session: Int64, lostBackend backend: Int32) throws(EventLogError) -> Bool {
-        let timeout = queryTimeout
+        let clock = ContinuousClock()
+        let start = clock.now
+        while true {
+            do {
+                return try look(for: seqs, of: session, lostBackend: backend)
+            } catch {
+                guard clock.now - start < queryTimeout else { throw error }
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+        }
+    }
+
+    /// One attempt of ``settle(_:of:lostBackend:)``.
+    private func look(for seqs: ClosedRange<Int64>, of session: Int64, lostBackend backend: Int32) throws(EventLogError) -> Bool {
+        let timeout = queryTimeout, install = install
         return try run { store in
             if backend != 0 {
-                _ = try await store.rows("SELECT pg_terminate_backend(\(backend))")
+                // Only the writer's own process, by its name: after a server restart the
+                // number may belong to another connection by now.
+                let name = PostgresLog.applicationName(Self.role(install))
+                _ = try await store.rows("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = \(backend) AND application_name = \(name)")
                 let clock = ContinuousClock()
                 let start = clock.now
-                while try await store.single(Int64.self, "SELECT count(*) FROM pg_stat_activity WHERE pid = \(backend)") > 0 {
+                while try await store.single(Int64.self, "SELECT count(*) FROM pg_stat_activity WHERE pid = \(backend) AND application_name = \(name)") > 0 {
                     guard clock.now - start < timeout else {
                         throw EventLogError.failed(path: store.location.description, reason: "the server process of a lost connection did not end")
                     }
@@ -335,7 +372,7 @@ final class PostgresRecordingLog: RecordingLog {
     /// Runs `body` against the store, connecting again first when the connection was lost; a
     /// failure that closed it leaves it to be replaced on the next call.
     private func run<T: Sendable>(_ body: @escaping @Sendable (PostgresLog) async throws -> T) throws(EventLogError) -> T {
-        let location = location, queryTimeout = queryTimeout
+        let location = location, install = install, queryTimeout = queryTimeout
         let current = store.withLock { $0 }
         do {
             return try wait.run { [self] in
@@ -344,7 +381,7 @@ final class PostgresRecordingLog: RecordingLog {
                     log = current
                 } else {
                     if let current { await current.close() }
-                    log = try await PostgresLog.open(location, mode: .readWrite, queryTimeout: queryTimeout)
+                    log = try await Self.connect(location, install: install, queryTimeout: queryTimeout)
                     self.store.withLock { $0 = log }
                 }
                 return try await body(log)

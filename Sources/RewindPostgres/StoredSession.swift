@@ -18,4 +18,6 @@ public struct StoredSession: Sendable, Hashable, Codable, Identifiable {
     public var app: AppIdentity
     public var startedAt: Double
     public var eventCount: Int64
+    /// When its last event was recorded (seconds since 1970); `nil` when it has none.
+    public var lastEventAt: Double?
 }

@@ -17,6 +17,8 @@ extension Replayer where State: Equatable {
         let sessions = try sessionsToReplay(session)
         let replayed = Set(sessions.map(\.id))
         report.gaps = try log.gaps().filter { replayed.contains($0.session) }
+        // Progress counts toward the walk's end, not the stretch being folded.
+        let end = sessions.compactMap(\.seqRange?.upperBound).max()
         for session in sessions {
             report.sessions += 1
             let reader = try reader(for: session)
@@ -29,7 +31,7 @@ extension Replayer where State: Equatable {
             // reads of recorded snapshots cannot nest inside a fold's page read.
             for checkpoint in checkpoints {
                 var stats = ReplayStats()
-                state = try fold(reader, from: (lastAgreeing, state), through: checkpoint, stats: &stats)
+                state = try fold(reader, from: (lastAgreeing, state), through: checkpoint, reportingTo: end, stats: &stats)
                 report.eventsFolded += stats.folded
                 // Both sides scrubbed: a scrub is idempotent, and a log recorded before the
                 // policy existed then compares as one recorded under it.
@@ -48,7 +50,7 @@ extension Replayer where State: Equatable {
                 lastAgreeing = checkpoint
             }
             var stats = ReplayStats()
-            state = try fold(reader, from: (lastAgreeing, state), through: session.lastSeq, stats: &stats)
+            state = try fold(reader, from: (lastAgreeing, state), through: session.lastSeq, reportingTo: end, stats: &stats)
             report.eventsFolded += stats.folded
         }
         return report

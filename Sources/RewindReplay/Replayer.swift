@@ -12,7 +12,7 @@ import Synchronization
 /// ```swift
 /// let replayer = Replayer(log: try EventLog(path: "shop.rewind", mode: .readOnly), reducer: Shop.reducer)
 /// let state = try replayer.state(at: 1_204)
-/// if let broken = try replayer.bisect(where: { $0.cart.total < 0 }) {
+/// if case let .found(broken, _) = try replayer.bisect(where: { $0.cart.total < 0 }) {
 ///     print(broken.event.seq, broken.event.source, broken.diff ?? "")
 /// }
 /// ```
@@ -130,10 +130,13 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
 
     /// Folds every action after `start` through `last` into `start`'s state (the one fold,
     /// ``SessionReader/fold(_:from:through:skipping:undecodable:folded:)``), tallying `stats`.
+    /// Progress names `target` as where the replay goes (a walk that folds stretch by
+    /// stretch, as verify does, gives the walk's end); `last` by default.
     func fold(
-        _ reader: SessionReader, from start: (seq: Int64, state: State), through last: Int64, stats: inout ReplayStats
+        _ reader: SessionReader, from start: (seq: Int64, state: State), through last: Int64, reportingTo target: Int64? = nil,
+        stats: inout ReplayStats
     ) throws(EventLogError) -> State {
-        try tallying(through: last, into: &stats) { undecodable, folded throws(EventLogError) in
+        try tallying(through: target ?? last, into: &stats) { undecodable, folded throws(EventLogError) in
             try reader.fold(reducer, from: start, through: last, undecodable: undecodable, folded: folded)
         }
     }

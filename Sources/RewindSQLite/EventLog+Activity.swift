@@ -8,13 +8,17 @@ extension EventLog {
     ///
     /// - Parameters:
     ///   - session: Only this session's events (default: all).
+    ///   - seqs: Only events in this seq range.
+    ///   - times: Only events in this time window (seconds since 1970).
     ///   - buckets: How many stretches, 1 to 1,000 (clamped).
     ///   - top: How many cases and sources get their own series, 1 to 100 (clamped); the rest
     ///     are summed as `other`.
     /// - Returns: The counts, or `nil` when there are no events.
-    public func activity(session: Int64? = nil, buckets: Int, top: Int = 8) throws(EventLogError) -> LogActivity? {
+    public func activity(
+        session: Int64? = nil, seqs: ClosedRange<Int64>? = nil, times: ClosedRange<Double>? = nil, buckets: Int, top: Int = 8
+    ) throws(EventLogError) -> LogActivity? {
         let buckets = min(max(buckets, 1), 1_000), top = min(max(top, 1), 100)
-        let filter = session.map { "AND e.session_id = \($0)" } ?? ""
+        let filter = Self.selection(session: session, seqs: seqs, times: times, table: "e").map { "AND " + $0 }.joined(separator: " ")
         return try read { db in
             let span = try Row.fetchOne(db, sql: "SELECT min(time), max(time) FROM events AS e WHERE time IS NOT NULL \(filter)")
             // Infinite times or a span beyond Double's range (a damaged log) have no stretches.

@@ -3,11 +3,17 @@ import GRDB
 public import RewindLogCore
 
 extension EventLog {
-    /// Counts per action case and per source location, the time span, and sizes.
+    /// Counts per action case and per source location, the time span, and sizes. The size on
+    /// disk is the file's, whatever is selected.
     ///
-    /// - Parameter session: Only this session's events (default: all).
-    public func statistics(session: Int64?) throws(EventLogError) -> LogStatistics {
-        let filter = session.map { "WHERE e.session_id = \($0)" } ?? ""
+    /// - Parameters:
+    ///   - session: Only this session's events (`nil`: all).
+    ///   - seqs: Only events in this seq range.
+    ///   - times: Only events in this time window (seconds since 1970).
+    public func statistics(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?) throws(EventLogError) -> LogStatistics {
+        let conditions = Self.selection(session: session, seqs: seqs, times: times, table: "e")
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let windowed = seqs != nil || times != nil
         let fileOnDisk = self.fileOnDisk
         return try read { db in
             let cases = try Row.fetchAll(db, sql: """
@@ -28,9 +34,14 @@ extension EventLog {
                        AS bytes
                 FROM events AS e \(filter)
                 """)!
-            let snapshots = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(length(state)), 0) AS bytes FROM snapshots"
-                + (session.map { " WHERE session_id = \($0)" } ?? ""))!
-            let sessionCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions" + (session.map { " WHERE id = \($0)" } ?? "")) ?? 0
+            let snapshotConditions = Self.selection(session: session, seqs: seqs, times: times, table: "p")
+            let snapshots = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(length(state)), 0) AS bytes FROM snapshots AS p"
+                + (snapshotConditions.isEmpty ? "" : " WHERE " + snapshotConditions.joined(separator: " AND ")))!
+            // A window counts the sessions it holds events of; otherwise every session, with
+            // events or not.
+            let sessionCount = windowed
+                ? try Int.fetchOne(db, sql: "SELECT count(DISTINCT e.session_id) FROM events AS e \(filter)") ?? 0
+                : try Int.fetchOne(db, sql: "SELECT count(*) FROM sessions" + (session.map { " WHERE id = \($0)" } ?? "")) ?? 0
             let first = try totals.optional("first", in: "events", as: Double.self), last = try totals.optional("last", in: "events", as: Double.self)
             let size = ["", "-wal"].reduce(0) { sum, suffix in
                 sum + ((try? FileManager.default.attributesOfItem(atPath: fileOnDisk + suffix)[.size] as? Int) ?? 0)
@@ -43,5 +54,19 @@ extension EventLog {
                 payloadBytes: try totals.required("bytes", in: "events"), snapshotBytes: try snapshots.required("bytes", in: "snapshots")
             )
         }
+    }
+
+    /// SQL conditions on `table`'s `session_id`, `seq` and `time` (events and snapshots have
+    /// all three), from numbers only.
+    static func selection(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?, table: String) -> [String] {
+        var conditions: [String] = []
+        if let session { conditions.append("\(table).session_id = \(session)") }
+        if let seqs { conditions.append("\(table).seq BETWEEN \(seqs.lowerBound) AND \(seqs.upperBound)") }
+        // Shortest round-trip text of a finite Double; an infinite bound is no bound.
+        if let times {
+            if times.lowerBound.isFinite { conditions.append("\(table).time >= \(times.lowerBound)") }
+            if times.upperBound.isFinite { conditions.append("\(table).time <= \(times.upperBound)") }
+        }
+        return conditions
     }
 }

@@ -1,8 +1,26 @@
 public import RewindLogCore
 extension Recorder {
-    /// The log file recorded into; `nil` when it records into a store.
+    /// The log file recorded into; `nil` when it records into a store, or into a file
+    /// (``init(at:app:configuration:)``) the writer has not opened yet.
     public var log: EventLog? {
-        destination.target as? EventLog
+        (destination.target as? EventLog) ?? ((destination.target as? OpeningLog)?.current as? EventLog)
+    }
+
+    /// Creates a recorder into the log file at `path`, which its writer thread opens (see
+    /// ``RecordingDestination/file(_:codecs:keys:)``): making the recorder, binding it to a store
+    /// and dispatching touch no disk on the calling thread.
+    ///
+    /// ```swift
+    /// let recorder = Recorder<ShopState, ShopAction>(at: try EventLog.defaultPath(for: shop), app: shop)
+    /// let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The log file, created when missing.
+    ///   - app: Who is recording.
+    ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
+    public convenience init(at path: String, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
+        self.init(into: .file(path), app: app, configuration: configuration)
     }
 
     /// Creates a recorder and starts its writer thread. Recording begins when a store binds

@@ -82,8 +82,12 @@ public func assertInvariant<State: Codable & Sendable, Action: Codable & Sendabl
 /// value its replay tool bisects with — after every action.
 ///
 /// ```swift
-/// @Test func totalNeverNegative() throws {
-///     try assertInvariant(Shop.nonNegativeTotal, throughout: fixtureLog("bug-1234.jsonl"), reducer: Shop.reducer)
+/// let nonNegativeTotal = Invariant<ShopState>(name: "non-negative-total", description: "the cart total is never negative") {
+///     $0.cart.total >= 0
+/// }
+///
+/// @Test func invariantHoldsThroughout() throws {
+///     try assertInvariant(nonNegativeTotal, throughout: fixtureLog("bug-1234.jsonl"), reducer: Shop.reducer)
 /// }
 /// ```
 ///

@@ -14,8 +14,8 @@ import Synchronization
 ///     await store.send(.catalogue(.loaded(products: Product.samples, discounts: []))) {
 ///         $0.catalogue.products = Product.samples
 ///     }
-///     await store.send(.checkout(.submit(orderID: id, at: date))) { … }
-///     await store.receive(.checkout(.paymentSucceeded(orderID: id, receipt: "rcpt-…"))) { … }
+///     await store.send(.checkout(.submit(orderID: id, at: date))) { state in … }
+///     await store.receive(.checkout(.paymentSucceeded(orderID: id, receipt: "rcpt-…"))) { state in … }
 ///     await store.finish()
 /// }
 /// ```
@@ -26,17 +26,41 @@ import Synchronization
 /// if any fed-back action was never received. Mismatches fail at the calling line with a diff,
 /// `−` expected and `+` actual. The log is deleted when the store is released after a test
 /// with no failures, and kept otherwise.
-public final class TestStore<State: Codable & Equatable & Sendable, Action: Codable & Equatable & Sendable> {
+///
+/// With ``exhaustivity`` `.off` (TCA's non-exhaustive mode), a test asserts only what it cares
+/// about: an update closure checks only the fields it sets, `receive` skips the fed-back actions
+/// before the one it names, and `send` and `finish` let unreceived actions go. A fed-back action
+/// can be named by a value (when `Action` is `Equatable`), by a path to one of its cases
+/// (`receive(\.checkout)`, for an action whose `checkout` property is the case's payload or
+/// `nil`), or by a predicate.
+public final class TestStore<State: Codable & Equatable & Sendable, Action: Codable & Sendable> {
+    /// How much a test must assert (TCA's `exhaustivity`).
+    public enum Exhaustivity: Sendable, Equatable {
+        /// Every state change and every fed-back action (the default).
+        case on
+        /// Only what the test names: the fields an update closure sets, the actions it receives.
+        case off
+    }
+
+    /// How much the test must assert; `.on` by default.
+    public var exhaustivity = Exhaustivity.on
+    /// How long `receive` waits for a fed-back action and `finish` for effects, unless given
+    /// one of its own; one second by default.
+    public var timeout = Duration.seconds(1)
+
     /// What the store has reduced and the tests have not yet asserted.
     private struct Processed: Sendable {
         var action: Action
         var source: ActionSource
         var state: State
+        /// Its place among the actions reduced.
+        var order: Int
     }
 
     /// The actions reduced and not yet asserted, shared with the probe middleware.
     private final class ProcessedQueue: Sendable {
         let entries = Mutex<[Processed]>([])
+        let reduced = Atomic<Int>(0)
     }
 
     /// The state as the test has asserted it so far.
@@ -82,7 +106,8 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
                 recorder?.middleware ?? .none,
                 middleware,
                 Middleware(didReduce: { dispatched, state, _ in
-                    processed.entries.withLock { $0.append(Processed(action: dispatched.action, source: dispatched.source, state: state)) }
+                    let order = processed.reduced.add(1, ordering: .relaxed).newValue
+                    processed.entries.withLock { $0.append(Processed(action: dispatched.action, source: dispatched.source, state: state, order: order)) }
                 })
             )
         )
@@ -112,7 +137,11 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         assert update: ((inout State) throws -> Void)? = nil
     ) async {
         let unreceived = processed.entries.withLock { $0 }
-        if !unreceived.isEmpty {
+        if exhaustivity == .off, let latest = unreceived.last {
+            // Not asserted, and not needed to be: the next assertion starts from where they left the state.
+            state = latest.state
+            processed.entries.withLock { $0.removeAll() }
+        } else if !unreceived.isEmpty {
             fail("""
                 Must handle \(unreceived.count) received action\(unreceived.count == 1 ? "" : "s") before sending an action:
                 \(unreceived.map { "  • " + Dumps.dump($0.action) }.joined(separator: "\n"))
@@ -126,34 +155,75 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         expect(entry, update, fileID, filePath, line, column)
     }
 
-    /// Waits for the next action a middleware or an effect dispatched, checks that it is
-    /// `expected`, and checks the state after it.
+    /// Waits for the next action a middleware or an effect dispatched that `matches`, and checks
+    /// the state after it. Exhaustive, it must be the next one; with ``exhaustivity`` `.off`,
+    /// those before it are let go.
     ///
     /// - Parameters:
-    ///   - expected: The action.
-    ///   - timeout: How long to wait for it.
+    ///   - matches: Whether an action is the one expected.
+    ///   - timeout: How long to wait for it (``timeout`` by default).
     ///   - update: Changes the previously asserted state into the expected one.
     ///   - fileID: Where a failure is reported (the caller's by default).
     ///   - filePath: Where a failure is reported (the caller's by default).
     ///   - line: Where a failure is reported (the caller's by default).
     ///   - column: Where a failure is reported (the caller's by default).
     public func receive(
-        _ expected: Action,
-        timeout: Duration = .seconds(1),
+        where matches: @escaping @Sendable (Action) -> Bool,
+        timeout: Duration? = nil,
         fileID: StaticString = #fileID,
         file filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column,
         assert update: ((inout State) throws -> Void)? = nil
     ) async {
-        guard let entry = await next(where: { _ in true }, timeout: timeout) else {
-            return fail("Expected to receive an action, but received none within \(timeout):\n  • \(Dumps.dump(expected))", fileID, filePath, line, column)
+        await receive(matches, described: "an action matching the predicate", timeout: timeout, fileID, filePath, line, column, update)
+    }
+
+    /// Waits for the next fed-back action of one case, named by the path to its payload: a
+    /// property of `Action` that is the case's payload, or `nil` for any other case
+    /// (`receive(\.checkout)`, `receive(\.checkout?.paymentSucceeded)`).
+    ///
+    /// - Parameters:
+    ///   - casePath: The case's payload, `nil` for other actions.
+    ///   - timeout: How long to wait for it (``timeout`` by default).
+    ///   - update: Changes the previously asserted state into the expected one.
+    ///   - fileID: Where a failure is reported (the caller's by default).
+    ///   - filePath: Where a failure is reported (the caller's by default).
+    ///   - line: Where a failure is reported (the caller's by default).
+    ///   - column: Where a failure is reported (the caller's by default).
+    public func receive<Payload>(
+        _ casePath: any KeyPath<Action, Payload?> & Sendable,
+        timeout: Duration? = nil,
+        fileID: StaticString = #fileID,
+        file filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        assert update: ((inout State) throws -> Void)? = nil
+    ) async {
+        await receive({ $0[keyPath: casePath] != nil }, described: "an action of the case at \(casePath)", timeout: timeout, fileID, filePath, line, column, update)
+    }
+
+    /// Receives the first fed-back action `matches` (exhaustive: the next one, which must match;
+    /// `mismatch` says how it differs).
+    fileprivate func receive(
+        _ matches: @escaping @Sendable (Action) -> Bool, described expected: @autoclosure () -> String,
+        mismatch: ((Action) -> String)? = nil, timeout: Duration?,
+        _ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt, _ update: ((inout State) throws -> Void)?
+    ) async {
+        let timeout = timeout ?? self.timeout
+        let exhaustive = exhaustivity == .on
+        guard let entry = await next(where: { exhaustive || matches($0.action) }, timeout: timeout) else {
+            return fail("Expected to receive an action, but received none within \(timeout):\n  • \(expected())", fileID, filePath, line, column)
         }
-        if entry.action != expected {
-            fail("""
-                Received an unexpected action: − expected, + received
-                \(CustomDump.diff(expected, entry.action) ?? "")
-                """, fileID, filePath, line, column)
+        if !exhaustive {
+            // The ones before it are let go: the assertion starts from the state just before it.
+            let skipped = processed.entries.withLock { queue -> Processed? in
+                defer { queue.removeAll { $0.order < entry.order } }
+                return queue.last { $0.order < entry.order }
+            }
+            if let skipped { state = skipped.state }
+        } else if !matches(entry.action) {
+            fail(mismatch?(entry.action) ?? "Received an unexpected action instead of \(expected()):\n  • \(Dumps.dump(entry.action))", fileID, filePath, line, column)
         }
         expect(entry, update, fileID, filePath, line, column)
     }
@@ -167,12 +237,13 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
     ///   - line: Where a failure is reported (the caller's by default).
     ///   - column: Where a failure is reported (the caller's by default).
     public func finish(
-        timeout: Duration = .seconds(1),
+        timeout: Duration? = nil,
         fileID: StaticString = #fileID,
         file filePath: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) async {
+        let timeout = timeout ?? self.timeout
         if !(await waitUntilIdle(timeout: timeout)) {
             fail("Effects were still running after \(timeout) (\(store.runningEffectCount) running)", fileID, filePath, line, column)
         }
@@ -180,7 +251,9 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
             defer { queue.removeAll() }
             return queue
         }
-        if !unreceived.isEmpty {
+        if exhaustivity == .off {
+            if let latest = unreceived.last { state = latest.state }
+        } else if !unreceived.isEmpty {
             fail("""
                 \(unreceived.count) received action\(unreceived.count == 1 ? " was" : "s were") not asserted:
                 \(unreceived.map { "  • " + Dumps.dump($0.action) }.joined(separator: "\n"))
@@ -192,7 +265,10 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         _ entry: Processed, _ update: ((inout State) throws -> Void)?,
         _ fileID: StaticString, _ filePath: StaticString, _ line: UInt, _ column: UInt
     ) {
-        var expected = state
+        // Exhaustive: the asserted state changed by the closure must be the new state. Not: the
+        // new state changed by the closure must still be the new state, so only what the
+        // closure sets is checked.
+        var expected = exhaustivity == .on ? state : entry.state
         do {
             try update?(&expected)
         } catch {
@@ -241,5 +317,40 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
             ? "No log was recorded: \(logPath) could not be created."
             : "Recorded log: \(logPath) (open it with `rewind log \(logPath)`)"
         reportIssue("\(message)\n\n\(log)", fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+}
+
+extension TestStore where Action: Equatable {
+    /// Waits for the next action a middleware or an effect dispatched, checks that it is
+    /// `expected`, and checks the state after it. With ``exhaustivity`` `.off`, the fed-back
+    /// actions before it are let go.
+    ///
+    /// - Parameters:
+    ///   - expected: The action.
+    ///   - timeout: How long to wait for it (``timeout`` by default).
+    ///   - update: Changes the previously asserted state into the expected one.
+    ///   - fileID: Where a failure is reported (the caller's by default).
+    ///   - filePath: Where a failure is reported (the caller's by default).
+    ///   - line: Where a failure is reported (the caller's by default).
+    ///   - column: Where a failure is reported (the caller's by default).
+    public func receive(
+        _ expected: Action,
+        timeout: Duration? = nil,
+        fileID: StaticString = #fileID,
+        file filePath: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        assert update: ((inout State) throws -> Void)? = nil
+    ) async {
+        await receive(
+            { $0 == expected }, described: Dumps.dump(expected),
+            mismatch: { received in
+                """
+                Received an unexpected action: − expected, + received
+                \(CustomDump.diff(expected, received) ?? "")
+                """
+            },
+            timeout: timeout, fileID, filePath, line, column, update
+        )
     }
 }

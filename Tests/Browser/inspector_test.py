@@ -11,6 +11,7 @@ usage: inspector_test.py BIN_DIR WORK_DIR SCREENSHOT_DIR
 """
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -38,9 +39,9 @@ def check(condition, message):
     print(f"ok: {message}")
 
 
-def serve(log):
-    """Starts `rewind serve LOG --json` and returns its URL."""
-    process = subprocess.Popen([REWIND, "serve", log, "--json"], cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def serve(log, *options):
+    """Starts `rewind serve LOG --json OPTIONS` and returns its URL."""
+    process = subprocess.Popen([REWIND, "serve", log, "--json", *options], cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     children.append(process)
     line = process.stdout.readline()
     if not line:
@@ -109,6 +110,11 @@ def main():
         search.send_keys("discountAmount")
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#state-tree .match")))
         check("discountAmount" in text_of(driver, "#state-tree .match"), "searching the state finds and opens the matching key")
+        search.clear()
+        search.send_keys("total")
+        wait_text(driver, "#state-tree", "-10.00 (-1000)")
+        totals = [node.text for node in driver.find_elements(By.CSS_SELECTOR, "#state-tree .leaf") if node.text.startswith("total:")]
+        check("total: -10.00 (-1000)" in totals, f"amounts in cents show as the app prints them, the stored number beside ({totals})")
         shot(driver, "state")
 
         # Stepping with the keyboard.
@@ -217,6 +223,44 @@ def main():
         check(advanced_twice(seen) and seen == sorted(seen),
               f"following the tail selects ever newer events while the recorder appends ({seen})")
         shot(driver, "live")
+
+        # A long call: verify over the live log once it holds 60,000 actions, a snapshot every
+        # 20 (seconds of work in a debug build) runs as a job; the page shows its progress in
+        # the status line while it polls, then the answer.
+        def flushed():
+            with open(flushes) as lines:
+                marks = [int(line.split()[1]) for line in lines if line.startswith("flushed ")]
+            return marks[-1] if marks else 0
+        deadline = time.time() + 120
+        while flushed() < 60_000 and time.time() < deadline:
+            time.sleep(0.5)
+        recorder.kill()
+        recorder.wait()
+        driver.find_element(By.ID, "follow").click()
+        tab(driver, "verify")
+        driver.find_element(By.ID, "verify-run").click()
+        progress = []
+        deadline = time.time() + 180
+        while time.time() < deadline and "Reproduced" not in text_of(driver, "#verify-result"):
+            line = text_of(driver, "#status")
+            if re.match(r"verify: .*seq \d+ of \d+ \(\d+%\) · \d+ s", line):
+                progress.append(line)
+            time.sleep(0.1)
+        check("Reproduced" in text_of(driver, "#verify-result"), "verify over the large live log answers")
+        check(len(progress) >= 1, f"while it runs, the status line shows the job's progress ({progress[:3]})")
+        shot(driver, "long-verify")
+
+        # serve --session N opens the page on that session: a second session recorded into
+        # the live log, and the page opened on it.
+        first_end = flushed()
+        subprocess.run([STRESS, "record", "--log", live, "--limit", "40"], cwd=WORK, check=True, stdout=subprocess.DEVNULL)
+        url = serve(live, "--session", "2")
+        check(url.endswith("#session=2"), f"the printed URL names the session ({url})")
+        driver.get(url)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".row.selected")))
+        check(driver.find_element(By.ID, "f-session").get_attribute("value") == "2", "the session filter is set to session 2")
+        seqs = [int(row.get_attribute("data-seq")) for row in driver.find_elements(By.CSS_SELECTOR, ".row[data-seq]")]
+        check(seqs and min(seqs) > first_end, f"only session 2's events are listed ({seqs[:3]}…, session 1 ended at {first_end})")
     finally:
         driver.quit()
         for child in children:

@@ -12,7 +12,7 @@ import Darwin
 /// answering a well-formed request within its usual latency, with flat memory.
 @Suite("rewind serve under hostile clients")
 struct HostileClientTests {
-    @Test("1,500 idle connections, slow headers, a header streamed without end and requests without the token: head still answers in its usual time, memory stays flat")
+    @Test("1,500 idle connections, slow headers, a header streamed without end, requests without the token and long jobs abandoned: head still answers in its usual time, memory stays flat, the idle and slow are cut off after 10 s")
     func holds() async throws {
         let folder = try TemporaryDirectory()
         let server = try ServedInspector([try demoLog(actions: 2_000, in: folder)], in: folder.path)
@@ -35,14 +35,22 @@ struct HostileClientTests {
         let memoryBefore = try #require(residentKilobytes(pid))
 
         let stop = StopFlag()
+        let slowStop = StopFlag()
         // 1,500 idle connections: open, never a byte.
+        let idleSince = ContinuousClock.now
         let idle = (0..<1_500).compactMap { _ in connectLoopback(port) }
         #expect(idle.count == 1_500)
-        // 20 clients sending a request's header one byte every 100 ms.
+        // 20 clients sending a request's header one byte every 100 ms (until the server cuts
+        // them off).
+        let cutOff = Atomic(0)
         let slow = (0..<20).map { _ in
-            Sender(port: port, stop: stop) { fd, stop in
+            Sender(port: port, stop: slowStop) { fd, stop in
                 for byte in Array("GET /api/head HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8) + Array(repeating: UInt8(ascii: "x"), count: 10_000) {
-                    if stop.isSet || !sendAll(fd, [byte]) { return }
+                    if stop.isSet { return }
+                    if !sendAll(fd, [byte]) {
+                        cutOff.add(1, ordering: .relaxed)
+                        return
+                    }
                     Thread.sleep(forTimeInterval: 0.1)
                 }
             }
@@ -63,13 +71,22 @@ struct HostileClientTests {
             }
         }
         tokenless.start()
+        // Two long jobs started and abandoned: bisects for conditions that never hold fold the
+        // whole log, testing each state (seconds in a debug build); nobody asks about them
+        // again, so the server cancels them after `abandonAfter`.
+        var abandoned: [String] = []
+        for bound in 0..<2 {
+            let started = try await server.get("/api/bisect?where=checkout.orders.count%20%3E%20\(1_000 + bound)", token: server.token, followingJobs: false)
+            if started.status == 202, let job = (try JSONSerialization.jsonObject(with: started.body) as? [String: Any])?["job"] as? String {
+                abandoned.append(job)
+            }
+        }
         try await Task.sleep(for: .seconds(1))
         let underAttack = try await headLatencies(21)
         let memoryDuring = try #require(residentKilobytes(pid))
         stop.set()
-        for sender in slow + [endless] { sender.join() }
+        endless.join()
         while tokenless.isExecuting { try await Task.sleep(for: .milliseconds(20)) }
-        for fd in idle { close(fd) }
 
         let (usualMedian, attackMedian) = (usual[usual.count / 2], underAttack[underAttack.count / 2])
         // Within its usual latency: the median a few times the quiet one at most (loopback
@@ -81,7 +98,32 @@ struct HostileClientTests {
         #expect(underAttack.last! < 30, "slowest head under attack: \(underAttack.last!) s")
         #expect(memoryDuring - memoryBefore < 64 * 1_024, "resident memory grew from \(memoryBefore) KB to \(memoryDuring) KB")
         #expect(refused.load(ordering: .relaxed) > 0, "requests without the token are refused (403)")
-        print("hostile clients: head median \(usualMedian * 1_000) ms quiet, \(attackMedian * 1_000) ms under attack; RSS \(memoryBefore) → \(memoryDuring) KB; endless header: \(streamed.load(ordering: .relaxed) / 1_048_576) MB streamed")
+        // The abandoned jobs stop: once nobody has asked about them for `abandonAfter` (15 s),
+        // the server burns no processor time on them. (Their ids may still answer, with a
+        // bisect's result that was kept, when one finished before it was abandoned.)
+        #expect(!abandoned.isEmpty, "the bisects ran long enough to be jobs")
+        // Past both the jobs' abandonment (15 s after their last poll) and the moment the idle
+        // connections are answered 408 (10 s after they opened), so that neither is measured.
+        try await Task.sleep(for: .seconds(17))
+        try await Task.sleep(until: idleSince + .seconds(13))
+        if let before = processorSeconds(pid) {
+            try await Task.sleep(for: .seconds(2))
+            let used = try #require(processorSeconds(pid)) - before
+            #expect(used < 0.5, "serve used \(used) s of processor time in 2 s after its jobs were abandoned")
+        }
+        // By now (over 10 s on), a connection that sent nothing, or its head too slowly, has
+        // been answered 408 and closed.
+        let timedOut = idle.filter { fd in
+            var bytes = [UInt8](repeating: 0, count: 64)
+            let count = recv(fd, &bytes, bytes.count, Int32(MSG_DONTWAIT))
+            return count > 0 && String(decoding: bytes[..<count], as: UTF8.self).hasPrefix("HTTP/1.1 408")
+        }
+        #expect(timedOut.count == idle.count, "\(timedOut.count) of \(idle.count) idle connections answered 408")
+        for fd in idle { close(fd) }
+        slowStop.set()
+        for sender in slow { sender.join() }
+        #expect(cutOff.load(ordering: .relaxed) == slow.count, "\(cutOff.load(ordering: .relaxed)) of \(slow.count) slow senders cut off")
+        print("hostile clients (\(abandoned.count) jobs abandoned): head median \(usualMedian * 1_000) ms quiet, \(attackMedian * 1_000) ms under attack; RSS \(memoryBefore) → \(memoryDuring) KB; endless header: \(streamed.load(ordering: .relaxed) / 1_048_576) MB streamed")
         // And afterwards, as before.
         #expect(try await server.get("/api/head", token: server.token).status == 200)
     }
@@ -195,11 +237,4 @@ private func rawGet(port: UInt16, path: String) -> Int? {
     let n = recv(fd, &buffer, buffer.count, 0)
     guard n > 12 else { return nil }
     return Int(String(decoding: buffer[9..<12], as: UTF8.self))
-}
-
-/// The resident memory of process `pid`, in kilobytes (Linux's /proc).
-private func residentKilobytes(_ pid: Int32) -> Int? {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
-    return Int(line.split(separator: " ").dropFirst().first ?? "")
 }

@@ -27,6 +27,26 @@ struct InspectorAPITests {
         #expect(head["sessions"] as? Int == 1)
     }
 
+    @Test("state: amounts the app says how to show come with its text, by path; the stored numbers stay as they are")
+    func formattedState() async throws {
+        let folder = try TemporaryDirectory()
+        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let report = try await inspector.json("/api/state?at=12")
+        let state = try #require(report["state"] as? [String: Any])
+        let cart = try #require(state["cart"] as? [String: Any])
+        #expect(cart["total"] as? Int == -1_000)
+        let formatted = try #require(report["formatted"] as? [String: String])
+        // The shop's own Money text, for every amount the shop names, and for nothing else.
+        #expect(formatted["cart.total"] == "-10.00")
+        #expect(formatted["cart.subtotal"] == Money(cart["subtotal"] as? Int ?? 0).description)
+        let lines = try #require(cart["lines"] as? [[String: Any]])
+        for (index, line) in lines.enumerated() {
+            #expect(formatted["cart.lines.\(index).unitPrice"] == Money(line["unitPrice"] as? Int ?? 0).description)
+            #expect(formatted["cart.lines.\(index).quantity"] == nil)
+        }
+        #expect(formatted.keys.allSatisfy { key in ["price", "unitPrice", "subtotal", "discountAmount", "total", "minimumSubtotal"].contains(key.split(separator: ".").last.map(String.init) ?? "") })
+    }
+
     @Test("overview: how the app's types changed since the sessions were recorded, as `schema --diff` says")
     func overviewDrift() async throws {
         let folder = try TemporaryDirectory()
@@ -149,12 +169,12 @@ struct InspectorAPITests {
             ("/api/bisect", 400, "give either --invariant NAME or --where 'CONDITION'"),
             ("/api/bisect?invariant=nope", 400, "no invariant named 'nope' (known: non-negative-total, discount-within-subtotal)"),
             ("/api/bisect?where=cart.total%20%3C", 400, "--where"),
-            ("/api/bisect?invariant=non-negative-total&skip-ahead=maybe", 400, "skip-ahead=maybe: give true or false"),
-            ("/api/replay", 400, "give the seqs to leave out with --skip SEQ"),
-            ("/api/replay?skip=0", 400, "--skip 0"),
-            ("/api/event", 400, "'event' needs the parameter 'seq'"),
-            ("/api/event?seq=-3", 400, "seq -3: a seq is 1 or more"),
-            ("/api/event?seq=61", 404, "there is no event with seq 61"),
+            ("/api/bisect?invariant=non-negative-total&monotonic=maybe", 400, "monotonic=maybe: give true or false"),
+            ("/api/replay", 400, "give the seqs to leave out with --without SEQ"),
+            ("/api/replay?without=0", 400, "--without 0"),
+            ("/api/event", 400, "give the event's seq with --at SEQ"),
+            ("/api/event?at=-3", 400, "--at -3: a seq is 1 or more"),
+            ("/api/event?at=61", 404, "there is no event with seq 61"),
             ("/api/shrink?invariant=non-negative-total&output=/tmp/x", 400, "'shrink' has no parameter 'output'"),
             ("/api/verify?session=2", 404, "session 2"),
             ("/api/nothing", 404, "no API call 'nothing'"),
@@ -205,14 +225,14 @@ struct InspectorAPITests {
     func bisect() async throws {
         let folder = try TemporaryDirectory()
         let inspector = InspectorHarness(path: try demoLog(in: folder))
-        for query in ["invariant=non-negative-total", "where=cart.total%20%3C%200", "where=cart.total+%3C+0", "invariant=non-negative-total&skip-ahead=false"] {
+        for query in ["invariant=non-negative-total", "where=cart.total%20%3C%200", "where=cart.total+%3C+0", "invariant=non-negative-total&monotonic=false"] {
             let report = try await inspector.json("/api/bisect?" + query)
             #expect(report["found"] as? Bool == true, "\(query)")
             #expect(report["seq"] as? Int == 12, "\(query)")
         }
         // Skipping ahead by snapshots misses a total that is negative only between two of them
         // (the flag's documented trade), and a condition that never holds is not found.
-        #expect(try await inspector.json("/api/bisect?invariant=non-negative-total&skip-ahead=true")["found"] as? Bool == false)
+        #expect(try await inspector.json("/api/bisect?invariant=non-negative-total&monotonic=true")["found"] as? Bool == false)
         #expect(try await inspector.json("/api/bisect?where=cart.total+%3E+100000000")["found"] as? Bool == false)
     }
 
@@ -220,14 +240,17 @@ struct InspectorAPITests {
     func whatIf() async throws {
         let folder = try TemporaryDirectory()
         let inspector = InspectorHarness(path: try demoLog(in: folder))
-        let report = try await inspector.json("/api/replay?skip=11&through=12")
+        let report = try await inspector.json("/api/replay?without=11&at=12")
+        #expect(report["at"] as? Int == 12)
+        #expect((report["without"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [11])
+        // The keys before the vocabulary, for one release.
         #expect(report["through"] as? Int == 12)
         #expect((report["skipped"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [11])
         let cart = try #require((report["state"] as? [String: Any])?["cart"] as? [String: Any])
         #expect(try #require(cart["total"] as? Int) >= 0)
         #expect((report["diff"] as? String)?.contains("-     total: -1000") == true)
-        let two = try await inspector.json("/api/replay?skip=11&skip=12")
-        #expect((two["skipped"] as? [[String: Any]])?.count == 2)
+        let two = try await inspector.json("/api/replay?without=11&without=12")
+        #expect((two["without"] as? [[String: Any]])?.count == 2)
     }
 
     @Test("verify: the demo's snapshots are reproduced; a log whose snapshot was altered diverges there")

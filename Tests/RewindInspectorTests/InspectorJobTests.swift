@@ -58,7 +58,7 @@ struct InspectorJobTests {
         // A job no one has heard of, or whose answer was dropped, is a clear 404.
         let unknown = await Self.get(inspector, "/api/job?id=feed")
         #expect(unknown.status == 404)
-        #expect(try Self.object(unknown)["error"] as? String == "no job feed: its answer was fetched already, or nobody asked about it for 60.0 s and it was cancelled")
+        #expect(try Self.object(unknown)["error"] as? String == "no job feed: not one this inspector handed out, cancelled because nobody asked about it for 60.0 s, or its answer dropped after 60.0 s unasked")
     }
 
     @Test("a job nobody asks about is cancelled: its work sees isCancelled and stops")
@@ -67,12 +67,54 @@ struct InspectorJobTests {
         let inspector = Inspector(api: api, title: "t", token: Self.token, hosts: [Self.host], limits: Self.limits(abandonAfter: .milliseconds(300)))
         let started = ContinuousClock.now
         #expect(await Self.get(inspector, "/api/work?n=1").status == 202)
-        // The gate never opens: only the cancellation ends the work.
-        // Up to two minutes: under the whole suite the work's task may wait long for a thread.
-        while api.cancelled.load(ordering: .relaxed) == 0, ContinuousClock.now - started < .seconds(120) {
+        // The gate never opens: only the cancellation ends the work. Measured in the work's own
+        // turns (10 ms each), not the wall clock: under the whole suite, tests that wait on
+        // processes can hold the cooperative pool's threads for minutes, and then neither the
+        // work nor this loop runs. Fails if the work takes 3,000 turns (30 s of its own, far
+        // past abandonAfter) without seeing it is cancelled, or nothing at all happens in 15 min.
+        let turns = api.turns.load(ordering: .relaxed)
+        while api.cancelled.load(ordering: .relaxed) == 0, api.turns.load(ordering: .relaxed) - turns < 3_000, ContinuousClock.now - started < .seconds(900) {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(api.cancelled.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("a finished job's answer outlives abandonAfter: a poll seconds late still gets it, until keepAnswersFor, and only the most recent are kept")
+    func keepsAnswers() async throws {
+        let api = GatedAPI()
+        var limits = Self.limits(calls: 2, abandonAfter: .milliseconds(200))
+        limits.keepAnswersFor = .seconds(60)
+        let inspector = Inspector(api: api, title: "t", token: Self.token, hosts: [Self.host], limits: limits)
+        /// Starts a call that answers after 300 ms, and waits until it has (without asking).
+        func finishedJob(_ n: Int) async throws -> String {
+            let pending = await Self.get(inspector, "/api/slow?n=\(n)")
+            #expect(pending.status == 202)
+            let id = try #require(try Self.object(pending)["job"] as? String)
+            while inspector.jobs.counts.busy > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            return id
+        }
+        let late = try await finishedJob(1)
+        // The page polls late: well past abandonAfter since it was handed the id.
+        try await Task.sleep(for: .milliseconds(600))
+        let answer = await Self.get(inspector, "/api/job?id=\(late)")
+        #expect(answer.status == 200)
+        #expect(String(decoding: answer.body, as: UTF8.self) == #"{"slow":"1"}"#)
+        // At most `calls` answers are kept: a third drops the least recently asked.
+        let first = try await finishedJob(2)
+        let second = try await finishedJob(3)
+        let third = try await finishedJob(4)
+        #expect(await Self.get(inspector, "/api/job?id=\(first)").status == 404)
+        #expect(await Self.get(inspector, "/api/job?id=\(second)").status == 200)
+        #expect(await Self.get(inspector, "/api/job?id=\(third)").status == 200)
+
+        // And kept no longer than keepAnswersFor.
+        limits.keepAnswersFor = .milliseconds(300)
+        let brief = Inspector(api: api, title: "t", token: Self.token, hosts: [Self.host], limits: limits)
+        let pending = await Self.get(brief, "/api/slow?n=5")
+        let id = try #require(try Self.object(pending)["job"] as? String)
+        while brief.jobs.counts.busy > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(await Self.get(brief, "/api/job?id=\(id)").status == 404)
     }
 
     @Test("long calls take turns: at most `running` at once, the others wait in order and all answer")
@@ -130,10 +172,10 @@ struct InspectorJobTests {
         let whole = ContinuousClock.now - began
         #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
         let reported = try #require(progress, "no progress was reported while verify ran")
-        // Where the replay was, and where the stretch it was folding ends (verify folds from
-        // snapshot to snapshot).
+        // Where the replay was, and where its walk ends (verify folds from snapshot to
+        // snapshot, and counts toward the last).
         let (done, total) = (reported["done"] as? Int ?? 0, reported["total"] as? Int ?? 0)
-        #expect(reported["what"] as? String == "replaying" && done > 0 && done % 10_000 == 0 && done <= total && total <= 200_010, "\(reported)")
+        #expect(reported["what"] as? String == "replaying" && done > 0 && done % 1_000 == 0 && done <= total && total <= 200_010, "\(reported)")
         let cli = try run(builtProduct("rewind"), ["verify", path, "--json"], in: folder.path, timeout: 120)
         let report = try #require(try JSONSerialization.jsonObject(with: answer.body) as? NSDictionary)
         #expect(report == (try JSONSerialization.jsonObject(with: Data(cli.standardOutput.utf8)) as? NSDictionary))
@@ -151,7 +193,7 @@ struct InspectorJobTests {
         }
         #expect(jobs.counts.busy == 0)
         let stopped = ContinuousClock.now - took
-        // Abandoned after 1 s, it stops at its next check (every 10,000 seqs), where the
+        // Abandoned after 1 s, it stops at its next check (every 1,000 seqs), where the
         // whole verify took `whole`.
         #expect(stopped < whole * 3 / 4, "the abandoned verify ran \(stopped) of \(whole)")
     }
@@ -165,12 +207,19 @@ private final class GatedAPI: InspectorAPI {
     let cancelled = Atomic(0)
     let running = Atomic(0)
     let mostAtOnce = Atomic(0)
+    /// Turns of the work's wait for the gate.
+    let turns = Atomic(0)
 
     func open() { gate.withLock { $0 = true } }
 
     func isLong(_ call: InspectorCall) -> Bool { call.endpoint == "work" }
 
     func answer(_ call: InspectorCall, in job: InspectorJob) async -> InspectorResponse {
+        if call.endpoint == "slow" {
+            // Short (not `isLong`), but longer than answerWithin, and deaf to cancellation.
+            try? await Task.sleep(for: .milliseconds(300))
+            return .json(Data(#"{"slow":"\#(call["n"] ?? "")"}"#.utf8))
+        }
         guard call.endpoint == "work" else { return .json(Data("{}".utf8)) }
         started.add(1, ordering: .relaxed)
         let now = running.add(1, ordering: .relaxed).newValue
@@ -178,6 +227,7 @@ private final class GatedAPI: InspectorAPI {
         defer { running.subtract(1, ordering: .relaxed) }
         job.report("working", done: 1, of: 10)
         while !gate.withLock({ $0 }) {
+            turns.add(1, ordering: .relaxed)
             if job.isCancelled {
                 cancelled.add(1, ordering: .relaxed)
                 return .error("cancelled", status: 500)

@@ -63,7 +63,7 @@ struct InspectorLogTests {
         let path = try demoLog(in: folder, arguments: ["--key-file", "demo.keys"])
         let keys = folder.file("demo.keys")
         let keyed = InspectorHarness(path: path, keyFile: keys)
-        let event = try await keyed.json("/api/event?seq=12")
+        let event = try await keyed.json("/api/event?at=12")
         #expect((event["payload"] as? [String: Any]) != nil, "\(event)")
         #expect(try await keyed.json("/api/bisect?invariant=non-negative-total")["seq"] as? Int == 12)
         let page = try await keyed.json("/api/events?limit=1")

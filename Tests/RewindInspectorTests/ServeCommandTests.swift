@@ -72,6 +72,31 @@ struct ServeCommandTests {
         #expect(help.standardOutput.contains("Open a log in the time-travel inspector"))
     }
 
+    @Test("--open hands the printed URL, token included, to $BROWSER; with no browser at all it says so and serves on")
+    func opensABrowser() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try demoLog(in: folder)
+        // A "browser" that writes down what it was asked to open.
+        let browser = folder.file("browser.sh")
+        try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(folder.file("opened"))\"\n".write(toFile: browser, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: browser)
+        let server = try Server([path, "--open"], in: folder.path, environment: ["BROWSER": browser])
+        let opened = folder.file("opened")
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: opened), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try String(contentsOfFile: opened, encoding: .utf8) == server.url.absoluteString)
+        #expect(try await server.get("/api/head", token: server.token).status == 200)
+
+        // No BROWSER, no display, nothing on PATH: a sentence on standard error, and the page
+        // is still served at the URL printed.
+        let headless = try Server([path, "--open"], in: folder.path, environment: ["BROWSER": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "PATH": folder.path])
+        #expect(try await headless.get("/api/head", token: headless.token).status == 200)
+        headless.process.terminate()
+        headless.process.waitUntilExit()
+        let said = String(decoding: headless.standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.contains("--open: no browser to open here"), "\(said)")
+    }
+
     @Test("another address than loopback needs --host and prints a warning")
     func nonLoopbackWarns() async throws {
         let folder = try TemporaryDirectory()

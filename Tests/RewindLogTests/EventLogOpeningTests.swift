@@ -159,9 +159,7 @@ struct EventLogOpeningTests {
         let folder = try TemporaryDirectory()
         let path = folder.file("future.rewind")
         try EventLog(path: path).close()
-        let database = try DatabaseQueue(path: path)
-        try database.write { db in try db.execute(sql: "PRAGMA user_version = 42") }
-        try database.close()
+        try markAsNewerSchema(path, version: 42)
         let before = fileBytes(path)
         let error = #expect(throws: EventLogError.newerSchema(path: path, found: 42, supported: EventLog.latestSchemaVersion)) { try EventLog(path: path) }
         #expect(error?.description.contains("the file was not changed") == true)

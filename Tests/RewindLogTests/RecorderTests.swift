@@ -78,6 +78,10 @@ struct RecorderTests {
         // Committed is not durable: under NORMAL (what GRDB sets for WAL) or OFF a commit is not
         // synced, and a power cut takes it back (the power-loss run shows it).
         #expect(try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2, "FULL")
+        // On Apple's file systems only F_FULLFSYNC reaches the medium (a no-op where SQLite has
+        // none, as here: what Linux can check is that it is set).
+        #expect(try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA fullfsync") } == 1)
+        #expect(try log.database.read { db in try Int.fetchOne(db, sql: "PRAGMA checkpoint_fullfsync") } == 1)
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.shopApp, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
         let reader = try EventLog(path: path, mode: .readOnly)

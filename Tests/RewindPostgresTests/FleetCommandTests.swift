@@ -64,7 +64,7 @@ struct FleetCommandTests {
             #expect(Set(report.keys) == ["question", "source", "sessions", "hits", "failed", "eventsFolded", "workers", "seconds", "entries"])
             #expect(Set(entries.flatMap(\.keys)) == ["session", "status", "seq", "action", "source", "eventsFolded"])
             let sessionFields = Set(entries.compactMap { $0["session"] as? [String: Any] }.flatMap(\.keys))
-            #expect(sessionFields == ["id", "uuid", "install", "log", "numberInLog", "appVersion", "events"])
+            #expect(sessionFields == ["id", "uuid", "install", "log", "numberInLog", "appVersion", "events", "startedAt", "lastEventAt"])
             #expect(found == broken, "every broken session, at the seq it broke, and no other")
             let sources = Set(entries.compactMap { $0["source"] as? String })
             #expect(sources.count >= 1 && sources.allSatisfy { $0.hasPrefix("ShopScreens.swift:") || $0.contains("ShopScreens.swift:") }, "\(sources)")

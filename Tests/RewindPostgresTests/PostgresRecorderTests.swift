@@ -5,6 +5,7 @@ import RewindLog
 @testable import RewindPostgres
 import RewindReplay
 import RewindTestSupport
+import Synchronization
 import Testing
 
 /// A recorder writing straight into a store: what it writes into a file, byte for byte, and
@@ -100,7 +101,7 @@ struct PostgresRecorderTests {
         let lastSeq = "\(try #require(seqs.last))"
         // A temporary folder of the command's own, to see that nothing is left there.
         let scratch = try TemporaryDirectory()
-        for command in [["sessions"], ["log", "--limit", "25"], ["show", lastSeq], ["state", "--at", lastSeq], ["verify"], ["check"], ["schema"]] {
+        for command in [["sessions"], ["log", "--limit", "25"], ["show", "--at", lastSeq], ["state", "--at", lastSeq], ["verify"], ["check"], ["schema"]] {
             let onFile = try run(builtProduct("rewind"), [command[0], log.path] + command.dropFirst(), in: folder.path)
             let onStore = try run(builtProduct("rewind"), [command[0], installURL] + command.dropFirst(), in: folder.path, environment: ["TMPDIR": scratch.path])
             #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "\(command) left a file behind")
@@ -116,32 +117,76 @@ struct PostgresRecorderTests {
     func lostAfterCommit() async throws {
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location, queryTimeout: .seconds(10))
-            let failures = Recorded<RecorderFailure<ShopAction>>()
-            var configuration = RecorderConfiguration<ShopState, ShopAction>()
-            configuration.onFailure = { failures.append($0) }
-            let recorder = Recorder<ShopState, ShopAction>(
-                into: RecordingDestination(PostgresRecordingLog(store: store, install: "settled")), app: AppIdentity(id: "com.example.shop"),
-                configuration: configuration
-            )
-            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
-            for index in 0..<10 { shop.dispatch(.cart(.applyDiscount(code: "A\(index)"))) }
-            try recorder.flush()
-            store.closesAfterSendingCommit.store(true, ordering: .releasing)
-            for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "B\(index)"))) }
-            try recorder.flush()
-            #expect(store.connection.isClosed, "the fault happened")
-            for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "C\(index)"))) }
-            try recorder.close()
-
-            #expect(failures.all.isEmpty, "\(failures.all)")
-            var settled = location
-            settled.install = "settled"
-            let log = try await PostgresLogReader.open(settled)
-            #expect(try log.sessions().map(\.eventCount) == [20])
-            #expect(try log.gaps().isEmpty)
-            #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == shop.state)
-            await log.close()
+            try await Self.recordAcrossLostCommit(store, at: location) {
+                #expect(store.connection.isClosed, "the fault happened")
+            }
         }
+    }
+
+    @Test("the answer to COMMIT lost as the server restarts: the writer looks again once it is back, and the batch is neither lost nor doubled")
+    func lostAfterCommitWhileRestarting() async throws {
+        let server = try PrivatePostgresServer.start()
+        let resumed = DispatchSemaphore(value: 0)
+        let faulted = Atomic(false)
+        // Stopped once the fault's resume has run, whatever the test found: a server resumed
+        // after this stop would outlive the test.
+        defer {
+            if faulted.load(ordering: .acquiring) { resumed.wait() }
+            server.stop()
+        }
+        let store = try await PostgresLog.open(server.location, queryTimeout: .seconds(10))
+        let location = server.location
+        // The batch's COMMIT reaches the server, its answer is lost, and the server goes down
+        // before the writer can look; it is back 1.5 s later.
+        try await Self.recordAcrossLostCommit(store, at: location, then: {
+            for _ in 0..<100 {
+                if (try? await PostgresTestServer.strings(location, "SELECT count(*)::text FROM rewind.events")) == ["15"] { break }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            server.stop()
+            faulted.store(true, ordering: .releasing)
+            Thread {
+                Thread.sleep(forTimeInterval: 1.5)
+                _ = server.resume()
+                resumed.signal()
+            }.start()
+        }) {
+            resumed.wait()
+            resumed.signal()
+        }
+    }
+
+    /// Records 10 actions, then 5 whose batch loses its COMMIT's answer (`then` runs after,
+    /// a further fault), runs `afterwards`, then 5 more: every one must be in `location`'s
+    /// store once, with no failure and no gap, and replay to the live state.
+    static func recordAcrossLostCommit(
+        _ store: PostgresLog, at location: PostgresLocation, then fault: @escaping @Sendable () async -> Void = {}, afterwards: () -> Void
+    ) async throws {
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<ShopState, ShopAction>(
+            into: RecordingDestination(PostgresRecordingLog(store: store, install: "settled")), app: AppIdentity(id: "com.example.shop"),
+            configuration: configuration
+        )
+        let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        for index in 0..<10 { shop.dispatch(.cart(.applyDiscount(code: "A\(index)"))) }
+        try recorder.flush()
+        store.losesCommit.withLock { $0 = fault }
+        for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "B\(index)"))) }
+        try recorder.flush()
+        afterwards()
+        for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "C\(index)"))) }
+        try recorder.close()
+
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        var settled = location
+        settled.install = "settled"
+        let log = try await PostgresLogReader.open(settled)
+        #expect(try log.sessions().map(\.eventCount) == [20])
+        #expect(try log.gaps().isEmpty)
+        #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == shop.state)
+        await log.close()
     }
 
     @Test("four recorders, each on its own connection, write at once: each session whole and in order")

@@ -52,7 +52,7 @@ struct PostgresStallTests {
             let clock = ContinuousClock()
             let start = clock.now
             await #expect {
-                _ = try await PostgresLog.open(location, mode: .readWrite, connectTimeout: .seconds(10), queryTimeout: .seconds(10), migrationLockWait: .seconds(1))
+                _ = try await PostgresLog.open(location, mode: .readWrite, connectTimeout: .seconds(10), queryTimeout: .seconds(10), migrationLockWait: .seconds(1), role: nil)
             } throws: { error in
                 "\(error)".contains("migration lock")
             }
@@ -83,4 +83,53 @@ struct PostgresStallTests {
             #expect(store.inFlight.count == 0)
         }
     }
+
+    #if os(Linux)
+    @Test("a connection probes a silent peer (TCP keepalive after 10 s idle) and names itself to the server")
+    func keepaliveAndName() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location, mode: .readWrite)
+            let port = try await store.single(Int32.self, "SELECT inet_client_port()")
+            #expect(try await store.single(String.self, "SELECT current_setting('application_name')") == "rewind writer")
+            // The kernel's view of the client's socket: timer 2 is the keepalive timer, armed
+            // to fire within the idle time (in hundredths of a second). Without keepalive the
+            // idle connection has no timer at all.
+            let socket = try #require(Self.tcpSocket(localPort: Int(port), remotePort: location.port), "no connection from local port \(port) to \(location.port)")
+            #expect(socket.timer == 2, "timer \(socket.timer)")
+            #expect(socket.expiresIn > 0 && socket.expiresIn <= PostgresLog.keepalive.idleSeconds * 100, "expires in \(socket.expiresIn)")
+            await store.close()
+
+            var recorded = location
+            recorded.install = nil
+            let recorder = try await PostgresRecordingLog.connect(recorded, install: "soak-7", queryTimeout: .seconds(10))
+            #expect(try await recorder.single(String.self, "SELECT current_setting('application_name')") == "rewind recorder soak-7")
+            await recorder.close()
+            #expect(PostgresLog.applicationName(String(repeating: "é", count: 10) + String(repeating: "x", count: 80)).utf8.count == 63)
+        }
+    }
+
+    /// The `timer` and `when` columns of the loopback TCP socket bound to `localPort`
+    /// (`/proc/net/tcp`: `tr:tm->when` in hexadecimal).
+    /// The established connection from `localPort` to `remotePort` in the kernel's tables: its
+    /// timer and when it fires. (Matching the local port alone can find another socket: a
+    /// test's server listening on a port this connection's ephemeral port happens to equal.)
+    static func tcpSocket(localPort: Int, remotePort: Int) -> (timer: Int, expiresIn: Int)? {
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // Read to its end: the file says its size is 0, and a busy machine's is many pages.
+            guard let data = try? FileHandle(forReadingFrom: URL(fileURLWithPath: table)).readToEnd() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 5, let local = fields[1].split(separator: ":").last, Int(local, radix: 16) == localPort,
+                      let remote = fields[2].split(separator: ":").last, Int(remote, radix: 16) == remotePort,
+                      fields[3] == "01"  // ESTABLISHED
+                else { continue }
+                let timer = fields[5].split(separator: ":")
+                guard timer.count == 2, let kind = Int(timer[0], radix: 16), let when = Int(timer[1], radix: 16) else { continue }
+                return (kind, when)
+            }
+        }
+        return nil
+    }
+    #endif
 }

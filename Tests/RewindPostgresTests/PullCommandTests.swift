@@ -37,7 +37,7 @@ struct PullCommandTests {
             #expect(!pulled.standardOutput.contains(location.password ?? "no password"), "the store is named without its password")
 
             let commands: [[String]] = [
-                ["sessions"], ["log"], ["log", "--case", "cart.*"], ["show", "123"], ["stats"], ["check"], ["schema"],
+                ["sessions"], ["log"], ["log", "--case", "cart.*"], ["show", "--at", "123"], ["stats"], ["check"], ["schema"],
                 ["state", "--at", "250"], ["diff", "--from", "10", "--to", "300"], ["verify"],
                 ["bisect", "--invariant", "non-negative-total"], ["export", "--output", "X.jsonl"],
             ]
@@ -108,7 +108,7 @@ struct PullCommandTests {
                     (["log", url + "&install=nobody"], "the store holds no sessions of install nobody"),
                     (["log", url + "&log=not-a-uuid"], "is not a log's identity"),
                     (["state", url + "&log=" + logID, "--at", "9223372036854775807"], "no event with seq 9223372036854775807"),
-                    (["show", url + "&log=" + logID, "0"], "seq"),
+                    (["show", url + "&log=" + logID, "--at", "0"], "--at"),
                     (["log", PushCommandTests.url(wrong, withPassword: true) + "&log=" + logID], "the server refused user '\(location.user)'"),
                     (["log", PushCommandTests.url(empty) + "&log=" + logID], "there is no Rewind log store in this database"),
                     (["verify", url.replacingOccurrences(of: ":\(location.port)/", with: ":1/") + "&log=" + logID], "connection refused"),

@@ -236,7 +236,11 @@ struct ReplayerTests {
             try Replayer(log: snapshotted, reducer: Shop.reducer, options: options).verify()
         }
         options.isCancelled = nil
+        let verified = Recorded<Int64>(), targets = Recorded<Int64>()
+        options.progress = { verified.append($0.seq); targets.append($0.target) }
         #expect(try Replayer(log: snapshotted, reducer: Shop.reducer, options: options).verify().divergence == nil)
+        // Verify's progress counts toward the walk's end, not the stretch it folds.
+        #expect(verified.all == [100, 200] && targets.all == [250, 250], "\(verified.all) toward \(targets.all)")
     }
 
     @Test("an unknown seq names the range the log holds")

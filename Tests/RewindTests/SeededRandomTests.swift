@@ -33,4 +33,14 @@ struct SeededRandomTests {
         #expect(first != second)
         #expect(first.uuidString.dropFirst(14).first == "4")
     }
+
+    @Test("a RandomNumberGenerator: the standard library's draws from one seed repeat, from another differ")
+    func standardLibrary() {
+        func draws(_ seed: UInt64) -> [Int] {
+            var random = SeededRandom(seed: seed)
+            return (0..<50).map { _ in (0..<1_000).randomElement(using: &random)! } + Array(0..<20).shuffled(using: &random)
+        }
+        #expect(draws(7) == draws(7))
+        #expect(draws(7) != draws(8))
+    }
 }

@@ -16,9 +16,9 @@ struct ArgumentEdgeTests {
         ["log", "LOG", "--line=V"], ["log", "LOG", "--since=V"], ["log", "LOG", "--until=V"],
         ["export", "LOG", "--output", "out.jsonl", "--from=V"], ["export", "LOG", "--output", "out.jsonl", "--to=V"],
         ["export", "LOG", "--output", "out.jsonl", "--from", "20", "--to=V"], ["export", "LOG", "--output", "out.jsonl", "--session=V"],
-        ["show", "LOG", "V"], ["show", "LOG", "--", "V"],
+        ["show", "LOG", "--at", "V"], ["show", "LOG", "--at=V"],
         ["state", "LOG", "--at=V"], ["diff", "LOG", "--at=V"], ["diff", "LOG", "--from=V", "--to", "5"], ["diff", "LOG", "--from", "5", "--to=V"],
-        ["replay", "LOG", "--skip=V"], ["replay", "LOG", "--skip", "3", "--through=V"], ["replay", "LOG", "--skip", "3", "V"],
+        ["replay", "LOG", "--without=V"], ["replay", "LOG", "--without", "3", "--at=V"], ["replay", "LOG", "--without", "3", "V"],
         ["bisect", "LOG", "--invariant", "non-negative-total", "--session=V"], ["bisect", "LOG", "--where", "cart.total < V"],
         ["shrink", "LOG", "--invariant", "non-negative-total", "--session=V", "--output", "fixture.rewind"],
         ["verify", "LOG", "--session=V"], ["stats", "LOG", "--session=V"], ["stats", "LOG", "--top=V"], ["stats", "LOG", "--buckets=V"],
@@ -58,8 +58,8 @@ struct ArgumentEdgeTests {
             (["export", path, "--output", "x.jsonl", "--from", "10", "--to", "5"], "Error: --from 10 is after --to 5\n"),
             (["log", path, "--since", "yesterday"], "Error: --since 'yesterday': give an ISO-8601 time (2026-11-22T10:15:00Z) or a duration such as 90s, 10m, 2h or 1d\n"),
             (["state", path, "--at", "0"], "Error: --at 0: a seq is 1 or more\n"),
-            (["show", path, "9223372036854775807"], "Error: \(path): there is no event with seq 9223372036854775807 (the log holds seq 1…20)\n"),
-            (["replay", path, "--skip", "3", "--through", "99"], "Error: \(path): seq 99 is not in session 1 (its events are seq 1…20); one replay stays within one session\n"),
+            (["show", path, "--at", "9223372036854775807"], "Error: \(path): there is no event with seq 9223372036854775807 (the log holds seq 1…20)\n"),
+            (["replay", path, "--without", "3", "--at", "99"], "Error: \(path): seq 99 is not in session 1 (its events are seq 1…20); one replay stays within one session\n"),
             (["state", "missing.rewind", "--at", "1"], "Error: missing.rewind: no such file\n"),
         ]
         for (arguments, expected) in cases {

@@ -65,9 +65,9 @@ struct EncryptedLogCommandTests {
             #expect(open["payload"] is [String: Any])
             #expect(NSDictionary(dictionary: open["payload"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: plain["payload"] as? [String: Any] ?? [:]))
         }
-        let show = try rewind("show", "shop.rewind", "2")
+        let show = try rewind("show", "shop.rewind", "--at", "2")
         #expect(show.standardOutput.contains("session 1 is encrypted with key 'demo'; pass --key-file to read it"))
-        #expect(try rewind("show", "shop.rewind", "2", "--key-file", "keys").standardOutput.contains("catalogue"))
+        #expect(try rewind("show", "shop.rewind", "--at", "2", "--key-file", "keys").standardOutput.contains("catalogue"))
     }
 
     @Test("replay commands read with --key-file as they read a clear log, and without it fail naming the session and key id")
@@ -123,7 +123,7 @@ struct EncryptedLogCommandTests {
             try db.execute(sql: "UPDATE events SET payload = ? WHERE seq = 5", arguments: [payload])
         }
         try queue.close()
-        for arguments in [["verify", "shop.rewind", "--key-file", "keys"], ["show", "shop.rewind", "5", "--key-file", "keys"]] {
+        for arguments in [["verify", "shop.rewind", "--key-file", "keys"], ["show", "shop.rewind", "--at", "5", "--key-file", "keys"]] {
             let result = try run(rewind, arguments, in: folder.path)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.standardError.contains("seq 5: the payload of"), "\(arguments): \(result.standardError)")

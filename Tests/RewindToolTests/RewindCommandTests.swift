@@ -75,6 +75,80 @@ struct RewindCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("none.rewind")))
     }
 
+    @Test("shrink --test writes the Swift test the inspector offers, named after the condition in a folder; an existing file stops it before anything is written")
+    func shrinkTest() throws {
+        let (folder, path, _) = try Self.demoLog()
+        try FileManager.default.createDirectory(atPath: folder.file("Tests"), withIntermediateDirectories: true)
+        let result = try Self.rewind("shrink", path, "--invariant", "non-negative-total", "-o", "fixture.rewind", "--test", "Tests", "--json", in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try Self.json(result.standardOutput)["test"] as? String == "Tests/NonNegativeTotalTests.swift")
+        let source = try String(contentsOfFile: folder.file("Tests/NonNegativeTotalTests.swift"), encoding: .utf8)
+        #expect(source.contains("let log = try fixtureLog(\"Fixtures/fixture.rewind\")"), "\(source)")
+        #expect(source.contains("assertInvariant(\"non-negative-total\", throughout: log"))
+        #expect(source.contains("<#the cart total is never negative#>"), "the invariant's description is the placeholder")
+
+        // A condition, to a file named on the command line.
+        let condition = try Self.rewind("shrink", path, "--where", "cart.total < 0", "-o", "where.rewind", "--test", "WhereTests.swift", in: folder)
+        #expect(condition.status == 0 && condition.standardOutput.contains("wrote WhereTests.swift"), "\(condition.standardError)")
+        #expect(try String(contentsOfFile: folder.file("WhereTests.swift"), encoding: .utf8).contains("!(<#cart.total < 0#>)"))
+
+        // An existing test file, or one not ending in .swift: refused before the search.
+        for (test, message) in [("WhereTests.swift", "the file exists"), ("notes.txt", "ends in .swift")] {
+            let refused = try Self.rewind("shrink", path, "--where", "cart.total < 0", "-o", "again.rewind", "--test", test, in: folder)
+            #expect(refused.status == 2 && refused.standardError.contains(message), "\(refused.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: folder.file("again.rewind")))
+        }
+    }
+
+    @Test("--session on state, diff, replay and serve: the points must be in it; without --at, state shows its last event")
+    func sessionScope() throws {
+        let (folder, path, bugSeq) = try Self.demoLog(actions: 40)
+        let last = try #require(try EventLog(path: path, mode: .readOnly).seqRange()?.upperBound)
+        let bySession = try Self.rewind("state", path, "--session", "1", "--json", in: folder)
+        let byPoint = try Self.rewind("state", path, "--at", "\(last)", "--json", in: folder)
+        #expect(bySession.status == 0 && bySession.standardOutput == byPoint.standardOutput, "\(bySession.standardError)")
+        #expect(try Self.rewind("diff", path, "--at", "\(bugSeq)", "--session", "1", in: folder).status == 0)
+        #expect(try Self.rewind("replay", path, "--without", "\(bugSeq)", "--session", "1", in: folder).status == 0)
+        for arguments in [
+            ["state", path, "--session", "1", "--at", "\(last + 5)"], ["diff", path, "--from", "1", "--to", "\(last + 5)", "--session", "1"],
+            ["replay", path, "--without", "3", "--at", "\(last + 5)", "--session", "1"],
+        ] {
+            let refused = try run(builtProduct("rewind"), arguments, in: folder.path)
+            #expect(refused.status == 2 && refused.standardError.contains("seq \(last + 5) is not in session 1"), "\(arguments): \(refused.standardError)")
+        }
+        for arguments in [["state", path, "--session", "2"], ["serve", path, "--session", "2"]] {
+            let refused = try run(builtProduct("rewind"), arguments, in: folder.path)
+            #expect(refused.status == 2 && refused.standardError.contains("there is no session 2"), "\(arguments): \(refused.standardError)")
+        }
+        let neither = try run(builtProduct("rewind"), ["state", path], in: folder.path)
+        #expect(neither.status == 2 && neither.standardError.contains("give --at SEQ, or --session N for its last event"))
+    }
+
+    @Test("a date in a payload reads as a date: ISO-8601 in show --json, a Date in its text, not seconds since 2001")
+    func datesReadAsDates() throws {
+        let (folder, path, _) = try Self.demoLog(actions: 20)
+        // The demo's first action is `catalogue.load(at:)`.
+        let json = try Self.json(try Self.rewind("show", path, "--at", "1", "--json", in: folder).standardOutput)
+        let payload = try #require(json["payload"] as? [String: Any])
+        let load = try #require(((payload["catalogue"] as? [String: Any])?["_0"] as? [String: Any])?["load"] as? [String: Any])
+        let at = try #require(load["at"] as? String, "\(load)")
+        #expect(at.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "\(at)")
+        let text = try Self.rewind("show", path, "--at", "1", in: folder).standardOutput
+        #expect(text.contains(".load(at: Date(\(at)))"), "\(text)")
+    }
+
+    @Test("--version names the release and the format versions this build reads and writes")
+    func version() throws {
+        let folder = try TemporaryDirectory()
+        let answers = try ["rewind", "rewind-todo"].map { tool in try run(builtProduct(tool), ["--version"], in: folder.path) }
+        for answer in answers {
+            #expect(answer.status == 0 && answer.standardError.isEmpty)
+            #expect(answer.standardOutput.hasPrefix("Rewind ") && answer.standardOutput.hasSuffix(")\n"), "\(answer.standardOutput)")
+            #expect(answer.standardOutput.contains("(log files schema \(EventLog.latestSchemaVersion), exports format \(PortableLog.version), PostgreSQL stores schema "))
+        }
+        #expect(answers[0].standardOutput == answers[1].standardOutput, "an app's own tool says the same")
+    }
+
     @Test("verify passes on a faithful log, and exits 1 naming the seq when a recorded snapshot disagrees")
     func verify() throws {
         let (folder, path, _) = try Self.demoLog(actions: 80)
@@ -114,7 +188,7 @@ struct RewindCommandTests {
         let between = try Self.rewind("diff", path, "--from", "1", "--to", "\(bugSeq)", in: folder)
         #expect(between.standardOutput.hasPrefix("state after seq 1 (−) → after seq \(bugSeq) (+):"))
 
-        let whatIf = try Self.rewind("replay", path, "--skip", "\(bugSeq)", "--through", "\(bugSeq)", in: folder)
+        let whatIf = try Self.rewind("replay", path, "--without", "\(bugSeq)", "--at", "\(bugSeq)", in: folder)
         #expect(whatIf.status == 0)
         #expect(whatIf.standardOutput.contains("without these actions:\n  - seq \(bugSeq)"))
     }
@@ -135,13 +209,92 @@ struct RewindCommandTests {
         #expect(filtered.standardOutput.split(separator: "\n").count == 2)
         #expect(filtered.standardOutput.contains("[effect]"))
 
-        let show = try Self.rewind("show", path, "\(bugSeq)", in: folder)
+        let show = try Self.rewind("show", path, "--at", "\(bugSeq)", in: folder)
         #expect(show.standardOutput.contains("seq       \(bugSeq) (session 1, com.example.shop 1.0)"))
         #expect(show.standardOutput.contains("source    RewindExamples/ShopScreens.swift:"))
 
         let stats = try Self.json(try Self.rewind("stats", path, "--json", in: folder).standardOutput)
         #expect(stats["events"] as? Int == 40)
         #expect(((stats["actionCases"] as? [String: Int])?.values.reduce(0, +)) == 40)
+    }
+
+    @Test("stats over a seq range or a time window counts what `log` lists with the same options, and nothing else")
+    func statsWindow() throws {
+        let (folder, path, _) = try Self.demoLog(actions: 60)
+        func stats(_ options: String...) throws -> [String: Any] {
+            let result = try run(builtProduct("rewind"), ["stats", path, "--json"] + options, in: folder.path)
+            #expect(result.status == 0, "\(result.standardError)")
+            return try Self.json(result.standardOutput)
+        }
+        func listed(_ options: String...) throws -> [[String: Any]] {
+            let result = try run(builtProduct("rewind"), ["log", path, "--json"] + options, in: folder.path)
+            return try result.standardOutput.split(separator: "\n").map { try Self.json(String($0)) }
+        }
+        func cases(_ events: [[String: Any]]) -> [String: Int] {
+            Dictionary(events.map { ($0["action"] as? String ?? "", 1) }, uniquingKeysWith: +)
+        }
+        let range = try stats("--from", "10", "--to", "29")
+        #expect(range["events"] as? Int == 20)
+        #expect(range["actionCases"] as? [String: Int] == cases(try listed("--from", "10", "--to", "29")))
+        #expect(range["sessions"] as? Int == 1)
+
+        // A window between the times of seq 10 and seq 50, as `log` reads it (events may share
+        // a millisecond, so its count is `log`'s, not 41).
+        let all = try listed()
+        let (since, until) = (try #require(all[9]["time"] as? String), try #require(all[49]["time"] as? String))
+        let window = try stats("--since", since, "--until", until)
+        let inWindow = try listed("--since", since, "--until", until)
+        #expect(window["events"] as? Int == inWindow.count && !inWindow.isEmpty)
+        #expect(window["actionCases"] as? [String: Int] == cases(inWindow))
+        #expect(window["from"] as? String == inWindow.first?["time"] as? String && window["to"] as? String == inWindow.last?["time"] as? String)
+        // A window after the last event holds nothing.
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let lastTime = try #require(all.last?["time"] as? String)
+        let last = try #require(formatter.date(from: lastTime))
+        let after = try stats("--since", formatter.string(from: last.addingTimeInterval(1)))
+        #expect(after["events"] as? Int == 0 && after["sessions"] as? Int == 0 && after["actionCases"] as? [String: Int] == [:])
+
+        // Activity over the range's own span; a range past the log is empty; relative times
+        // count back from the last event.
+        let activity = try #require(try stats("--from", "10", "--to", "29", "--buckets", "4")["activity"] as? [String: Any])
+        let series = try #require(activity["total"] as? [Int])
+        #expect(series.count == 4 && series.reduce(0, +) == 20)
+        let past = try stats("--from", "70")
+        #expect(past["events"] as? Int == 0 && past["sessions"] as? Int == 0)
+        #expect(try stats("--since", "1d")["events"] as? Int == 60)
+        let reversed = try Self.rewind("stats", path, "--since", "2026-11-02T00:00:00Z", "--until", "2026-11-01T00:00:00Z", in: folder)
+        #expect(reversed.status == 2 && reversed.standardError.contains("is after --until"))
+    }
+
+    @Test("a time copied from the output selects its event as --since and as --until, even when events share a millisecond")
+    func printedTimesSelectTheirEvents() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("ms.rewind")
+        // Five events in two milliseconds, one at the very end of a second; rounding would print
+        // the first two as .124 and the last as the next second.
+        let base = TimedSessions.time(10)
+        let offsets = [0.1231, 0.1238, 0.12395, 0.1242, 0.9996]
+        try TimedSessions.write([.init(start: base, events: offsets.map { base + $0 })], to: path)
+        func listed(_ options: String...) throws -> [Int] {
+            let result = try run(builtProduct("rewind"), ["log", path, "--json"] + options, in: folder.path)
+            #expect(result.status == 0, "\(options): \(result.standardError)")
+            return try result.standardOutput.split(separator: "\n").map { try #require(try Self.json(String($0))["seq"] as? Int) }
+        }
+        let times = try run(builtProduct("rewind"), ["log", path, "--json"], in: folder.path).standardOutput
+            .split(separator: "\n").map { try #require(try Self.json(String($0))["time"] as? String) }
+        #expect(times == [".123", ".123", ".123", ".124", ".999"].map { "2026-11-20T10:00:00\($0)Z" })
+        for (seq, time) in zip(1..., times) {
+            let sharing = zip(1..., times).filter { $0.1 == time }.map(\.0)
+            #expect(try listed("--since", time, "--until", time) == sharing, "\(seq) at \(time)")
+            #expect(try listed("--since", time).first == sharing.first, "\(time)")
+            #expect(try listed("--until", time).last == sharing.last, "\(time)")
+        }
+        // A time to the second is that whole second, a date that whole day.
+        #expect(try listed("--until", "2026-11-20T10:00:00Z") == [1, 2, 3, 4, 5])
+        #expect(try listed("--since", "2026-11-20T10:00:01Z") == [])
+        #expect(try listed("--since", "2026-11-20", "--until", "2026-11-20") == [1, 2, 3, 4, 5])
+        #expect(try listed("--until", "2026-11-19") == [])
     }
 
     @Test("export and import carry a log through JSON Lines unchanged")
@@ -218,7 +371,7 @@ struct RewindCommandTests {
         #expect(foreign.status == 2)
         #expect(foreign.standardError.contains("not a Rewind log"))
 
-        let unknown = try Self.rewind("show", path, "99", in: folder)
+        let unknown = try Self.rewind("show", path, "--at", "99", in: folder)
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("there is no event with seq 99 (the log holds seq 1…20)"))
 
@@ -259,10 +412,10 @@ struct RewindCommandTests {
         let demo = try Self.rewind("demo", "--quiet", "--codec", "binary", "--output", "binary.rewind", in: folder)
         #expect(demo.status == 0, "\(demo.standardError)")
         #expect(try EventLog(path: folder.file("binary.rewind"), mode: .readOnly).sessions().first?.codec == "binary")
-        let show = try Self.rewind("show", "binary.rewind", "12", in: folder)
+        let show = try Self.rewind("show", "binary.rewind", "--at", "12", in: folder)
         #expect(show.standardOutput.contains("payload   ShopAction.cart(\n"))
         #expect(show.standardOutput.contains(".setQuantity("))
-        let json = try Self.json(try Self.rewind("show", "binary.rewind", "12", "--json", in: folder).standardOutput)
+        let json = try Self.json(try Self.rewind("show", "binary.rewind", "--at", "12", "--json", in: folder).standardOutput)
         #expect(json["payload"] is [String: Any])
         let bisect = try Self.json(try Self.rewind("bisect", "binary.rewind", "--invariant", "non-negative-total", "--json", in: folder).standardOutput)
         #expect((bisect["seq"] as? NSNumber)?.intValue == 12)
@@ -271,7 +424,7 @@ struct RewindCommandTests {
         #expect(try Self.rewind("verify", "copy.rewind", in: folder).status == 0)
 
         // A tool that does not know the app still shows the event, and says why it cannot decode it.
-        let todoTool = try run(builtProduct("rewind-todo"), ["show", "binary.rewind", "12"], in: folder.path)
+        let todoTool = try run(builtProduct("rewind-todo"), ["show", "binary.rewind", "--at", "12"], in: folder.path)
         #expect(todoTool.status == 0)
         #expect(todoTool.standardOutput.contains("bytes (binary; this tool does not know the app 'com.example.shop' to decode it)"))
     }

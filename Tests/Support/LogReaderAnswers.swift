@@ -65,6 +65,16 @@ public enum LogReaderAnswers {
         }
         lines.append("stats: " + counts(try log.statistics()))
         lines.append("activity: \(String(describing: try log.activity(session: nil, buckets: 12, top: 4)))")
+        // Summaries of a seq range and a time window (`stats --from/--since`), open-ended too.
+        let windows: [(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?)] = [
+            (nil, range.lowerBound + 5...range.lowerBound + 60, nil), (3, nil, event.time...event.time + 0.5),
+            (nil, nil, event.time ... .infinity), (nil, nil, -.infinity...event.time), (nil, .max - 1 ... .max, nil),
+            (2, range.lowerBound...range.upperBound, event.time - 10...event.time + 1), (99, nil, event.time...event.time + 1),
+        ]
+        for window in windows {
+            lines.append("stats of \(window): " + counts(try log.statistics(session: window.session, seqs: window.seqs, times: window.times)))
+            lines.append("activity of \(window): \(String(describing: try log.activity(session: window.session, seqs: window.seqs, times: window.times, buckets: 5, top: 3)))")
+        }
         var integrity = try log.checkIntegrity()
         integrity.sqlite = []
         lines.append("integrity: \(integrity)")

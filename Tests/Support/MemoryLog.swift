@@ -206,9 +206,11 @@ public final class MemoryLog: LogReader, RecordingLog {
 
     // MARK: - Maintenance
 
-    public func statistics(session: Int64?) throws(EventLogError) -> LogStatistics {
+    public func statistics(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?) throws(EventLogError) -> LogStatistics {
         contents.withLock { contents in
-            let events = contents.events.lazy.map(\.event).filter { event in session.map { event.session == $0 } ?? true }
+            let events = contents.events.lazy.map(\.event).filter { event in
+                session.map { event.session == $0 } ?? true && seqs.map { $0.contains(event.seq) } ?? true && times.map { $0.contains(event.time) } ?? true
+            }
             var cases: [String: Int] = [:], sources: [SourceKey: Int] = [:]
             var payloadBytes = 0, first: Double?, last: Double?
             for event in events {
@@ -219,14 +221,18 @@ public final class MemoryLog: LogReader, RecordingLog {
                 first = min(first ?? event.time, event.time)
                 last = max(last ?? event.time, event.time)
             }
-            let snapshots = contents.snapshots.filter { entry in session.map { entry.key == $0 } ?? true }.values.joined()
+            let snapshots = contents.snapshots.filter { entry in session.map { entry.key == $0 } ?? true }.values.joined().filter { snapshot in
+                seqs.map { $0.contains(snapshot.seq) } ?? true && times.map { $0.contains(snapshot.time) } ?? true
+            }
             func ranked<Name: Comparable>(_ counts: [(Name, Int)]) -> [(Name, Int)] {
                 counts.sorted { ($1.1, $0.0) < ($0.1, $1.0) }
             }
             return LogStatistics(
                 actionCases: ranked(cases.map { ($0.key, $0.value) }).map { (name: $0.0, count: $0.1) },
                 sources: ranked(sources.map { ("\($0.key.file):\($0.key.line) \($0.key.function)", $0.value) }).map { (location: $0.0, count: $0.1) },
-                events: events.count, sessions: session.map { contents.sessions[$0] == nil ? 0 : 1 } ?? contents.sessions.count,
+                events: events.count,
+                sessions: seqs != nil || times != nil
+                    ? Set(events.map(\.session)).count : session.map { contents.sessions[$0] == nil ? 0 : 1 } ?? contents.sessions.count,
                 snapshots: snapshots.count, timeSpan: first.flatMap { first in last.map { first...$0 } },
                 bytesOnDisk: payloadBytes + snapshots.reduce(0) { $0 + $1.state.count }, payloadBytes: payloadBytes,
                 snapshotBytes: snapshots.reduce(0) { $0 + $1.state.count }
@@ -234,10 +240,12 @@ public final class MemoryLog: LogReader, RecordingLog {
         }
     }
 
-    public func activity(session: Int64?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity? {
+    public func activity(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity? {
         let buckets = min(max(buckets, 1), 1_000), top = min(max(top, 1), 100)
         return contents.withLock { contents in
-            let events = contents.events.map(\.event).filter { event in session.map { event.session == $0 } ?? true }
+            let events = contents.events.map(\.event).filter { event in
+                session.map { event.session == $0 } ?? true && seqs.map { $0.contains(event.seq) } ?? true && times.map { $0.contains(event.time) } ?? true
+            }
             guard let low = events.map(\.time).min(), let high = events.map(\.time).max(), (high - low).isFinite else { return nil }
             let width = (high - low) / Double(buckets)
             var counts: [String: (bucket: Int, actionCase: String, source: String, count: Int)] = [:]

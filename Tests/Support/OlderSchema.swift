@@ -40,3 +40,11 @@ public func downgradeToSchemaOne(_ path: String) throws {
     }
     try database.close()
 }
+
+/// Marks the log at `path` (made by this build, closed) as written by a Rewind whose schema is
+/// `version`: how tests get a log from a newer Rewind.
+public func markAsNewerSchema(_ path: String, version: Int = 42) throws {
+    let database = try DatabaseQueue(path: path)
+    try database.write { db in try db.execute(sql: "PRAGMA user_version = \(version)") }
+    try database.close()
+}

@@ -27,7 +27,9 @@ struct RewindBench: AsyncParsableCommand {
             on a 10,000,000-event log vs the same reads in process; not in the default list: it \
             records the log first, or reuses --inspector-log), postgres (push into a store vs COPY of the \
             same rows, several pushers at once, and fleet questions over a store vs over the file; not in \
-            the default list: it needs --postgres URL, e.g. from Tools/postgres.sh start DIR). Each runs \
+            the default list: it needs --postgres URL, e.g. from Tools/postgres.sh start DIR), launch (what \
+            starting to record costs the calling thread: opening a log, then recorder, store and first \
+            dispatch, on a new file and an existing one, vs a store alone; not in the default list). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -46,9 +48,12 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Random seeks per log.") var seeks = 200
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
     @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
+    @Option(help: "Samples of the launch workload, each on a log of its own.") var launchSamples = 30
     @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption"]
     @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
     @Flag(help: "Print one JSON object instead of tables.") var json = false
+    @Option(help: ArgumentHelp("Run nothing: print the report a --json run saved in this file as the README's headline table.", valueName: "file"))
+    var markdown: String?
     @Option(help: "The PostgreSQL server of the postgres workload (its user may create databases).") var postgres: String?
     @Option(help: "Events pushed per run of the postgres workload.") var pushEvents = 1_000_000
     @Option(help: "Concurrent pushers in the postgres workload.") var pushers = 8
@@ -59,13 +64,18 @@ struct RewindBench: AsyncParsableCommand {
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
         guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
     }
 
     func run() async throws {
+        if let markdown {
+            let report = try JSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: markdown)))
+            print(report.markdownTable())
+            return
+        }
         #if DEBUG
         FileHandle.standardError.write(Data("rewind-bench: this is a debug build; use `swift run -c release rewind-bench`\n".utf8))
         #endif
@@ -85,6 +95,9 @@ struct RewindBench: AsyncParsableCommand {
         }
         if workload.contains("defaults") {
             emit(try DefaultsWorkload(session: shop, actions: defaultsActions, runs: runs).measure())
+        }
+        if workload.contains("launch") {
+            emit(try LaunchWorkload(session: shop, samples: launchSamples).measure())
         }
         if workload.contains("encryption") {
             emit(try EncryptionWorkload(session: shop, actions: encryptionActions, runs: runs, codecs: codec).measure())
@@ -142,10 +155,9 @@ struct WorkloadResult: Codable {
     func table() -> String {
         var lines = ["\(name) — baseline: \(baseline)"]
         for variant in variants {
-            let value = variant.value >= 100 ? Int(variant.value.rounded()).formatted() : String(format: "%.2f", variant.value)
             lines.append(
                 "  \(variant.name)".padding(toLength: 52, withPad: " ", startingAt: 0)
-                    + "\(value) \(variant.unit)".leftAligned(22)
+                    + variant.formattedValue.leftAligned(22)
                     + (variant.ratioToBaseline.map { String(format: "%.2f×", $0) } ?? "").leftAligned(9)
             )
         }
@@ -159,6 +171,28 @@ struct BenchReport: Codable {
     var cores: Int
     var runs: Int
     var workloads: [WorkloadResult]
+
+    /// The report as the README's headline table: one row per variant, its workload named on
+    /// the first, with the median of the runs and its ratio to the workload's baseline.
+    func markdownTable() -> String {
+        var lines = ["| workload | variant | result | ratio to baseline |", "| --- | --- | ---: | ---: |"]
+        for workload in workloads {
+            for (index, variant) in workload.variants.enumerated() {
+                let ratio = variant.ratioToBaseline.map { String(format: "%.2f×", $0) } ?? ""
+                lines.append("| \(index == 0 ? workload.name : "") | \(variant.name) | \(variant.formattedValue) | \(ratio) |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension WorkloadResult.Variant {
+    /// The median as the tables print it: whole and grouped from 100 up (`2,909,823`), two
+    /// decimals below (`29.80`), with its unit.
+    var formattedValue: String {
+        let number = value >= 100 ? Int(value.rounded()).formatted() : String(format: "%.2f", value)
+        return "\(number) \(unit)"
+    }
 }
 
 /// Runs `body` once to warm up, then `runs` times; returns the median and every run's rate.

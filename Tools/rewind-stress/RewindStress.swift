@@ -11,7 +11,7 @@ import RewindLog
 /// a child over and over, kills it with SIGKILL at random moments, and checks, replays and
 /// verifies the log after every kill.
 @main
-struct RewindStress: ParsableCommand {
+struct RewindStress: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rewind-stress",
         abstract: "Crash-safety checks for the Rewind recorder.",
@@ -19,8 +19,14 @@ struct RewindStress: ParsableCommand {
             RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self,
             TaggedWriterCommand.self, TaggedReaderCommand.self, KeyedWriterCommand.self, FuzzCommand.self,
             SharedLogCommand.self, SharedWriterCommand.self, SharedReaderCommand.self, SharedExporterCommand.self,
-        ]
+        ] + storeCommands
     )
+
+    #if PostgreSQL
+    static let storeCommands: [any ParsableCommand.Type] = [StoreSoakCommand.self]
+    #else
+    static let storeCommands: [any ParsableCommand.Type] = []
+    #endif
 }
 
 /// Records the shop app's generated actions at full speed into a log until killed.
@@ -105,13 +111,22 @@ struct RecordCommand: ParsableCommand {
     }
 }
 
-/// Generates the actions the stress runs record.
+/// Generates the actions the stress runs record: an app's generated session of 5,000 actions.
 enum SessionSource {
     static func shopActions(seed: UInt64) -> [DispatchedAction<ShopAction>] {
-        let result = UnsafeSendableBox<[DispatchedAction<ShopAction>]>()
+        generated { await Shop.sessionActions(count: 5_000, seed: seed) }
+    }
+
+    static func todoActions(seed: UInt64) -> [DispatchedAction<TodoAction>] {
+        generated { await Todo.sessionActions(count: 5_000, seed: seed) }
+    }
+
+    /// What `make` generates, waited for from synchronous code.
+    private static func generated<Action: Sendable>(_ make: @escaping @Sendable () async -> [DispatchedAction<Action>]) -> [DispatchedAction<Action>] {
+        let result = UnsafeSendableBox<[DispatchedAction<Action>]>()
         let done = DispatchSemaphore(value: 0)
         Task {
-            result.value = await Shop.sessionActions(count: 5_000, seed: seed)
+            result.value = await make()
             done.signal()
         }
         done.wait()

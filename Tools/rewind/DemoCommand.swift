@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rewind
+import RewindCLI
 import RewindExamples
 import RewindLog
 import Synchronization
@@ -43,12 +44,15 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("key-file"),
-        help: ArgumentHelp(
-            "Encrypt the session with the first key in this key file (`ID BASE64` lines); when the file does not exist, it is created with a new random key.",
-            valueName: "path"
-        )
+        help: ArgumentHelp("Encrypt the session with the first key in this key file (`ID BASE64` lines).", valueName: "path")
     )
     var keyFile: String?
+
+    @Option(
+        name: .customLong("new-key-file"),
+        help: ArgumentHelp("Encrypt the session with a new random key, written to this key file (which must not exist).", valueName: "path")
+    )
+    var newKeyFile: String?
 
     @Flag(help: "Print only the summary, not every action.")
     var quiet = false
@@ -58,7 +62,11 @@ struct DemoCommand: AsyncParsableCommand {
         guard (1...1_000_000).contains(actions) else { throw ValidationError("--actions is 1 to 1,000,000") }
         guard snapshotInterval >= 0 else { throw ValidationError("--snapshot-interval cannot be negative") }
         guard ["json", "binary"].contains(codec) else { throw ValidationError("--codec is json or binary") }
+        guard keyFile == nil || newKeyFile == nil else { throw ValidationError("give --key-file or --new-key-file, not both") }
     }
+
+    /// The key file the session is encrypted with, either way.
+    private var keyFilePath: String? { keyFile ?? newKeyFile }
 
     func run() async throws {
         try prepareOutput()
@@ -109,20 +117,20 @@ struct DemoCommand: AsyncParsableCommand {
         let bug = firstNegative.withLock { $0 }
         let seq = bug.map(String.init) ?? "SEQ"
         // The log as every command names it: with the key file when it is encrypted.
-        let output = self.output + (keyFile.map { " --key-file \($0)" } ?? "")
+        let output = self.output + (keyFilePath.map { " --key-file \($0)" } ?? "")
         let seen = bug.map { "The cart total first went negative at seq \($0). " } ?? "The seeded bug did not show in this session; try more --actions or another --seed. "
         let suggestions = [
             ("rewind bisect \(output) --invariant non-negative-total", "the first action that breaks it"),
             ("rewind diff \(output) --at \(seq)", "what that action changed"),
             ("rewind state \(output) --at \(seq)", "the whole state after it"),
             ("rewind log \(output) --case 'cart.*' --to \(seq)", "the cart actions leading there"),
-            ("rewind replay \(output) --skip \(seq) --through \(seq)", "what if it had not happened"),
+            ("rewind replay \(output) --without \(seq) --at \(seq)", "what if it had not happened"),
             ("rewind verify \(output)", "does the reducer still reproduce it?"),
         ]
         let width = suggestions.map(\.0.count).max() ?? 0
         print("""
 
-            Recorded \(session?.eventCount ?? 0) actions into \(self.output)\(keyFile == nil ? "" : ", encrypted") (session \(session?.id ?? 0), \(size / 1024) KiB): \
+            Recorded \(session?.eventCount ?? 0) actions into \(self.output)\(keyFilePath == nil ? "" : ", encrypted") (session \(session?.id ?? 0), \(size / 1024) KiB): \
             \(final.checkout.orders.count) orders paid, cart total \(Money(final.cart.total)).
             \(seen)Try next:
             \(suggestions.map { "  " + $0.0.rightPadded(to: width) + "   # " + $0.1 }.joined(separator: "\n"))
@@ -130,24 +138,38 @@ struct DemoCommand: AsyncParsableCommand {
             """)
     }
 
-    /// The keys to record with: the first in `--key-file` is the current one. A key file that
-    /// does not exist yet is created, readable by its owner only, with a new random key.
+    /// The keys to record with: the first in `--key-file` is the current one, as every
+    /// command reads a key file; `--new-key-file` makes one, readable by its owner only, with a
+    /// new random key. (`--key-file` naming a missing file made one before the vocabulary:
+    /// still, with a note.)
     private func keys() throws -> LogKeys {
-        guard let keyFile else { return LogKeys() }
-        if FileManager.default.fileExists(atPath: keyFile) {
-            do {
-                let keys = try LogKeys.reading(keyFileAt: keyFile)
-                return LogKeys(current: keys.others.first, others: keys.others)
-            } catch {
-                throw ValidationError("--key-file \(keyFile): \(error.reason)")
+        if let keyFile {
+            if FileManager.default.fileExists(atPath: keyFile) {
+                do {
+                    let keys = try LogKeys.reading(keyFileAt: keyFile)
+                    return LogKeys(current: keys.others.first, others: keys.others)
+                } catch {
+                    throw ValidationError("--key-file \(keyFile): \(error.reason)")
+                }
             }
+            Deprecated.note("--key-file naming a missing file", use: "--new-key-file \(keyFile)")
+            return try LogKeys(current: Self.newKey(at: keyFile, option: "--key-file"))
         }
+        guard let newKeyFile else { return LogKeys() }
+        guard !FileManager.default.fileExists(atPath: newKeyFile) else {
+            throw ValidationError("--new-key-file \(newKeyFile): the file exists; give it with --key-file, or another path")
+        }
+        return try LogKeys(current: Self.newKey(at: newKeyFile, option: "--new-key-file"))
+    }
+
+    /// A new random key, written to a new key file at `path` readable by its owner only.
+    private static func newKey(at path: String, option: String) throws -> LogKey {
         let key = try LogKey.random(id: "demo")
         let text = "# Rewind log keys: one `ID BASE64` line per key. Keep this file secret: it reads the log.\n\(key.keyFileLine)\n"
-        guard FileManager.default.createFile(atPath: keyFile, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ValidationError("--key-file \(keyFile): cannot create the file")
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("\(option) \(path): cannot create the file")
         }
-        return LogKeys(current: key)
+        return key
     }
 
     /// Makes room for a fresh log: removes a previous demo log at the output path, refuses

@@ -29,7 +29,9 @@ enum ExampleApps {
                 $0.cart.discountAmount <= $0.cart.subtotal
             },
         ],
-        redaction: shopRedaction
+        redaction: shopRedaction,
+        // Amounts in cents, shown as the app prints them (`24.50`).
+        formats: [ValueFormat("price", "unitPrice", "subtotal", "discountAmount", "total", "minimumSubtotal") { Money(Int($0)).description }]
     )
 
     static let todo = ReplayableApp(

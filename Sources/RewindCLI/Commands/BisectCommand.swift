@@ -19,13 +19,19 @@ struct BisectCommand: ReportingCommand, AsyncParsableCommand {
     @OptionGroup var options: LogOptions
     @OptionGroup var replay: ReplayFlags
     @OptionGroup var target: ConditionOptions
-    @Flag(help: "Skip ahead by snapshots: faster, for conditions that stay true once true.") var skipAhead = false
+    @Flag(help: "The condition stays true once true: search by snapshots first (faster).") var monotonic = false
+    @Flag(name: .customLong("skip-ahead"), help: .hidden) var oldSkipAhead = false
     @OptionGroup var fleet: FleetOptions
 
     /// A fleet question asks the store itself, a session at a time.
     var readsOneLog: Bool { !fleet.allSessions }
 
-    func validate() throws {
+    mutating func validate() throws {
+        if oldSkipAhead {
+            Deprecated.note("--skip-ahead", use: "--monotonic")
+            monotonic = true
+            oldSkipAhead = false
+        }
         try fleet.validate(session: target.session)
     }
 
@@ -112,7 +118,7 @@ extension BisectCommand: ReplayingCommand {
 
     func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
         let (outcome, labels) = try app.searching(for: try target.parsedCondition()) { matches in
-            try app.replayer.bisect(session: target.session, skippingAhead: skipAhead, where: matches)
+            try app.replayer.bisect(session: target.session, skippingAhead: monotonic, where: matches)
         }
         var report = try Report(outcome, in: app.replayer.log, labels: labels)
         report.gaps = try app.replayer.log.gaps(session: target.session)

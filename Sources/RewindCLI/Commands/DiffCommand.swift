@@ -15,6 +15,7 @@ struct DiffCommand: ReportingCommand {
     @Option(help: "The action whose change to show.") var at: Int64?
     @Option(help: "The first point (the state after this seq).") var from: Int64?
     @Option(help: "The second point.") var to: Int64?
+    @OptionGroup var scope: SessionScope
 
     func validate() throws {
         switch (at, from, to) {
@@ -29,6 +30,7 @@ struct DiffCommand: ReportingCommand {
     func report() throws -> Report {
         let log = try options.open()
         let seqs = [at, from, to].compactMap { $0 }
+        try scope.check(seqs, in: log)
         return try replay.replay(log, sessions: try seqs.map { try log.session(containing: $0) }).run(self)
     }
 }

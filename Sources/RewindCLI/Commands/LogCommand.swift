@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RewindLog
 
 /// `rewind log PATH`: the events, filtered.
@@ -6,7 +7,10 @@ struct LogCommand: LogReadingCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "List events: seq, time, action case and source.",
-        discussion: "With --json, one JSON object per line (JSON Lines), payload included."
+        discussion: """
+            With --json, one JSON object per line (JSON Lines), payload included. With --follow, \
+            keeps printing the events committed after, as they come, until Ctrl-C (like tail -f).
+            """
     )
 
     @OptionGroup var options: LogOptions
@@ -16,28 +20,65 @@ struct LogCommand: LogReadingCommand {
     @Option(help: "Only sources on this line.") var line: Int?
     @Option(help: "At most this many events.") var limit: Int?
     @Flag(help: "Show each payload too.") var payload = false
+    @Flag(name: .shortAndLong, help: "Keep printing new events as they are committed, until Ctrl-C.") var follow = false
+
+    /// How often `--follow` looks for new events.
+    static let followInterval = 0.2
 
     func validate() throws {
         try InputError.requirePositive(limit, "--limit", what: "a count")
         try InputError.requirePositive(line, "--line", what: "a line")
+        if follow {
+            for (option, given) in [("--to", selection.to != nil), ("--until", selection.window.until != nil), ("--limit", limit != nil)] where given {
+                throw InputError("\(option) ends the listing, --follow never does: give one of them")
+            }
+        }
     }
 
     func run() throws {
         let log = try options.open()
-        var cursor = log.events(try filter(in: log))
+        var filter = try filter(in: log)
+        // Where following starts: the log's end as the listing begins, or past the last event
+        // listed if more came meanwhile.
+        var listedThrough = try log.seqRange()?.upperBound ?? 0
+        let count = try list(log, filter) { listedThrough = max(listedThrough, $0) }
+        if count == 0 && !options.json { print(follow ? "no events match yet; following" : "no events match") }
+        guard follow else { return }
+        // Each look reads up to the end it saw first, so an event is printed once however the
+        // commits and the looks interleave. Ctrl-C ends the tool (see Interruption).
+        fflush(nil)
+        while true {
+            Thread.sleep(forTimeInterval: Self.followInterval)
+            guard let end = try log.seqRange()?.upperBound, end > listedThrough else { continue }
+            // Not before --from: a log still short of it lists nothing yet.
+            let first = max(listedThrough + 1, selection.from ?? 1)
+            listedThrough = end
+            guard first <= end else { continue }
+            filter.seqs = first...end
+            _ = try list(log, filter) { _ in }
+        }
+    }
+
+    /// Prints the events `filter` selects, streamed, one a line (a long log prints as it is
+    /// read; when following, each line is written out at once), and how many there were.
+    private func list(_ log: any LogReader, _ filter: EventFilter, listed: (Int64) -> Void) throws -> Int {
+        var cursor = log.events(filter)
         var count = 0
-        // Streamed, one event a line: a long log prints as it is read.
         while let stored = try cursor.next() {
             let event = payload || options.json ? try Rendering.opened(stored, in: log) : stored
             count += 1
+            listed(event.seq)
             if options.json {
                 print(try JSONOutput.line(EventReport(event, in: log)))
             } else {
                 print("\(Rendering.timestamp(event.time))  " + Rendering.line(event))
                 if payload, let text = event.payloadText ?? event.payload.map(Rendering.sealed) { print("    \(text)") }
             }
+            // Whole lines, as their events come: a pipe reads them at once, and Ctrl-C cuts
+            // none in half.
+            if follow { fflush(nil) }
         }
-        if count == 0 && !options.json { print("no events match") }
+        return count
     }
 
     /// Which events the options select (the inspector's timeline reads with the same filter).

@@ -26,10 +26,14 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
     @Option(help: "The address to listen on. Anything but loopback lets the network reach the log (the token still guards it).")
     var host = "127.0.0.1"
     @Option(help: "The port (0: any free port).") var port = 0
+    @Flag(help: "Open the page in a browser ($BROWSER, open or xdg-open); says so where there is none.") var open = false
+    @Option(help: ArgumentHelp("Open the page on this session's events (its filter set to it).", valueName: "n")) var session: Int64?
 
     func validate() throws {
+        try InputError.requirePositive(session, "--session", what: "a session number")
         guard (0...65_535).contains(port) else { throw InputError("--port \(port): give a port from 0 to 65535") }
     }
+
 
     func run() async throws {
         Self.raiseOpenFileLimit()
@@ -38,13 +42,16 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         // one opening (an older log's migrated copy is made once, not per call).
         let log = if case let .file(path) = options.location { try OpenLogs.keepFile(path, keys: options.keys()) } else { try options.open() }
         _ = try log.sessions()
+        if let session { _ = try log.session(session) }
         _ = try options.keys()
         let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
         let title = if case let .file(path) = options.location { (path as NSString).lastPathComponent } else { log.path }
         let inspector = Inspector(api: inspection, title: title)
         let json = options.json
         do {
-            try await inspector.serve(host: host, port: UInt16(port)) { [host, path = options.location.description] url in
+            try await inspector.serve(host: host, port: UInt16(port)) { [host, open, session, path = options.location.description] listening in
+                // The page reads a session to open on from the URL's fragment.
+                let url = session.flatMap { URL(string: listening.absoluteString + "#session=\($0)") } ?? listening
                 if !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host) {
                     FileHandle.standardError.write(Data("""
                         warning: listening on \(host), not on loopback: anyone who can reach this machine and \
@@ -56,6 +63,7 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
                 // the URL reads it at once.
                 let line = json ? (try? JSONOutput.line(["url": url.absoluteString])) ?? "" : "Inspecting \(options.location) at \(url.absoluteString)\n(read-only; Ctrl-C stops)"
                 FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                if open, let trouble = BrowserOpener.open(url) { FileHandle.standardError.write(Data((trouble + "\n").utf8)) }
             }
         } catch let error as Inspector.ListenError {
             throw InputError("cannot listen on \(host):\(port): \(error)")

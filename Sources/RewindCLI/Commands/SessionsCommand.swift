@@ -9,13 +9,16 @@ struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
         discussion: """
             With --json, an array of sessions. Given a postgres:// store, lists its sessions with their store number, \
             UUID, install, and the log they were pushed from with their number there: what `pull --session` and \
-            `bisect|verify --all-sessions --app-version|--install` choose by.
+            `bisect|verify --all-sessions --app-version|--install` choose by. With --since/--until, only the \
+            sessions recording during that time: started by its end, with an event (or their start) at or after its \
+            beginning; a duration counts back from the last event of the sessions listed.
             """
     )
 
     @OptionGroup var options: LogOptions
     @Option(help: ArgumentHelp("Only sessions recorded by this app version.", valueName: "version")) var appVersion: String?
     @Option(help: ArgumentHelp("In a store: only sessions of this install or device.", valueName: "id")) var install: String?
+    @OptionGroup var window: TimeWindow
 
     func validate() throws {
         if let appVersion, appVersion.isEmpty { throw InputError("--app-version: give a version") }
@@ -27,7 +30,7 @@ struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
 
     mutating func run() async throws {
         if case let .store(url) = options.location, !options.location.namesOneLog {
-            try options.print(try await StoreSessions.report(url: url, appVersion: appVersion, install: install))
+            try options.print(try await StoreSessions.report(url: url, appVersion: appVersion, install: install, window: window))
         } else {
             try printReport()
         }
@@ -37,8 +40,11 @@ struct SessionsCommand: ReportingCommand, AsyncParsableCommand {
         if install != nil { throw InputError("--install selects sessions in a store; a log is one install's") }
         let log = try options.open()
         let gaps = Dictionary(try log.gaps().map { ($0.session, $0) }, uniquingKeysWith: { first, _ in first })
-        let sessions = try log.sessions().filter { appVersion == nil || $0.app.version == appVersion }
-        return Report(sessions: sessions.map { Session($0, endedBy: gaps[$0.id]) })
+        let sessions = try log.sessions().filter { appVersion == nil || $0.app.version == appVersion }.map { session in
+            (session, try log.lastEventTime(of: session))
+        }
+        let chosen = try window.choose(sessions, start: \.0.startedAt, lastEvent: \.1)
+        return Report(sessions: chosen.map { Session($0, lastEventAt: $1, endedBy: gaps[$0.id]) })
     }
 }
 
@@ -55,6 +61,8 @@ extension SessionsCommand {
         var keyID: String?
         /// ISO-8601, UTC.
         var startedAt: String
+        /// ISO-8601, UTC; absent when the session has no events.
+        var lastEventAt: String?
         /// The last seq assigned before the session began.
         var baseSeq: Int64
         var events: Int64
@@ -69,8 +77,9 @@ extension SessionsCommand {
         /// The loss that ended the session, when a recorder could not write (see `check`).
         var gap: LogGap?
 
-        init(_ session: LogSession, endedBy gap: LogGap?) {
+        init(_ session: LogSession, lastEventAt: Double?, endedBy gap: LogGap?) {
             self.gap = gap
+            self.lastEventAt = lastEventAt.map(Rendering.timestamp)
             (id, app, appVersion) = (session.id, session.app.id, session.app.version)
             (actionSchemaVersion, stateSchemaVersion) = (session.app.actionSchemaVersion, session.app.stateSchemaVersion)
             (codec, startedAt, baseSeq, events) = (session.codec, Rendering.timestamp(session.startedAt), session.baseSeq, session.eventCount)

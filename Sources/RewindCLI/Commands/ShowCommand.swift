@@ -3,7 +3,7 @@ import Foundation
 import RewindLog
 import RewindReplay
 
-/// `rewind show PATH SEQ`: one event in full.
+/// `rewind show PATH --at SEQ`: one event in full.
 struct ShowCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
@@ -11,20 +11,30 @@ struct ShowCommand: ReportingCommand {
     )
 
     @OptionGroup var options: LogOptions
-    @Argument(help: "The event's seq.") var seq: Int64
+    @Option(help: ArgumentHelp("The event's seq.", valueName: "seq")) var at: Int64?
+    // `show PATH SEQ`, the spelling before the vocabulary (hidden; noted when used).
+    @Argument(help: .hidden) var oldSeq: Int64?
 
-    func validate() throws {
-        try InputError.requirePositive(seq, "seq")
+    /// The event's seq (``validate()`` makes sure there is one).
+    var seq: Int64 { at ?? 0 }
+
+    mutating func validate() throws {
+        at = Deprecated.merged(at, old: oldSeq, "`show PATH SEQ`", use: "`show PATH --at SEQ`")
+        oldSeq = nil
+        guard let at else { throw ValidationError("give the event's seq with --at SEQ") }
+        try InputError.requirePositive(at, "--at")
     }
 
     func report() throws -> Report {
         let log = try options.open()
         let event = try Rendering.opened(try log.event(at: seq), in: log)
         let session = try log.session(event.session)
-        // A payload that is not JSON text (a binary codec) is decoded through the app's types
-        // when this tool knows the app; an encrypted one whose key was not given is not.
-        let isJSON = event.keyID != nil || event.payload.map { JSONValue(json: $0) != nil } ?? true
-        let decoded = isJSON ? nil : try? AppRegistry.app(id: session.app.id).map { app in
+        // A payload is decoded through the app's types when this tool knows the app: a binary
+        // one becomes readable, a JSON one shows its dates as dates (the JSON codec stores a
+        // `Date` as seconds since 2001). An encrypted one whose key was not given is not, nor
+        // one today's types no longer decode: it shows as stored.
+        let sealed = event.keyID != nil || event.payload == nil
+        let decoded = sealed ? nil : try? AppRegistry.app(id: session.app.id).map { app in
             try app.open(log, ReplayOptions()).run(self)
         }
         return try Report(event: event, in: log, session: session, decoded: decoded)

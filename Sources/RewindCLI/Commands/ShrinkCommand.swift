@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RewindLog
 import RewindReplay
 
@@ -19,10 +20,39 @@ struct ShrinkCommand: ReportingCommand {
     @OptionGroup var replay: ReplayFlags
     @OptionGroup var target: ConditionOptions
     @Option(name: .shortAndLong, help: "The fixture log to write (must not exist).") var output: String
+    @Option(help: ArgumentHelp(
+        "Also write a Swift test that replays the fixture with RewindTesting: this file, or a file named after the condition in this folder (must not exist).",
+        valueName: "path"
+    ))
+    var test: String?
 
     func report() throws -> Report {
         let log = try options.open()
         return try target.app(in: log, with: replay).run(self)
+    }
+}
+
+extension ShrinkCommand {
+    /// The test for the fixture, as the inspector offers it.
+    func fixtureTest(for report: Report) -> FixtureTest {
+        let log = if case .store = options.location { "the store's log" } else { (options.path as NSString).lastPathComponent }
+        return FixtureTest(fixture: (output as NSString).lastPathComponent, log: log, invariant: target.invariant, condition: target.condition, report: report)
+    }
+
+    /// The file `--test PATH` names: PATH, or in a folder, the file named after the condition.
+    func testFile(_ path: String) throws -> String {
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isFolder)
+        let file: String
+        if exists, isFolder.boolValue {
+            let name = FixtureTest(fixture: "", log: "", invariant: target.invariant.map { ($0, nil) }, condition: target.condition, kept: 0, original: 0).fileName
+            file = (path as NSString).appendingPathComponent(name)
+        } else {
+            file = path
+        }
+        guard !FileManager.default.fileExists(atPath: file) else { throw InputError("--test \(file): the file exists; give another path") }
+        guard file.hasSuffix(".swift") else { throw InputError("--test \(file): a Swift test file ends in .swift") }
+        return file
     }
 }
 
@@ -41,13 +71,20 @@ extension ShrinkCommand: ReplayingCommand {
         var replays: Int?
         var seconds: Double?
         var output: String?
+        /// The Swift test written beside the fixture (`--test`).
+        var test: String?
         var kept: [EventReport]?
         private var summary: String
 
         var text: String { summary }
 
         private enum CodingKeys: String, CodingKey {
-            case found, condition, originalCount, keptCount, replays, seconds, output, kept
+            case found, condition, originalCount, keptCount, replays, seconds, output, test, kept
+        }
+
+        mutating func wroteTest(_ path: String) {
+            test = path
+            summary += "\nwrote \(path): a Swift test that replays \(output ?? "the fixture") (keep the fixture in a Fixtures folder beside it)"
         }
 
         init(notFound labels: Condition.Labels) {
@@ -70,6 +107,9 @@ extension ShrinkCommand: ReplayingCommand {
     func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
         let clock = ContinuousClock()
         let start = clock.now
+        // Where the test goes is settled first: a test that cannot be written stops the
+        // command before the search, and leaves no fixture behind.
+        let testPath = try test.map(testFile)
         let (result, labels) = try app.searching(for: try target.parsedCondition()) { matches in
             try app.replayer.shrink(session: target.session, where: matches)
         }
@@ -77,6 +117,14 @@ extension ShrinkCommand: ReplayingCommand {
         try result.write(to: output, keys: options.keys()).close()
         let elapsed = (clock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        return try Report(result, in: app.replayer.log, labels: labels, seconds: seconds, output: output)
+        var report = try Report(result, in: app.replayer.log, labels: labels, seconds: seconds, output: output)
+        if let testPath {
+            let source = fixtureTest(for: report).source
+            guard FileManager.default.createFile(atPath: testPath, contents: Data(source.utf8)) else {
+                throw InputError("--test \(testPath): cannot write the file")
+            }
+            report.wroteTest(testPath)
+        }
+        return report
     }
 }

@@ -10,15 +10,19 @@ struct StateCommand: ReportingCommand {
 
     @OptionGroup var options: LogOptions
     @OptionGroup var replay: ReplayFlags
-    @Option(help: "The seq whose state to show.") var at: Int64
+    @Option(help: "The seq whose state to show.") var at: Int64?
+    @OptionGroup var scope: SessionScope
 
     func validate() throws {
         try InputError.requirePositive(at, "--at")
+        guard at != nil || scope.session != nil else { throw ValidationError("give --at SEQ, or --session N for its last event") }
     }
 
     func report() throws -> Report {
         let log = try options.open()
-        return try replay.replay(log, sessions: [try log.session(containing: at)]).run(self)
+        var command = self
+        command.at = try scope.point(at, in: log)
+        return try replay.replay(log, sessions: [try log.session(containing: command.at ?? 0)]).run(command)
     }
 }
 
@@ -28,6 +32,9 @@ extension StateCommand: ReplayingCommand {
         var seq: Int64
         var session: Int64
         var state: JSONValue
+        /// The app's text for whole numbers it says how to show (``ValueFormat``), by dotted
+        /// path (`cart.total`); absent when it says nothing.
+        var formatted: [String: String]?
         /// Events folded from the snapshot to `seq`.
         var eventsFolded: Int
         /// The seq of the snapshot the fold started from (0: the session's initial state).
@@ -52,14 +59,17 @@ extension StateCommand: ReplayingCommand {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case seq, session, state, eventsFolded, fromSnapshot, skipped
+            case seq, session, state, formatted, eventsFolded, fromSnapshot, skipped
         }
     }
 
     func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
-        let (state, stats) = try app.replayer.stateAndStats(at: at)
+        let seq = at ?? 0
+        let (state, stats) = try app.replayer.stateAndStats(at: seq)
+        let json = try JSONValue(encoding: state)
+        let formatted = app.formats.texts(in: json)
         return Report(
-            seq: at, session: try app.replayer.log.session(containing: at).id, state: try JSONValue(encoding: state),
+            seq: seq, session: try app.replayer.log.session(containing: seq).id, state: json, formatted: formatted.isEmpty ? nil : formatted,
             eventsFolded: stats.folded, fromSnapshot: stats.startedFromSnapshot ?? 0,
             skipped: stats.skipped.map { .init(seq: $0.seq, action: $0.actionCase, reason: $0.reason) },
             // The dump is the text report; JSON (and the inspector) never shows it, and for a

@@ -5,25 +5,32 @@ import RewindLog
 struct StatsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Count events per action case and per source location; time span and size."
+        abstract: "Count events per action case and per source location; time span and size.",
+        discussion: """
+            With --from/--to or --since/--until, only the events in that range or window are \
+            counted (and the sessions and snapshots they hold); the size on disk stays the file's.
+            """
     )
 
     @OptionGroup var options: LogOptions
-    @Option(help: "Only this session.") var session: Int64?
+    @OptionGroup var selection: EventSelection
     @Option(help: "How many cases and locations to list.") var top = 15
     @Option(help: "Also show activity over time: the time span cut into this many stretches (1–1000), a sparkline per case and per source.")
     var buckets: Int?
 
     func validate() throws {
-        try InputError.requirePositive(session, "--session", what: "a session number")
         try InputError.requirePositive(top, "--top", what: "a count")
         if let buckets, !(1...1_000).contains(buckets) { throw InputError("--buckets \(buckets): give 1 to 1000 stretches") }
     }
 
     func report() throws -> Report {
         let log = try options.open()
-        var report = Report(try log.statistics(session: session), top: top)
-        if let buckets { report.activity = try log.activity(session: session, buckets: buckets, top: min(top, 100)) }
+        // The selection as `log` reads it: relative times count back from the last event.
+        let filter = try selection.filter(in: log)
+        var report = Report(try log.statistics(session: filter.session, seqs: filter.seqs, times: filter.times), top: top)
+        if let buckets {
+            report.activity = try log.activity(session: filter.session, seqs: filter.seqs, times: filter.times, buckets: buckets, top: min(top, 100))
+        }
         return report
     }
 }

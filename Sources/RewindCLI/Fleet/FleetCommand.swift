@@ -23,7 +23,7 @@ extension FleetCommand {
     /// fleet report, and exits 1 when the answer is "no", 2 when a session could not be replayed.
     func runFleet() async throws {
         let source = try fleetSource()
-        let sessions = try await source.sessions()
+        let sessions = try fleet.window.choose(try await source.sessions(), start: \.startedAt, lastEvent: \.lastEventAt)
         let line = ProgressLine(json: options.json)
         let workers = fleet.workers
         let (entries, seconds) = try await line.around {

@@ -10,13 +10,18 @@ struct FleetOptions: ParsableArguments {
     var appVersion: String?
     @Option(help: ArgumentHelp("With --all-sessions on a store: only sessions of this install or device.", valueName: "id"))
     var install: String?
+    /// With --all-sessions: only the sessions recording during this time.
+    @OptionGroup var window: TimeWindow
     @Option(help: ArgumentHelp("With --all-sessions: sessions replayed at once, 1–64 (default: the machine's cores).", valueName: "n"))
     var jobs: Int?
 
     /// Checks the options against `--session`, which asks for one session instead.
     func validate(session: Int64?) throws {
         if !allSessions {
-            for (given, option) in [(appVersion != nil, "--app-version"), (install != nil, "--install"), (jobs != nil, "--jobs")] where given {
+            for (given, option) in [
+                (appVersion != nil, "--app-version"), (install != nil, "--install"), (window.since != nil, "--since"),
+                (window.until != nil, "--until"), (jobs != nil, "--jobs"),
+            ] where given {
                 throw InputError("\(option) goes with --all-sessions")
             }
             return

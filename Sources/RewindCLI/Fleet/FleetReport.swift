@@ -9,6 +9,9 @@ struct FleetReport: CommandReport {
     var source: String
     var appVersion: String?
     var install: String?
+    /// The time window the sessions were recording in, as given.
+    var since: String?
+    var until: String?
     var sessions: Int
     /// Sessions whose answer is the one looked for: the condition found (bisect), a
     /// divergence (verify).
@@ -28,7 +31,7 @@ struct FleetReport: CommandReport {
          hitsAnswerNo: Bool, pullHint: String?) {
         self.question = question
         self.source = source
-        (appVersion, install) = (options.appVersion, options.install)
+        (appVersion, install, since, until) = (options.appVersion, options.install, options.window.since, options.window.until)
         (self.workers, self.seconds, self.entries, self.hitsAnswerNo, self.pullHint) = (workers, seconds, entries, hitsAnswerNo, pullHint)
         sessions = entries.count
         hits = entries.filter(\.status.isHit).count
@@ -40,11 +43,12 @@ struct FleetReport: CommandReport {
     var answersNo: Bool { hitsAnswerNo ? hits > 0 : hits == 0 }
 
     private enum CodingKeys: String, CodingKey {
-        case question, source, appVersion, install, sessions, hits, failed, eventsFolded, workers, seconds, entries
+        case question, source, appVersion, install, since, until, sessions, hits, failed, eventsFolded, workers, seconds, entries
     }
 
     var text: String {
-        let scope = [appVersion.map { "app version \($0)" }, install.map { "install \($0)" }].compactMap { $0 }.joined(separator: ", ")
+        let scope = [appVersion.map { "app version \($0)" }, install.map { "install \($0)" }, since.map { "since \($0)" }, until.map { "until \($0)" }]
+            .compactMap { $0 }.joined(separator: ", ")
         var lines = [
             "\(question): \(hits) of \(sessions) session\(sessions == 1 ? "" : "s") of \(source)\(scope.isEmpty ? "" : " (\(scope))")"
                 + (failed > 0 ? "; \(failed) could not be replayed" : ""),
@@ -60,7 +64,7 @@ struct FleetReport: CommandReport {
 }
 
 /// One session's answer in a ``FleetReport``.
-struct FleetEntry: Codable, Sendable {
+struct FleetEntry: Encodable, Sendable {
     enum Status: String, Codable, Sendable {
         /// Bisect: the condition first holds after an action (`seq`).
         case found

@@ -19,8 +19,8 @@ protocol FleetWorker: Sendable {
     func close() async
 }
 
-/// One session of a fleet run.
-struct FleetSession: Sendable, Codable {
+/// One session of a fleet run; in a report, its times are ISO-8601.
+struct FleetSession: Sendable, Encodable {
     /// Its number: in the log file, or in the store.
     var id: Int64
     /// In a store: its global identity, install, and its log and number there.
@@ -30,6 +30,27 @@ struct FleetSession: Sendable, Codable {
     var numberInLog: Int64?
     var appVersion: String
     var events: Int64
+    /// When it started, and when its last event was recorded (`nil`: it has none), in seconds
+    /// since 1970: what `--since`/`--until` choose by.
+    var startedAt: Double
+    var lastEventAt: Double?
+
+    private enum CodingKeys: String, CodingKey {
+        case id, uuid, install, log, numberInLog, appVersion, events, startedAt, lastEventAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encodeIfPresent(uuid, forKey: .uuid)
+        try container.encodeIfPresent(install, forKey: .install)
+        try container.encodeIfPresent(log, forKey: .log)
+        try container.encodeIfPresent(numberInLog, forKey: .numberInLog)
+        try container.encode(appVersion, forKey: .appVersion)
+        try container.encode(events, forKey: .events)
+        try container.encode(Rendering.timestamp(startedAt), forKey: .startedAt)
+        try container.encodeIfPresent(lastEventAt.map(Rendering.timestamp), forKey: .lastEventAt)
+    }
 }
 
 /// The sessions of one log file, read by every worker through the same (read-only) log.
@@ -41,7 +62,10 @@ struct FileFleet: FleetSource, FleetWorker {
 
     func sessions() async throws -> [FleetSession] {
         try log.sessions().filter { appVersion == nil || $0.app.version == appVersion }.map { session in
-            FleetSession(id: session.id, appVersion: session.app.version, events: session.eventCount)
+            FleetSession(
+                id: session.id, appVersion: session.app.version, events: session.eventCount, startedAt: session.startedAt,
+                lastEventAt: try log.lastEventTime(of: session)
+            )
         }
     }
 

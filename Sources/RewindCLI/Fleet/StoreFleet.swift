@@ -26,7 +26,7 @@ struct StoreFleet: FleetSource {
             return sessions.map { stored in
                 FleetSession(
                     id: stored.id, uuid: stored.uuid, install: stored.install, log: stored.log, numberInLog: stored.numberInLog,
-                    appVersion: stored.app.version, events: stored.eventCount
+                    appVersion: stored.app.version, events: stored.eventCount, startedAt: stored.startedAt, lastEventAt: stored.lastEventAt
                 )
             }
         } catch {

@@ -73,3 +73,15 @@ struct FixtureTest {
         return words.isEmpty ? "shrunk" : words.prefix(8).joined(separator: "-")
     }
 }
+
+extension FixtureTest {
+    /// The test for the fixture `rewind shrink` wrote for `report`, shrunk from `log`, looking
+    /// for `invariant` (with its registered description) or `condition`.
+    init(fixture: String, log: String, invariant: String?, condition: String?, report: ShrinkCommand.Report) {
+        self.init(
+            fixture: fixture, log: log,
+            invariant: invariant.map { name in (name, AppRegistry.apps.lazy.flatMap(\.invariants).first { $0.name == name }?.description) },
+            condition: condition, kept: report.keptCount ?? 0, original: report.originalCount ?? 0
+        )
+    }
+}

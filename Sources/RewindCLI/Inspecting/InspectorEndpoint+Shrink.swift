@@ -17,11 +17,7 @@ extension InspectorEndpoint {
         var report = try command.report()
         guard report.found else { return try .json(encoding: Download(report: report)) }
         report.output = name
-        let test = FixtureTest(
-            fixture: name, log: inspection.shortName,
-            invariant: call["invariant"].map { name in (name, AppRegistry.apps.lazy.flatMap(\.invariants).first { $0.name == name }?.description) },
-            condition: call["where"], kept: report.keptCount ?? 0, original: report.originalCount ?? 0
-        )
+        let test = FixtureTest(fixture: name, log: inspection.shortName, invariant: call["invariant"], condition: call["where"], report: report)
         return try .json(encoding: Download(report: report, fixtureName: name, fixture: try Data(contentsOf: URL(fileURLWithPath: output)), testName: test.fileName, test: test.source))
     }
 

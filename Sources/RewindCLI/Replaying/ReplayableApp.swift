@@ -6,7 +6,7 @@ import RewindReplay
 /// must keep. Register apps with ``RewindTool/main(apps:extraCommands:)``.
 ///
 /// ```swift
-/// ReplayableApp(
+/// let shop = ReplayableApp(
 ///     id: "com.example.shop",
 ///     reducer: Shop.reducer,
 ///     invariants: [Invariant(name: "non-negative-total", description: "the cart total is never negative") { $0.cart.total >= 0 }]
@@ -29,20 +29,23 @@ public struct ReplayableApp: Sendable {
     ///   - invariants: Rules the state must keep, for `bisect --invariant`.
     ///   - redaction: The policy the app records under, so `verify` compares states after the
     ///     same scrub as the recorded snapshots.
+    ///   - formats: How to show whole numbers of the state people read otherwise (money in
+    ///     cents), as the app prints them.
     public init<State: Codable & Sendable & Equatable, Action: Codable & Sendable>(
         id: String,
         reducer: Reducer<State, Action>,
         current: AppIdentity? = nil,
         upcaster: Upcaster = .none,
         invariants: [Invariant<State>] = [],
-        redaction: Redaction<State, Action> = .none
+        redaction: Redaction<State, Action> = .none,
+        formats: [ValueFormat] = []
     ) {
         self.id = id
         self.invariants = invariants.map { ($0.name, $0.description) }
         self.open = { log, options in
             var options = options
             if let current { options.upgrades = SchemaUpgrades(app: current, upcaster: upcaster) }
-            return TypedAppReplay(replayer: Replayer(log: log, reducer: reducer, options: options, redaction: redaction), invariants: invariants)
+            return TypedAppReplay(replayer: Replayer(log: log, reducer: reducer, options: options, redaction: redaction), invariants: invariants, formats: formats)
         }
     }
 }

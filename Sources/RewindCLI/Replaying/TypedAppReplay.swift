@@ -8,6 +8,7 @@ import RewindReplay
 struct TypedAppReplay<State: Codable & Sendable & Equatable, Action: Codable & Sendable>: AppReplay {
     let replayer: Replayer<State, Action>
     let invariants: [Invariant<State>]
+    let formats: [ValueFormat]
 
     func run<Command: ReplayingCommand>(_ command: Command) throws -> Command.Output {
         try command.run(with: self)
@@ -42,7 +43,7 @@ struct TypedAppReplay<State: Codable & Sendable & Equatable, Action: Codable & S
             }
             return ({ !invariant.holds($0) }, Condition.Labels(found: "invariant '\(name)' (\(invariant.description)) breaks", never: "invariant '\(name)' never breaks"))
         case let .matches(predicate):
-            let encoder = JSONEncoder()
+            let encoder = JSONValue.readableEncoder()
             return ({ state throws(StatePredicate.Failure) in
                 let object: Any
                 do { object = try JSONSerialization.jsonObject(with: encoder.encode(state)) } catch {

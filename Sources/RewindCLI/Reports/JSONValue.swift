@@ -18,9 +18,23 @@ enum JSONValue: Codable, Equatable, Sendable {
         self = value
     }
 
-    /// A value's JSON form, through its `Encodable` conformance.
+    /// A value's JSON form, through its `Encodable` conformance, as people read it (see
+    /// ``readableEncoder()``).
     init(encoding value: some Encodable) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        self = try JSONDecoder().decode(JSONValue.self, from: Self.readableEncoder().encode(value))
+    }
+
+    /// How the tool shows an app's state or action as JSON (reports, the inspector, `--where`):
+    /// a `Date` as ISO-8601 text in UTC with milliseconds (`2026-11-26T21:50:08.904Z`), not
+    /// Foundation's default seconds since 2001. ISO-8601 text in one form orders as its dates
+    /// do, so `--where 'checkout.orders[0].placedAt < "2026-11-01"'` compares them.
+    static func readableEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Rendering.timestamp(date.timeIntervalSince1970))
+        }
+        return encoder
     }
 
     init(from decoder: any Decoder) throws {

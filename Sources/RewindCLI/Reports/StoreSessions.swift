@@ -21,6 +21,8 @@ struct StoreSessions: CommandReport {
         var stateSchemaVersion: Int
         /// ISO-8601, UTC.
         var startedAt: String
+        /// ISO-8601, UTC; absent when the session has no events.
+        var lastEventAt: String?
         var events: Int64
     }
 
@@ -41,8 +43,9 @@ struct StoreSessions: CommandReport {
         })
     }
 
-    /// The sessions of the store at `url`, optionally of one app version or install.
-    static func report(url: String, appVersion: String?, install: String?) async throws -> StoreSessions {
+    /// The sessions of the store at `url`, optionally of one app version or install, or recording
+    /// during a time window.
+    static func report(url: String, appVersion: String?, install: String?, window: TimeWindow) async throws -> StoreSessions {
         #if PostgreSQL
         let location = try StoreURL.parse(url)
         let store = try await PostgresLog.open(location, mode: .readOnly)
@@ -54,12 +57,13 @@ struct StoreSessions: CommandReport {
             throw error
         }
         await store.close()
-        return StoreSessions(sessions: stored.map { session in
+        return StoreSessions(sessions: try window.choose(stored, start: \.startedAt, lastEvent: \.lastEventAt).map { session in
             Session(
                 id: session.id, uuid: session.uuid.uuidString.lowercased(), install: session.install, log: session.log?.uuidString.lowercased(),
                 numberInLog: session.numberInLog, app: session.app.id, appVersion: session.app.version,
                 actionSchemaVersion: session.app.actionSchemaVersion, stateSchemaVersion: session.app.stateSchemaVersion,
-                startedAt: Rendering.timestamp(session.startedAt), events: session.eventCount
+                startedAt: Rendering.timestamp(session.startedAt), lastEventAt: session.lastEventAt.map(Rendering.timestamp),
+                events: session.eventCount
             )
         })
         #else

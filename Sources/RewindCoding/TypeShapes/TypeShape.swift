@@ -5,8 +5,8 @@
 ///
 /// ```swift
 /// let shape = TypeShape.of(ShopAction.self)
-/// print(shape.description)   // the definitions, one type a line
-/// shape.fingerprint          // "3f9c2a61d04b7e15": changes when the encoding's structure does
+/// print(shape.definitions.joined(separator: "\n"))   // the definitions, one type a line
+/// print(shape.fingerprint)   // "3f9c2a61d04b7e15": changes when the encoding's structure does
 /// ```
 ///
 /// Shapes are derived at run time by probing the type's `init(from:)` (see ``of(_:probing:)`` for what

@@ -11,8 +11,8 @@ import Synchronization
 /// ```swift
 /// func forgotPassword(on stage: some Stage, store: Store<Account, Account.Action>) async throws {
 ///     try await withFlow(on: stage, recordingInto: store) { flow in
-///         let phone = try await flow.run(Scene<String>("EnterPhoneScene"), .push, as: Account.Action.phoneEntered)
-///         let code = try await flow.run(Scene<String>("EnterCodeScene"), .push, as: Account.Action.codeEntered)
+///         _ = try await flow.run(Scene<String>("EnterPhoneScene"), .push, as: Account.Action.phoneEntered)
+///         _ = try await flow.run(Scene<String>("EnterCodeScene"), .push, as: Account.Action.codeEntered)
 ///         _ = try await flow.run(Scene<String>("NewPasswordScene"), .push, as: Account.Action.passwordChosen)
 ///     }   // NewPasswordScene, EnterCodeScene, EnterPhoneScene dismissed, in that order
 /// }

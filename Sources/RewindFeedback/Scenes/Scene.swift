@@ -7,9 +7,9 @@
 /// the screen from it:
 ///
 /// ```swift
-/// enum Screen: Sendable { case enterPhone, enterCode(phone: String), newPassword }
+/// enum AccountScreen: Sendable { case enterPhone, enterCode(phone: String), newPassword }
 ///
-/// let enterPhone = Scene<String>("EnterPhoneScene", content: Screen.enterPhone)
+/// let enterPhone = Scene<String>("EnterPhoneScene", content: AccountScreen.enterPhone)
 /// let phone = try await stage.run(enterPhone, .push)   // shown, answered, dismissed
 /// ```
 ///

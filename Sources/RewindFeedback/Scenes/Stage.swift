@@ -7,6 +7,7 @@ public import Rewind
 /// values through, and take it off again. A flow calls ``dismiss(_:)`` once for every
 /// presentation whose ``present(_:as:output:)`` returned, newest first when a flow unwinds.
 ///
+/// <!-- snippet: requires UIKit -->
 /// ```swift
 /// @MainActor final class NavigationStage: Stage {
 ///     let navigation: UINavigationController

@@ -7,7 +7,7 @@ const view = {
   selected: null, filter: {}, skipped: new Set(), hits: new Map(), last: 0, sessions: 0,
   // seq → "reproduced" | "diverging" | "unchecked" (after verify); seq → recorded gap.
   snapshots: new Map(), gaps: new Map(),
-  tab: "event", stateCache: new Map(),
+  tab: "event", stateCache: new Map(), formatted: {},
 };
 
 function el(tag, attrs, ...children) {
@@ -254,7 +254,7 @@ function needsReplay(panel) {
 async function showEvent() {
   const panel = $("panel-event");
   if (view.selected === null) return;
-  const report = await busy("event", () => api("event", { seq: view.selected }));
+  const report = await busy("event", () => api("event", { at: view.selected }));
   const e = report.event || report;
   fill(panel,
     el("h2", {}, `seq ${e.seq} \u00b7 ${e.action}`),
@@ -281,13 +281,14 @@ async function showState() {
   $("state-info").textContent = `after seq ${report.seq} (session ${report.session}): replayed ${report.eventsFolded} events from ` +
     (report.fromSnapshot ? `the snapshot at seq ${report.fromSnapshot}` : "the session's initial state") +
     (report.skipped?.length ? `; skipped ${report.skipped.length} undecodable` : "");
+  view.formatted = report.formatted || {};
   renderState(report.state);
   panel.dataset.seq = seq;
 }
 
 function renderState(state) {
   const query = $("state-search").value.trim().toLowerCase();
-  fill($("state-tree"), tree(state, query, 2));
+  fill($("state-tree"), tree(state, query, 2, view.formatted || {}));
 }
 
 async function showDiff() {
@@ -357,23 +358,29 @@ function spark(series, other) {
 
 // A JSON value as nested <details>, open `openDepth` levels deep (and wherever the
 // search query matches); a closed level is built only when opened.
-function tree(value, query, openDepth) {
+// `formatted`: the app's text for some whole numbers, by dotted path (see ValueFormat), shown
+// in their place with the stored number beside it.
+function tree(value, query, openDepth, formatted = {}) {
   const matches = (text) => query && String(text).toLowerCase().includes(query);
   const contains = (v) => {
     if (!query) return false;
     if (v !== null && typeof v === "object") return Object.entries(v).some(([k, c]) => matches(k) || contains(c));
     return matches(JSON.stringify(v));
   };
-  const leaf = (v) => {
+  const leaf = (v, path) => {
     if (v === null) return el("span", { class: "lit" }, "nil");
     if (typeof v === "string") return el("span", { class: "str" }, JSON.stringify(v));
+    if (typeof v === "number" && path in formatted) {
+      return el("span", { class: "num formatted", title: `stored as ${v}` }, formatted[path], el("span", { class: "hint" }, ` (${v})`));
+    }
     if (typeof v === "number") return el("span", { class: "num" }, String(v));
     return el("span", { class: "lit" }, String(v));
   };
-  const node = (key, v, depth) => {
+  const node = (key, v, depth, path) => {
     const label = key === null ? [] : [el("span", { class: "key" }, key), ": "];
     if (v === null || typeof v !== "object") {
-      return el("div", { class: "leaf" + (matches(key) || matches(JSON.stringify(v)) ? " match" : "") }, label, leaf(v));
+      const text = formatted[path];
+      return el("div", { class: "leaf" + (matches(key) || matches(JSON.stringify(v)) || (text && matches(text)) ? " match" : "") }, label, leaf(v, path));
     }
     const entries = Object.entries(v);
     const summary = Array.isArray(v) ? `[${entries.length}]` : `{${entries.length}}`;
@@ -382,12 +389,12 @@ function tree(value, query, openDepth) {
     const fill = () => {
       if (details.dataset.filled) return;
       details.dataset.filled = "1";
-      for (const [k, c] of entries) details.append(node(k, c, depth + 1));
+      for (const [k, c] of entries) details.append(node(k, c, depth + 1, path === "" ? k : `${path}.${k}`));
     };
     if (open) fill(); else details.addEventListener("toggle", fill, { once: true });
     return details;
   };
-  return el("div", { class: "tree" }, node(null, value, 0));
+  return el("div", { class: "tree" }, node(null, value, 0, ""));
 }
 
 // ---- invariants, bisect, shrink -------------------------------------------------
@@ -469,9 +476,9 @@ async function whatIf() {
   if (view.skipped.size === 0) { fill(box, el("p", { class: "hint" }, "Tick at least one event.")); return; }
   fill(box, el("p", { class: "hint" }, "replaying…"));
   try {
-    const report = await busy("what-if", () => api("replay", { skip: [...view.skipped].sort((a, b) => a - b), through: $("whatif-through").value.trim() }));
+    const report = await busy("what-if", () => api("replay", { without: [...view.skipped].sort((a, b) => a - b), at: $("whatif-through").value.trim() }));
     const diff = el("pre", { class: "diff", id: "whatif-diff" });
-    fill(box, el("p", {}, `The state after seq ${report.through} without them (\u2212 as recorded, + without):`), diff);
+    fill(box, el("p", {}, `The state after seq ${report.at} without them (\u2212 as recorded, + without):`), diff);
     renderDiff(diff, report.diff, "(no difference: the final state would be the same)");
   } catch (error) {
     fill(box, el("p", { class: "bad" }, error.message));
@@ -594,7 +601,13 @@ async function start() {
     banner(error.message);
     return;
   }
-  const fromHash = Number(new URLSearchParams(location.hash.slice(1)).get("seq"));
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const fromHash = Number(hash.get("seq"));
+  // `rewind serve --session N` opens the page on that session's events.
+  if (hash.get("session")) {
+    $("f-session").value = hash.get("session");
+    view.filter = { ...view.filter, session: hash.get("session") };
+  }
   const [low] = view.overview.seqs || [1];
   await loadAround(fromHash || low);
   if (view.rows.length) await select(fromHash || view.rows[0].seq);

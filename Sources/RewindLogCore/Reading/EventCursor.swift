@@ -6,7 +6,7 @@ import Rewind
 ///
 /// ```swift
 /// var cursor = log.events(EventFilter(actionCase: "cart.*"))
-/// while let event = try cursor.next() { … }
+/// while let event = try cursor.next() { print(event.seq, event.actionCase) }
 /// ```
 ///
 /// Each page is its own short read, so a recorder can keep writing between pages; events

@@ -1,7 +1,7 @@
 /// Which events to read.
 ///
 /// ```swift
-/// EventFilter(session: 3, actionCase: "cart.*", file: "CartScreen", limit: 50)
+/// let filter = EventFilter(session: 3, actionCase: "cart.*", file: "CartScreen", limit: 50)
 /// ```
 public struct EventFilter: Sendable, Hashable {
     /// Only seqs in this range.

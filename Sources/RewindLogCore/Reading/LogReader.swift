@@ -7,8 +7,8 @@ public import Foundation
 /// numbers, seqs and answers as the file it was pushed from.
 ///
 /// ```swift
-/// func lastState(of log: some LogReader) throws -> Shop.State {
-///     let session = try #require(try log.sessions().last)
+/// func lastState(of log: some LogReader) throws -> ShopState? {
+///     guard let session = try log.sessions().last else { return nil }
 ///     return try Replayer(log: log, reducer: Shop.reducer).finalState(session: session.id)
 /// }
 /// ```
@@ -85,11 +85,13 @@ public protocol LogReader: AnyObject, Sendable {
     /// reader whose answers cannot change under it (the default) passes itself.
     func readingConsistently<T>(_ body: (any LogReader) throws(EventLogError) -> T) throws(EventLogError) -> T
 
-    /// Counts and sizes of the log, or of one session.
-    func statistics(session: Int64?) throws(EventLogError) -> LogStatistics
-    /// Events over time, cut into `buckets` stretches (1–1000), with the `top` cases and
-    /// sources (1–100); `nil` when there are no events.
-    func activity(session: Int64?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity?
+    /// Counts and sizes of the log, or of the events of one session, a seq range and a time
+    /// window (each `nil`: all). With a range or a window, `sessions` counts the sessions with
+    /// events in it and `snapshots` those taken in it.
+    func statistics(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?) throws(EventLogError) -> LogStatistics
+    /// Events over time, cut into `buckets` stretches (1–1000) of the selected events' time span,
+    /// with the `top` cases and sources (1–100); `nil` when no event is selected.
+    func activity(session: Int64?, seqs: ClosedRange<Int64>?, times: ClosedRange<Double>?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity?
     /// Whether the log is sound: its store's own check, seqs without gaps, a snapshot per
     /// session, bounds that match the events, and every encrypted value it has the key of
     /// authenticating.
@@ -117,6 +119,17 @@ extension LogReader {
     /// Counts and sizes of the whole log.
     public func statistics() throws(EventLogError) -> LogStatistics {
         try statistics(session: nil)
+    }
+
+    /// Counts and sizes of the log, or of one session.
+    public func statistics(session: Int64?) throws(EventLogError) -> LogStatistics {
+        try statistics(session: session, seqs: nil, times: nil)
+    }
+
+    /// Events over time, of the log or of one session (see
+    /// ``activity(session:seqs:times:buckets:top:)``).
+    public func activity(session: Int64?, buckets: Int, top: Int) throws(EventLogError) -> LogActivity? {
+        try activity(session: session, seqs: nil, times: nil, buckets: buckets, top: top)
     }
 
     /// The events that match `filter`, in seq order, read a page at a time.

@@ -10,7 +10,7 @@ public import Synchronization
 /// let log = try EventLog(path: "shop.rewind")
 /// let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.shop"))
 /// let store = Store(initialState: ShopState(), reducer: Shop.reducer,
-///                   middleware: .combine(recorder.middleware, Shop.effects(environment: .live)))
+///                   middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
 /// …
 /// try recorder.close()   // commits what is buffered; also happens when the recorder is released
 /// ```
@@ -61,9 +61,12 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         try? close()
     }
 
-    /// The session being recorded, once a store has bound ``middleware``.
+    /// The session being recorded, once a store has bound ``middleware``. The writer thread
+    /// begins it; this waits until it has (`nil` when it could not: see ``flush()``), so on a
+    /// store that does not answer it waits as long: ask it off the main thread there.
     public var session: LogSession? {
-        writer.session
+        writer.awaitBegin()
+        return writer.session
     }
 
     /// The middleware to give the store. Binding it begins a session holding the store's
@@ -75,37 +78,42 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     // for the app's state and action types instead of running generic code.
     @inlinable
     public var middleware: Middleware<State, Action> {
-        Middleware { [self] context in
-            writer.beginSession(app: app, initialState: context.state)
-            let synchronous = configuration.durability == .synchronous
-            let capacity = max(1, configuration.bufferCapacity)
-            // Named once per binding: a store's name is built from its location.
-            let path = destination.name
-            return Middleware.Hooks(
-                willReduce: { [buffer, configuration] _, state in
-                    // After a failed write, the writer asks for the live state to resume from in
-                    // a new session: the state before this action, so the action itself is the
-                    // new session's first event. One relaxed load per action otherwise.
-                    if buffer.freshStateWanted.load(ordering: .relaxed),
-                       buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
-                        let time = configuration.clock().timeIntervalSince1970
-                        let taken = buffer.contents.withLock { contents in
-                            // While actions are let go on a stuck store, a state taken now
-                            // would follow some of them: ask again once the writer has them.
-                            guard contents.stalled == nil else { return false }
-                            contents.items.append(.freshState(state, time: time))
-                            contents.sinceSnapshot = 0
-                            return true
-                        }
-                        if !taken { buffer.freshStateWanted.store(true, ordering: .releasing) }
+        Middleware { [self] context in hooks(initialState: context.state) }
+    }
+
+    /// Begins a session holding `initialState` and returns the per-action hooks: the one path
+    /// by which both ``middleware`` and ``tap(initialState:)`` record.
+    @inlinable
+    func hooks(initialState: State) -> Middleware<State, Action>.Hooks {
+        writer.beginSession(app: app, initialState: initialState)
+        let synchronous = configuration.durability == .synchronous
+        let capacity = max(1, configuration.bufferCapacity)
+        // Named once per binding: a store's name is built from its location.
+        let path = destination.name
+        return Middleware.Hooks(
+            willReduce: { [buffer, configuration] _, state in
+                // After a failed write, the writer asks for the live state to resume from in
+                // a new session: the state before this action, so the action itself is the
+                // new session's first event. One relaxed load per action otherwise.
+                if buffer.freshStateWanted.load(ordering: .relaxed),
+                   buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
+                    let time = configuration.clock().timeIntervalSince1970
+                    let taken = buffer.contents.withLock { contents in
+                        // While actions are let go on a stuck store, a state taken now
+                        // would follow some of them: ask again once the writer has them.
+                        guard contents.stalled == nil else { return false }
+                        contents.items.append(.freshState(state, time: time))
+                        contents.sinceSnapshot = 0
+                        return true
                     }
-                },
-                didReduce: { [self] dispatched, state in
-                    Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
-                                 synchronous: synchronous, capacity: capacity, path: path)
+                    if !taken { buffer.freshStateWanted.store(true, ordering: .releasing) }
                 }
-            )
-        }
+            },
+            didReduce: { [self] dispatched, state in
+                Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
+                             synchronous: synchronous, capacity: capacity, path: path)
+            }
+        )
     }
 
     @usableFromInline
@@ -241,6 +249,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///
     /// - Throws: The ``EventLogError`` of a batch that could not be written.
     public func flush() throws(EventLogError) {
+        writer.awaitBegin()
         let waiter = DispatchSemaphore(value: 0)
         let (mustWait, wake) = buffer.contents.withLock { contents in
             guard contents.written < contents.handedOff else { return (false, false) }

@@ -7,7 +7,7 @@ import Rewind
 /// var configuration = RecorderConfiguration<AppState, AppAction>()
 /// configuration.durability = .buffered(maxDelay: .milliseconds(50))
 /// configuration.snapshotInterval = 500
-/// configuration.redaction = Redaction { action in … }.scrubbing(\.session.token, with: nil)
+/// configuration.redaction = Redaction { _ in .keep }.scrubbing(\.session.token, with: nil)
 /// configuration.onFailure = { failure in logger.error("\(failure)") }
 /// ```
 public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable {

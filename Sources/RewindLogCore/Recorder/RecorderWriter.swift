@@ -54,20 +54,51 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         thread.start()
     }
 
-    /// Begins the session (on the binding thread: once per store, not on the dispatch path).
-    /// When it cannot begin (a full disk at launch), each batch tries again until it can, and
-    /// what was dispatched meanwhile is a gap after the initial state (see ``write(_:after:progress:)``).
+    /// Asks for the session a store's binding begins, at the binding's time: the writer thread
+    /// writes it before anything else, so the binding thread (an app's main thread at launch)
+    /// touches no disk. Actions dispatched meanwhile wait in the buffer, as any do. When it
+    /// cannot begin (a full disk at launch), the failure is reported and each batch tries again
+    /// until it can; what was dispatched meanwhile is a gap after the initial state (see
+    /// ``write(_:after:progress:)``).
     @usableFromInline
     func beginSession(app: AppIdentity, initialState: State) {
-        let date = configuration.clock()
+        unstarted.withLock { $0 = Unstarted(app: app, state: initialState, date: configuration.clock()) }
+        let wake = buffer.contents.withLock { contents in
+            contents.sessionBegin = .wanted
+            let wake = contents.writer != .working
+            contents.writer = .working
+            return wake
+        }
+        if wake { buffer.wakeWriter.signal() }
+    }
+
+    /// Waits until the writer has tried to begin the session a binding asked for, if one was.
+    func awaitBegin() {
+        let waiter: DispatchSemaphore? = buffer.contents.withLock { contents in
+            guard contents.sessionBegin != .none else { return nil }
+            let waiter = DispatchSemaphore(value: 0)
+            contents.beginWaiters.append(waiter)
+            return waiter
+        }
+        waiter?.wait()
+    }
+
+    /// Begins the session a binding asked for (the writer thread's first job after it); a
+    /// failure is reported, and the next batch tries again.
+    private func begin(progress: inout Progress) {
         do {
-            let session = try startSession(app: app, state: initialState, at: date)
-            currentSession.withLock { $0 = session }
+            try startPendingSession(progress: &progress)
         } catch {
-            unstarted.withLock { $0 = Unstarted(app: app, state: initialState, date: date) }
             buffer.contents.withLock { if $0.unthrownFailure == nil { $0.unthrownFailure = error } }
             report(RecorderFailure(error: error, unrecorded: []))
         }
+        let waiters = buffer.contents.withLock { contents in
+            contents.sessionBegin = .none
+            defer { contents.beginWaiters.removeAll() }
+            return contents.beginWaiters
+        }
+        // Reported before anyone waiting goes on: `flush()` drains the reports after its wait.
+        for waiter in waiters { waiter.signal() }
     }
 
     /// Begins a session from `state` (scrubbed here).
@@ -132,6 +163,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     }
 
     private enum Job {
+        case begin
         case sleep(until: ContinuousClock.Instant?)
         case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         case exit
@@ -151,6 +183,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
         while true {
             let job: Job = buffer.contents.withLock { contents in
+                if contents.sessionBegin == .wanted {
+                    contents.sessionBegin = .beginning
+                    return .begin
+                }
                 if contents.items.isEmpty {
                     if contents.isClosing { return .exit }
                     contents.writer = .idle
@@ -181,6 +217,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 return .write(spare, through: contents.handedOff, roomWaiters: roomWaiters, stalled: stalled)
             }
             switch job {
+            case .begin:
+                begin(progress: &progress)
             case .exit:
                 if let gap = progress.gap {
                     // Nothing came after the loss to resume from: the log still says what was lost.

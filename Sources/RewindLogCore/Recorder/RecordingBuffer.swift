@@ -27,6 +27,17 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         case working, idle, coalescing
     }
 
+    /// Where the session a binding asked for stands.
+    enum SessionBegin: Sendable {
+        /// None asked for, or the writer has tried to begin it (begun, or failed and retried
+        /// at the next batch).
+        case none
+        /// Asked for; the writer has not taken it yet.
+        case wanted
+        /// The writer is beginning it.
+        case beginning
+    }
+
     @usableFromInline
     struct Contents: Sendable {
         @usableFromInline var items: [Item] = []
@@ -57,6 +68,12 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         @usableFromInline var unthrownFailure: EventLogError?
         /// Set by `close()`: accept nothing more, write what is left, stop.
         @usableFromInline var isClosing = false
+        /// The session a store's binding asked for, which the writer begins before anything
+        /// else (see ``RecorderWriter/beginSession(app:initialState:)``).
+        var sessionBegin = SessionBegin.none
+        /// Threads waiting for the writer to have tried to begin it (``Recorder/session``,
+        /// ``Recorder/flush()``).
+        var beginWaiters: [DispatchSemaphore] = []
 
         init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
             items.reserveCapacity(itemCapacity)

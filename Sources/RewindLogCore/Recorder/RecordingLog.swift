@@ -2,8 +2,8 @@ package import Foundation
 
 /// What the recorder's writer needs from the log it records into: the SQLite `EventLog` (the
 /// embedded default), or a PostgreSQL store (RewindPostgres). Every method is synchronous and
-/// called from the writer thread, except ``beginSession(app:codec:initialState:info:shapes:at:)``,
-/// which the thread binding the middleware calls, once per store.
+/// called from the writer thread (the session a store's binding asks for too: an app's main
+/// thread never waits on it).
 ///
 /// A log assigns seqs as it writes: each event the next of the log's, so a session's order is
 /// the order its batches were written in.

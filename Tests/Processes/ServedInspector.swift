@@ -5,7 +5,9 @@ import FoundationNetworking
 
 /// A running `rewind serve` (the built binary), stopped when released: for tests that talk to
 /// the inspector over a real socket, as a browser does.
-public final class ServedInspector {
+// `@unchecked Sendable`: every stored property is a constant, and `Process` and `Pipe` are
+// safe to use from any thread once started (a soak polls one while another thread restarts it).
+public final class ServedInspector: @unchecked Sendable {
     public let process = Process()
     /// The URL it printed, with its token.
     public let url: URL

@@ -1,0 +1,2 @@
+import RewindExamples
+import RewindLog

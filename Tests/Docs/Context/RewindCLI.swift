@@ -1,0 +1,4 @@
+import Rewind
+import RewindCLI
+
+private let appReducer = Reducer<Int, Int> { state, action in state += action }

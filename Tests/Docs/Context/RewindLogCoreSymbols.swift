@@ -1,0 +1,32 @@
+// The apps of the log core's doc comments: the shop example, and a small app that signs in and
+// pays, for the redaction examples; the keys and paths the reader has.
+import Foundation
+import Rewind
+import RewindExamples
+import RewindLog
+import RewindReplay
+
+private struct AppState: Sendable {
+    struct Session: Sendable { var token: String? }
+    struct Payment: Sendable { var cardNumber = "" }
+    var session = Session()
+    var payment = Payment()
+}
+private enum AppAction: Sendable {
+    enum Login: Sendable { case submit(user: String, password: String) }
+    enum Payment: Sendable { case cardEntered(String) }
+    case login(Login)
+    case payment(Payment)
+    case signOut
+}
+private struct Logger { func error(_ message: String) {} }
+private let logger = Logger()
+
+private let keychainData = Data(repeating: 7, count: 32)
+private let newKey = Data(repeating: 8, count: 32)
+private let oldKey = Data(repeating: 9, count: 32)
+private let path = ":memory:"
+private let url = URL(fileURLWithPath: "/tmp/shop.rewind")
+private let identity = AppIdentity(id: "com.example.shop")
+private let upgrades = SchemaUpgrades(app: identity, upcaster: Upcaster())
+private let log = try! EventLog(path: ":memory:")

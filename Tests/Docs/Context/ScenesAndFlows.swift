@@ -1,0 +1,3 @@
+import Rewind
+import RewindFeedback
+import Testing
