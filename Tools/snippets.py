@@ -166,10 +166,16 @@ def generate(name, texts):
     if name.endswith("Symbols"):
         # A doc comment's code is written inside its module.
         imports.add("import " + name.removesuffix("Symbols"))
+    # The context's imports go to the top, but for those under an `#if` (`import SwiftUI`
+    # where SwiftUI exists), which stay where they are.
+    depth, kept = 0, []
     for line in context:
-        if line.startswith("import "):
+        depth += line.startswith("#if") - line.startswith("#endif")
+        if line.startswith("import ") and depth == 0:
             imports.add(line)
-    context = [line for line in context if not line.startswith("import ")]
+        else:
+            kept.append(line)
+    context = kept
     numbered = ((label, block) for label, text in texts for block in blocks(text))
     for index, (label, (requirement, lines)) in enumerate(numbered):
         found += 1

@@ -70,7 +70,7 @@ struct ComingFromCauseLogicEffectTests {
             #expect(last.count == expected)
         }
         #expect(last == Tally(count: 1))
-        try recorder.close()
+        try await recorder.close()
 
         let reopened = try EventLog(path: folder.file("tally.rewind"), mode: .readOnly)
         let session = try #require(try reopened.sessions().first)
@@ -169,7 +169,7 @@ struct ComingFromCauseLogicEffectTests {
         let store = Store(initialState: Basket(), reducer: Basket.reducer, middleware: recorder.middleware)
         store.dispatch(.add(ProductID(rawValue: "p-1")))
         store.dispatch(.order(OrderID(rawValue: "o-7")))
-        try recorder.close()
+        try await recorder.close()
 
         let reopened = try EventLog(path: folder.file("ids.rewind"), mode: .readOnly)
         var cursor = reopened.events()

@@ -156,7 +156,7 @@ struct ComingFromSpinTests {
         let running = loop.start()
         await loop.waitUntilSettled()
         running.stop()
-        try recorder.close()
+        try await recorder.close()
 
         let reopened = try EventLog(path: folder.file("levels.rewind"), mode: .readOnly)
         let session = try #require(try reopened.sessions().first)

@@ -179,7 +179,7 @@ struct ForgotPasswordFlowTests {
         try await stage.answer("424242", to: "EnterCodeScene")
         try await stage.answer("correct horse", to: "NewPasswordScene")
         _ = try await flow.value
-        try recorder.close()
+        try await recorder.close()
 
         let reopened = try EventLog(path: folder.file("reset.rewind"), mode: .readOnly)
         let session = try #require(try reopened.sessions().first)

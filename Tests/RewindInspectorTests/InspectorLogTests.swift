@@ -34,7 +34,7 @@ struct InspectorLogTests {
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.unknown"))
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
         for index in 0..<5 { store.dispatch(.cart(.add(productID: "p\(index)", quantity: 1))) }
-        try recorder.close()
+        try await recorder.close()
         let inspector = InspectorHarness(path: path)
         let app = try #require((try await inspector.json("/api/overview")["apps"] as? [[String: Any]])?.first)
         #expect(app["replayable"] as? Bool == false)
@@ -89,7 +89,7 @@ struct InspectorLogTests {
         var last: Int64 = 0
         for round in 1...5 {
             for index in 0..<(round * 7) { store.dispatch(.cart(.add(productID: "p\(index % 4)", quantity: 1))) }
-            try recorder.flush()
+            try await recorder.flush()
             let head = try await inspector.json("/api/head")
             let seqs = try #require(head["seqs"] as? [Int])
             #expect(seqs.last.map(Int64.init) == last + Int64(round * 7))
@@ -100,6 +100,6 @@ struct InspectorLogTests {
             let state = try await inspector.json("/api/state?at=\(last)")
             #expect(((state["state"] as? [String: Any])?["cart"] as? [String: Any])?["lines"] != nil)
         }
-        try recorder.close()
+        try await recorder.close()
     }
 }

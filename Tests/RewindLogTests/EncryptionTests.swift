@@ -77,7 +77,7 @@ struct EncryptionTests {
             let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
             var shopper = Shopper(seed: 11)
             await shopper.drive(store, while: { $0 < 400 })
-            try recorder.close()
+            try await recorder.close()
             try log.close()
 
             let reopened = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: [Self.keyA]))

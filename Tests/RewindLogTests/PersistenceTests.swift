@@ -26,7 +26,7 @@ struct PersistenceTests {
             let store = Store(initialState: restored, reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
             var shopper = Shopper(seed: UInt64(100 + launch))
             await shopper.drive(store, while: { $0 < 150 })
-            try recorder.close()
+            try await recorder.close()
             expected = store.state
             try log.close()
         }
@@ -113,7 +113,7 @@ struct PersistenceTests {
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
         var shopper = Shopper(seed: 8)
         await shopper.drive(store, while: { gestures in gestures < 5_000 && ((try? log.seqRange()?.upperBound) ?? nil ?? 0) < 1_000 })
-        try recorder.close()
+        try await recorder.close()
         let last = try #require(try log.seqRange()?.upperBound)
 
         let removed = try log.trim(to: Retention(maxEvents: 250))

@@ -287,7 +287,7 @@ struct SchemaDriftTests {
             let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "shop"), configuration: configuration)
             let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
             store.dispatch(.cart(.clear))
-            try recorder.close()
+            try await recorder.close()
         }
         let sessions = try log.sessions()
         // The shop's actions are @BinaryCodable: their generated shape equals the probed one.

@@ -312,7 +312,7 @@ struct SharedPayloadTests {
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
         let session = await Shop.sessionActions(count: 2_000, seed: 11)
         for dispatched in session { store.dispatch(dispatched.action, from: dispatched.source) }
-        try recorder.close()
+        try await recorder.close()
         let final = store.state
         try log.close()
 

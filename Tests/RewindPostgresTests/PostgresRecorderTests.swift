@@ -171,13 +171,13 @@ struct PostgresRecorderTests {
         )
         let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
         for index in 0..<10 { shop.dispatch(.cart(.applyDiscount(code: "A\(index)"))) }
-        try recorder.flush()
+        try await recorder.flush()
         store.losesCommit.withLock { $0 = fault }
         for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "B\(index)"))) }
-        try recorder.flush()
+        try await recorder.flush()
         afterwards()
         for index in 0..<5 { shop.dispatch(.cart(.applyDiscount(code: "C\(index)"))) }
-        try recorder.close()
+        try await recorder.close()
 
         #expect(failures.all.isEmpty, "\(failures.all)")
         var settled = location

@@ -127,7 +127,7 @@ struct RecordingDestinationTests {
             let recorder = Recorder<ShopState, ShopAction>(into: fault.destination, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
             let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
             store.dispatch(.cart(.clear))
-            try recorder.flush()
+            try await recorder.flush()
 
             try fault.cut()
             let big = String(repeating: "x", count: 20_000)
@@ -137,8 +137,8 @@ struct RecordingDestinationTests {
 
             try fault.restore()
             store.dispatch(.cart(.applyDiscount(code: "AFTER")))
-            try recorder.flush()
-            try recorder.close()
+            try await recorder.flush()
+            try await recorder.close()
 
             let log = try await fault.readBack()
             let sessions = try log.sessions()
@@ -163,7 +163,7 @@ struct RecordingDestinationTests {
             store.dispatch(.cart(.applyDiscount(code: "NUL")), from: ActionSource(info: "a\u{0}b"))
             store.dispatch(.cart(.clear), from: ActionSource(info: "after"))
             #expect(throws: EventLogError.self) { try recorder.flush() }
-            try recorder.close()
+            try await recorder.close()
 
             let reasons = failures.all.map(\.error.description)
             #expect(reasons.contains { $0.contains("sessionInfo contains a NUL character") }, "\(reasons)")
@@ -195,7 +195,7 @@ struct RecordingDestinationTests {
                 dispatched += 1
             }
             for _ in 0..<20 { dispatch() }
-            try recorder.flush()
+            try await recorder.flush()
 
             // Stuck for 3 s, dispatching all along (and for a second after). The release comes
             // from a thread of its own: on Linux, Dispatch's global queues share their threads
@@ -220,8 +220,8 @@ struct RecordingDestinationTests {
             // Fewer actions than the buffer holds: none can be let go, so they resume recording
             // even if the writer, starved of the CPU by this loop, looked stuck again at its end.
             for _ in 0..<20 { dispatch() }
-            try recorder.flush()
-            try recorder.close()
+            try await recorder.flush()
+            try await recorder.close()
 
             print("stuck \(kind): longest dispatch \(longest) over \(dispatched) dispatches")
             // The app never waited much longer than the limit, and went on dispatching.

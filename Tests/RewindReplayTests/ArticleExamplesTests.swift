@@ -36,7 +36,7 @@ struct ArticleExamplesTests {
                           middleware: .combine(recorder.middleware, .none))
         let actions = await Shop.sessionActions(count: 200, seed: 3)
         for dispatched in actions { store.dispatch(dispatched.action, from: dispatched.source) }
-        try recorder.close()
+        try await recorder.close()
 
         let reader = try EventLog(path: url.path, mode: .readOnly)
         var cursor = reader.events()

@@ -58,6 +58,6 @@ public func recordSession<User: SimulatedUser>(
     )
     var user = user
     await user.drive(store, while: { _ in reduced.all.count < actions })
-    try recorder.close()
+    try await recorder.close()
     return RecordedSession(store: store, reduced: reduced.all, states: states.all)
 }

@@ -14,6 +14,10 @@ import RewindLog
 /// Bursts shorter than the recorder's batch (`--burst 1024`) keep its writer asleep while they
 /// are timed: the hand-off alone, without a writer working on the other core.
 ///
+/// Two rows measure an app's own store (a view model that reduces on its own, as apps on
+/// SwiftRex, TCA or ReSwift do) without recording and with the recorder's tap: the hand-off for
+/// stores that are not Rewind's, beside the recorder on Rewind's store.
+///
 /// A control row runs the baseline store while another thread does what the recorder's writer
 /// does most of — encoding the same actions as JSON — with no hand-off at all: how much a busy
 /// second core slows the dispatching one on this machine (shared caches, memory bandwidth, and
@@ -29,16 +33,16 @@ struct DispatchWorkload {
         let noOp = Middleware<ShopState, ShopAction>(willReduce: { _, _, _ in }, didReduce: { _, _, _ in })
         /// Seconds spent dispatching, burst by burst, with `between` run untimed after each.
         func timeBursts(_ store: Store<ShopState, ShopAction>, between: () throws -> Void) rethrows -> Double {
+            try timeBursts({ store.dispatch($0.action, from: $0.source) }, between: between)
+        }
+        func timeBursts(_ dispatch: (DispatchedAction<ShopAction>) -> Void, between: () throws -> Void) rethrows -> Double {
             let clock = ContinuousClock()
             var seconds = 0.0
             var index = 0
             while index < actions {
                 let end = index + min(burst, actions - index)  // no overflow, whatever --burst says
                 seconds += clock.measure {
-                    for position in index..<end {
-                        let dispatched = session[position % session.count]
-                        store.dispatch(dispatched.action, from: dispatched.source)
-                    }
+                    for position in index..<end { dispatch(session[position % session.count]) }
                 }.seconds
                 index = end
                 try between()
@@ -46,6 +50,7 @@ struct DispatchWorkload {
             return seconds
         }
         var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
+        var ownStoreRates: [Double] = [], tapRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             let neighbour = BusyNeighbour(encoding: session.map(\.action))
@@ -63,7 +68,19 @@ struct DispatchWorkload {
             defer { TemporaryLog.remove(handPath) }
             let handWritten = try HandWrittenRecorder<ShopState, ShopAction>(path: handPath, batchSize: RecordWorkload.handWrittenBatch)
             let byHand = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: handWritten.middleware)) {}
+            // An app's own store (a view model that reduces on its own), without and with the
+            // recorder's tap: the hand-off for stores that are not Rewind's.
+            let model = ShopViewModel(tap: nil)
+            let ownStore = timeBursts({ model.send($0.action, from: $0.source) }) {}
+            let tapPath = TemporaryLog.path("dispatch-tap")
+            defer { TemporaryLog.remove(tapPath) }
+            let tapRecorder = try Self.recorder(at: tapPath)
+            let tapped = ShopViewModel(tap: tapRecorder.tap(initialState: ShopState()))
+            let ownStoreTapped = try timeBursts({ tapped.send($0.action, from: $0.source) }) { try tapRecorder.flush() }
+            try tapRecorder.close()
             if run > 0 {
+                ownStoreRates.append(Double(actions) / ownStore)
+                tapRates.append(Double(actions) / ownStoreTapped)
                 baselineRates.append(Double(actions) / plain)
                 recorderRates.append(Double(actions) / recorded)
                 handWrittenRates.append(Double(actions) / byHand)
@@ -81,6 +98,7 @@ struct DispatchWorkload {
         // Each run's ratio, baseline and recorder measured back to back: the target holds in
         // every run, not only in the median.
         let ratios = zip(recorderRates, baselineRates).map { $0 / $1 }
+        let tapRatios = zip(tapRates, ownStoreRates).map { $0 / $1 }
         let controlRatios = zip(controlRates, baselineRates).map { $0 / $1 }
         return WorkloadResult(
             name: "dispatch (\(actions) shop actions in bursts of \(burst))",
@@ -88,6 +106,14 @@ struct DispatchWorkload {
             variants: [
                 .init(name: "one no-op middleware (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: baselineRates),
                 .init(name: "recorder, default configuration", value: recorded, unit: "actions/s", ratioToBaseline: recorded / baseline, runs: recorderRates),
+                .init(
+                    name: "an app's own store (view model), no recording", value: median(ownStoreRates), unit: "actions/s",
+                    ratioToBaseline: median(ownStoreRates) / baseline, runs: ownStoreRates
+                ),
+                .init(
+                    name: "an app's own store + recorder tap, default configuration", value: median(tapRates), unit: "actions/s",
+                    ratioToBaseline: median(tapRates) / baseline, runs: tapRates
+                ),
                 .init(
                     name: "hand-written: JSONEncoder + GRDB", value: median(handWrittenRates), unit: "actions/s",
                     ratioToBaseline: median(handWrittenRates) / baseline, runs: handWrittenRates
@@ -107,6 +133,8 @@ struct DispatchWorkload {
             notes: [
                 "ratio in each run: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
+                "tap over its own store's rate in each run: " + tapRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
+                    + String(format: " (lowest %.2f×)", tapRatios.min() ?? 0),
                 "control's ratio in each run: " + controlRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", controlRatios.min() ?? 0),
                 String(format: "latency added per dispatch: p50 %.0f ns, p99 %.0f ns",
@@ -171,5 +199,23 @@ final class BusyNeighbour: Sendable {
     func stop() {
         stopped.store(true, ordering: .relaxed)
         done.wait()
+    }
+}
+
+/// An app's own store: a view model that reduces on its own and, given a tap, hands each
+/// action to the recorder (the "Adopting Rewind in an app" recipe).
+final class ShopViewModel {
+    private(set) var state = ShopState()
+    private let tap: RecorderTap<ShopState, ShopAction>?
+
+    init(tap: RecorderTap<ShopState, ShopAction>?) {
+        self.tap = tap
+    }
+
+    func send(_ action: ShopAction, from source: ActionSource) {
+        guard let tap else { return Shop.reducer(&state, action) }
+        let before = state
+        Shop.reducer(&state, action)
+        tap.record(action, from: source, before: before, after: state)
     }
 }

@@ -94,7 +94,7 @@ struct InspectorWorkload {
             let dispatched = session[index % session.count]
             store.dispatch(dispatched.action, from: dispatched.source)
         }
-        try recorder.close()
+        try await recorder.close()
         try log.close()
     }
 }

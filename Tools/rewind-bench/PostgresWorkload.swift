@@ -248,7 +248,7 @@ struct PostgresWorkload {
             for dispatched in await Shop.sessionActions(count: 100, seed: seed + UInt64(index)) {
                 store.dispatch(dispatched.action, from: dispatched.source)
             }
-            try recorder.close()
+            try await recorder.close()
         }
         return try await withDatabase { location in
             let store = try await PostgresLog.open(location)

@@ -201,9 +201,9 @@ struct StoreSoakCommand: AsyncParsableCommand {
         _ = await sampling.result
         await inspector.stop()
         // The last failure (if any) is reported by the first flush; the second must succeed.
-        try? recorder.flush()
-        try recorder.flush()
-        try recorder.close()
+        try? await recorder.flush()
+        try await recorder.flush()
+        try await recorder.close()
         report("events: " + events.joined(separator: "; "))
         return try await check(
             database: database, install: install, store: store, dispatcher: dispatcher, inspector: inspector, sampler: sampler,

@@ -108,7 +108,7 @@ struct DemoCommand: AsyncParsableCommand {
         )
         var shopper = Shopper(seed: seed)
         await shopper.drive(store, while: { _ in printed.withLock { $0 } < actions })
-        try recorder.close()
+        try await recorder.close()
         let session = try log.sessions().last
         try log.close()
 

@@ -12,7 +12,7 @@ public import Synchronization
 /// let store = Store(initialState: ShopState(), reducer: Shop.reducer,
 ///                   middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
 /// …
-/// try recorder.close()   // commits what is buffered; also happens when the recorder is released
+/// try await recorder.close()   // commits what is buffered (releasing the recorder starts the same, without waiting)
 /// ```
 ///
 /// When a store binds ``middleware``, the recorder begins a session holding the store's
@@ -57,8 +57,20 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         writer.start()
     }
 
+    /// Releasing the recorder asks its writer to commit what is buffered and stop, and does not
+    /// wait: the thread that releases it (often the main thread) never waits for the disk.
+    /// A failure of that last commit goes to `onFailure`, as every failure does. Code that must
+    /// know the log is complete — a command-line tool about to exit, a test about to read the
+    /// file — calls ``close()`` (or `await close()`) first.
     deinit {
-        try? close()
+        let wake = buffer.contents.withLock { contents in
+            guard !contents.isClosing else { return false }
+            contents.isClosing = true
+            let wake = contents.writer != .working
+            contents.writer = .working
+            return wake
+        }
+        if wake { buffer.wakeWriter.signal() }
     }
 
     /// The session being recorded, once a store has bound ``middleware``. The writer thread
@@ -73,7 +85,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// initial state; bind it to one store only.
     ///
     /// The bound middleware keeps the recorder alive, so a store owns its recorder: releasing
-    /// the store releases the recorder, which then commits what is buffered and stops.
+    /// the store releases the recorder, whose writer then commits what is buffered and stops
+    /// (without making the releasing thread wait: see ``close()``).
     // Inlinable, like the store's dispatch path, so that the per-action hook is specialised
     // for the app's state and action types instead of running generic code.
     @inlinable
@@ -266,6 +279,37 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             return contents.unthrownFailure
         }
         if let failure { throw failure }
+    }
+
+    /// ``flush()`` for async code: the wait happens on a Dispatch thread, so neither the
+    /// calling actor (the main actor, say) nor Swift's cooperative pool is held while the disk
+    /// or a store answers.
+    ///
+    /// - Throws: The ``EventLogError`` of a batch that could not be written.
+    public func flush() async throws(EventLogError) {
+        try await Self.offCaller { [self] () throws(EventLogError) in try flush() }
+    }
+
+    /// ``close()`` for async code, waiting on a Dispatch thread as `flush()` does.
+    ///
+    /// - Throws: The first failure since the last ``flush()``, if any.
+    public func close() async throws(EventLogError) {
+        try await Self.offCaller { [self] () throws(EventLogError) in try close() }
+    }
+
+    /// Runs a blocking wait on a Dispatch thread and resumes with its outcome.
+    private static func offCaller(_ wait: @escaping @Sendable () throws(EventLogError) -> Void) async throws(EventLogError) {
+        let outcome: Result<Void, EventLogError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                do throws(EventLogError) {
+                    try wait()
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        try outcome.get()
     }
 
     /// Writes what is buffered, stops the writer thread and refuses further actions (they are

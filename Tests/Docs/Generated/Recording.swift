@@ -46,7 +46,7 @@ private func snippet1() async throws {
     let store = Store(initialState: AppState(), reducer: appReducer,
                       middleware: .combine(recorder.middleware, appEffects))
 
-    try recorder.close()   // commits what is buffered (also on release)
+    try await recorder.close()   // commits what is buffered; `try recorder.close()` in sync code
     _ = app
     _ = path
     _ = configuration

@@ -122,7 +122,7 @@ private func snippet12() async throws {
     let store = Store(initialState: ShopState(), reducer: Shop.reducer,
                       middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
 
-    try recorder.close()   // commits what is buffered; also happens when the recorder is released
+    try await recorder.close()   // commits what is buffered (releasing the recorder starts the same, without waiting)
     _ = log
     _ = recorder
     _ = store
@@ -138,7 +138,25 @@ private func snippet13() async throws {
     _ = configuration
 }
 
-// Sources/RewindLogCore/Redaction.swift, block 14
+// Sources/RewindLogCore/Recorder/RecorderTap.swift, block 14
+private final class ShopModel {
+    private(set) var state = ShopState()
+    private let tap: RecorderTap<ShopState, ShopAction>
+
+    init(recorder: Recorder<ShopState, ShopAction>) {
+        tap = recorder.tap(initialState: state)
+    }
+
+    func send(_ action: ShopAction, file: String = #fileID, function: String = #function,
+              line: UInt = #line, column: UInt = #column) {
+        let before = state
+        Shop.reducer(&state, action)
+        tap.record(action, from: ActionSource(file: file, function: function, line: line, column: column),
+                   before: before, after: state)
+    }
+}
+
+// Sources/RewindLogCore/Redaction.swift, block 15
 private let redaction = Redaction<AppState, AppAction> { action in
     switch action {
     case let .login(.submit(user, _)): .scrub(.login(.submit(user: user, password: "•••")))
@@ -149,8 +167,8 @@ private let redaction = Redaction<AppState, AppAction> { action in
 .scrubbing(\.session.token, with: nil)
 .scrubbing(\.payment.cardNumber, with: "")
 
-// Sources/RewindLogCore/Retention.swift, block 15
-private func snippet15() async throws {
+// Sources/RewindLogCore/Retention.swift, block 16
+private func snippet16() async throws {
     var configuration = RecorderConfiguration<ShopState, ShopAction>()
     configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))
     _ = configuration
