@@ -6,6 +6,10 @@ import RewindLog
 private typealias AppState = ShopState
 private typealias AppAction = ShopAction
 private let store = Store(initialState: ShopState(), reducer: Shop.reducer)
+private let appStore = store
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
 private let recorder = Recorder<ShopState, ShopAction>(log: try! EventLog(path: ":memory:"), app: AppIdentity(id: "com.example.shop"))
 private let productID = "pot-glass"
 private let product = Product.samples[0]

@@ -11,6 +11,10 @@ import RewindLog
 private typealias AppState = ShopState
 private typealias AppAction = ShopAction
 private let store = Store(initialState: ShopState(), reducer: Shop.reducer)
+private let appStore = store
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
 private let recorder = Recorder<ShopState, ShopAction>(log: try! EventLog(path: ":memory:"), app: AppIdentity(id: "com.example.shop"))
 private let productID = "pot-glass"
 private let product = Product.samples[0]
@@ -110,14 +114,26 @@ private func snippet6() async throws {
     _ = store
 }
 
-// Sources/Rewind/Reducer+Lift.swift, block 7
+// Sources/Rewind/ObservedStore.swift, block 7
+#if canImport(SwiftUI)
+private struct CartView: View {
+    @State private var cart = appStore.scope(state: \.cart, action: AppAction.cart).observed()
+
+    var body: some View {
+        Text("Total: \(cart.state.total)")
+        Button("Clear") { cart.dispatch(.clear) }
+    }
+}
+#endif
+
+// Sources/Rewind/Reducer+Lift.swift, block 8
 private let app = Reducer.combine(
     cartReducer.lift(state: \AppState.cart, action: \AppAction.cart),
     catalogueReducer.lift(state: \AppState.catalogue, action: \AppAction.catalogue)
 )
 
-// Sources/Rewind/Reducer.swift, block 8
-private func snippet8() async throws {
+// Sources/Rewind/Reducer.swift, block 9
+private func snippet9() async throws {
     let counter = Reducer<Int, CounterAction> { count, action in
         switch action {
         case .increment: count += 1
@@ -130,8 +146,8 @@ private func snippet8() async throws {
     _ = state
 }
 
-// Sources/Rewind/Send.swift, block 9
-private func snippet9() async throws {
+// Sources/Rewind/Send.swift, block 10
+private func snippet10() async throws {
     let load = Effect<ShopAction>.run { send in
         let (products, discounts) = try await api.fetchCatalogue()
         send(.catalogue(.loaded(products: products, discounts: discounts)))
@@ -139,8 +155,8 @@ private func snippet9() async throws {
     _ = load
 }
 
-// Sources/Rewind/Store.swift, block 10
-private func snippet10() async throws {
+// Sources/Rewind/Store.swift, block 11
+private func snippet11() async throws {
     let store = Store(
         initialState: ShopState(),
         reducer: Shop.reducer,
@@ -151,32 +167,32 @@ private func snippet10() async throws {
     _ = store
 }
 
-// Sources/Rewind/Store.swift, block 11
-private func snippet11() async throws {
+// Sources/Rewind/Store.swift, block 12
+private func snippet12() async throws {
     await store.send(.checkout(.submit(orderID: id, at: now)))
     // reduced, and with synchronous durability committed to the log
 }
 
-// Sources/Rewind/StoreObservation.swift, block 12
-private func snippet12() async throws {
+// Sources/Rewind/StoreObservation.swift, block 13
+private func snippet13() async throws {
     let observation = store.observe { state in print(state.cart.total) }
 
     observation.cancel()
     _ = observation
 }
 
-// Sources/Rewind/StoreType.swift, block 13
-private func snippet13() async throws {
-    store.dispatch(.cart(.add(productID: product.id, quantity: 1)), info: "add button")
-}
-
 // Sources/Rewind/StoreType.swift, block 14
 private func snippet14() async throws {
-    for await state in store.states { render(state) }
+    store.dispatch(.cart(.add(productID: product.id, quantity: 1)), info: "add button")
 }
 
 // Sources/Rewind/StoreType.swift, block 15
 private func snippet15() async throws {
+    for await state in store.states { render(state) }
+}
+
+// Sources/Rewind/StoreType.swift, block 16
+private func snippet16() async throws {
     let cart = store.scope(state: \.cart, action: AppAction.cart)
     cart.dispatch(.clear)   // dispatches AppAction.cart(.clear) to the store
     _ = cart
