@@ -93,10 +93,11 @@ struct PostgresStallTests {
             #expect(try await store.single(String.self, "SELECT current_setting('application_name')") == "rewind writer")
             // The kernel's view of the client's socket: timer 2 is the keepalive timer, armed
             // to fire within the idle time (in hundredths of a second). Without keepalive the
-            // idle connection has no timer at all.
+            // idle connection has no timer at all. The kernel shows 0 for a timer already due (a
+            // loaded machine may read it just as the first probe goes out).
             let socket = try #require(Self.tcpSocket(localPort: Int(port), remotePort: location.port), "no connection from local port \(port) to \(location.port)")
             #expect(socket.timer == 2, "timer \(socket.timer)")
-            #expect(socket.expiresIn > 0 && socket.expiresIn <= PostgresLog.keepalive.idleSeconds * 100, "expires in \(socket.expiresIn)")
+            #expect(socket.expiresIn >= 0 && socket.expiresIn <= PostgresLog.keepalive.idleSeconds * 100, "expires in \(socket.expiresIn)")
             await store.close()
 
             var recorded = location
