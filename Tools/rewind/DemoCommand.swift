@@ -81,6 +81,10 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.codec = codec == "binary" ? BinaryPayloadCodec() : JSONPayloadCodec()
         configuration.redaction = ExampleApps.shopRedaction
         configuration.sessionInfo = #"{"demo":true,"seed":\#(seed)}"#
+        // The demo is a script, not an app someone is waiting on: a disk that is slow for a
+        // moment (one commit's sync taking seconds on a loaded machine) makes it wait rather
+        // than leave a gap in the log it exists to make.
+        configuration.stallLimit = .seconds(Int64.max)
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)
 
         let printed = Mutex(0)

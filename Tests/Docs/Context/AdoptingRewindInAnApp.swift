@@ -3,6 +3,7 @@ import Foundation
 import Rewind
 import RewindExamples
 import RewindLog
+import RewindReplay
 import RewindTesting
 import Synchronization
 import Testing
@@ -10,3 +11,4 @@ import Testing
 import SwiftUI
 private struct ContentView: View { var body: some View { EmptyView() } }
 #endif
+private let appEffects = Shop.effects(environment: .simulated)

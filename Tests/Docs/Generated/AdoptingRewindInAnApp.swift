@@ -5,6 +5,7 @@ import Foundation
 import Rewind
 import RewindExamples
 import RewindLog
+import RewindReplay
 import RewindTesting
 import Synchronization
 import Testing
@@ -14,6 +15,7 @@ import Testing
 import SwiftUI
 private struct ContentView: View { var body: some View { EmptyView() } }
 #endif
+private let appEffects = Shop.effects(environment: .simulated)
 
 // Sources/RewindLogCore/RewindLogCore.docc/AdoptingRewindInAnApp.md, block 1
 private func snippet1() async throws {
@@ -41,6 +43,20 @@ private struct ShopApp: App {
 #endif
 
 // Sources/RewindLogCore/RewindLogCore.docc/AdoptingRewindInAnApp.md, block 3
+/// `-RewindRestore <log>@<seq>` among the launch arguments (the scheme's Arguments tab, or
+/// `xcrun simctl launch booted com.example.shop -RewindRestore /tmp/bug.rewind@41`) starts
+/// the app at that moment; without `@<seq>`, at the log's last state.
+private func launchStore(arguments: [String] = ProcessInfo.processInfo.arguments) throws -> Store<ShopState, ShopAction> {
+    guard let flag = arguments.firstIndex(of: "-RewindRestore"), arguments.indices.contains(flag + 1) else {
+        return Store(initialState: ShopState(), reducer: Shop.reducer, middleware: appEffects)
+    }
+    let point = arguments[flag + 1].split(separator: "@", maxSplits: 1).map(String.init)
+    let log = try EventLog(path: point[0], mode: .readOnly)
+    return try Store(restoring: log, at: point.count > 1 ? Int64(point[1]) : nil, reducer: Shop.reducer,
+                     middleware: appEffects)
+}
+
+// Sources/RewindLogCore/RewindLogCore.docc/AdoptingRewindInAnApp.md, block 4
 private func totalNeverNegative() throws {
     let log = try fixtureLog("__Fixtures__/bug-1234.jsonl")
     assertInvariant("non-negative total", throughout: log, reducer: Shop.reducer) { $0.cart.total >= 0 }

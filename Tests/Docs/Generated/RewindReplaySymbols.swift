@@ -6,6 +6,14 @@ import RewindLog
 import RewindReplay
 
 // The app of the replay engine's doc comments: the shop example.
+#if canImport(SwiftUI)
+import SwiftUI
+private let appReducer = Shop.reducer
+private struct CartView: View {
+    let store: Store<ShopState, ShopAction>
+    var body: some View { EmptyView() }
+}
+#endif
 
 // Sources/RewindReplay/Replayer.swift, block 1
 private func snippet1() async throws {
@@ -17,3 +25,13 @@ private func snippet1() async throws {
     _ = replayer
     _ = state
 }
+
+// Sources/RewindReplay/Store+Restoring.swift, block 2
+#if canImport(SwiftUI)
+private func snippet2() async throws {
+    #Preview("bug 1234, before the total went negative") {
+        let log = try! EventLog(path: Bundle.main.path(forResource: "bug-1234", ofType: "rewind")!, mode: .readOnly)
+        CartView(store: try! Store(restoring: log, at: 41, reducer: appReducer))
+    }
+}
+#endif
