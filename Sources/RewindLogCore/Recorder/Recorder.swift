@@ -63,14 +63,22 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// know the log is complete — a command-line tool about to exit, a test about to read the
     /// file — calls ``close()`` (or `await close()`) first.
     deinit {
-        let wake = buffer.contents.withLock { contents in
-            guard !contents.isClosing else { return false }
+        askToClose()
+    }
+
+    /// Marks the recorder closing (further actions are refused) and wakes the writer to commit
+    /// what is buffered and stop; `true` when it was closing already.
+    @discardableResult
+    private func askToClose() -> Bool {
+        let (alreadyClosing, wake) = buffer.contents.withLock { contents in
+            let already = contents.isClosing
             contents.isClosing = true
             let wake = contents.writer != .working
             contents.writer = .working
-            return wake
+            return (already, wake)
         }
         if wake { buffer.wakeWriter.signal() }
+        return alreadyClosing
     }
 
     /// The session being recorded, once a store has bound ``middleware``. The writer thread
@@ -317,15 +325,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///
     /// - Throws: The first failure since the last ``flush()``, if any.
     public func close() throws(EventLogError) {
-        let (alreadyClosing, wake) = buffer.contents.withLock { contents in
-            let already = contents.isClosing
-            contents.isClosing = true
-            let wake = contents.writer != .working
-            contents.writer = .working
-            return (already, wake)
-        }
-        guard !alreadyClosing else { return }
-        if wake { buffer.wakeWriter.signal() }
+        guard !askToClose() else { return }
         buffer.writerExited.wait()
         writer.drainReports()
         let failure = buffer.contents.withLock { contents in

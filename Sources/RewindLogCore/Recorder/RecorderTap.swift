@@ -44,9 +44,9 @@ extension Recorder {
 /// build checks it: two calls at once stop the app with a message naming the tap. A release
 /// build does not pay for the check.
 ///
-/// A call costs what the recorder's middleware costs on Rewind's own store: it appends to a
-/// bounded buffer and returns, waiting only for room (or, with `.synchronous` durability, for
-/// the commit), never past the stall limit.
+/// A call goes through the recorder's middleware's own hand-off: it appends to a bounded buffer
+/// and returns, waiting only for room (or, with `.synchronous` durability, for the commit),
+/// never past the stall limit.
 public final class RecorderTap<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     @usableFromInline let hooks: Middleware<State, Action>.Hooks
     /// Keeps the recorder (and its writer) alive as long as the store holds its tap, as a
