@@ -64,6 +64,10 @@ public final class ObservedStore<State: Sendable & Equatable, Action: Sendable> 
     /// - Parameters:
     ///   - action: The action.
     ///   - info: An optional note recorded with the source.
+    ///   - file: The caller's file (captured).
+    ///   - function: The caller's function (captured).
+    ///   - line: The caller's line (captured).
+    ///   - column: The caller's column (captured).
     public func dispatch(
         _ action: Action, info: String? = nil,
         file: String = #fileID, function: String = #function, line: UInt = #line, column: UInt = #column

@@ -6,7 +6,7 @@
 public struct SessionEnding: Codable, Sendable, Hashable {
     /// Why it ended.
     public enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
-        /// Its recorder closed it (``Recorder/close()``, or `EventLog.endSession(_:at:)`).
+        /// Its recorder closed it (``Recorder/close()-3vg18``, or `EventLog.endSession(_:at:)`).
         case closed
         /// A write failed; the loss is a gap, and recording went on in another session.
         case resumed

@@ -24,7 +24,7 @@ public import Synchronization
 /// Nothing is dropped silently. A full buffer makes dispatch wait. A batch that cannot be
 /// written (disk full, file deleted, permissions) is reported to
 /// ``RecorderConfiguration/onFailure`` with the actions that are not in the log, the app keeps
-/// running, and the next ``flush()`` throws. Once writing works again, the loss is recorded as
+/// running, and the next ``flush()-2pv67`` throws. Once writing works again, the loss is recorded as
 /// a gap and recording resumes in a new session from the live state — in a new file at the
 /// same path if the old one was deleted or replaced.
 public final class Recorder<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
@@ -61,7 +61,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// wait: the thread that releases it (often the main thread) never waits for the disk.
     /// A failure of that last commit goes to `onFailure`, as every failure does. Code that must
     /// know the log is complete — a command-line tool about to exit, a test about to read the
-    /// file — calls ``close()`` (or `await close()`) first.
+    /// file — calls ``close()-3vg18`` (or `await close()`) first.
     deinit {
         askToClose()
     }
@@ -82,7 +82,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     }
 
     /// The session being recorded, once a store has bound ``middleware``. The writer thread
-    /// begins it; this waits until it has (`nil` when it could not: see ``flush()``), so on a
+    /// begins it; this waits until it has (`nil` when it could not: see ``flush()-2pv67``), so on a
     /// store that does not answer it waits as long: ask it off the main thread there.
     public var session: LogSession? {
         writer.awaitBegin()
@@ -94,7 +94,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///
     /// The bound middleware keeps the recorder alive, so a store owns its recorder: releasing
     /// the store releases the recorder, whose writer then commits what is buffered and stops
-    /// (without making the releasing thread wait: see ``close()``).
+    /// (without making the releasing thread wait: see ``close()-3vg18``).
     // Inlinable, like the store's dispatch path, so that the per-action hook is specialised
     // for the app's state and action types instead of running generic code.
     @inlinable
@@ -289,7 +289,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         if let failure { throw failure }
     }
 
-    /// ``flush()`` for async code: the wait happens on a Dispatch thread, so neither the
+    /// ``flush()-2pv67`` for async code: the wait happens on a Dispatch thread, so neither the
     /// calling actor (the main actor, say) nor Swift's cooperative pool is held while the disk
     /// or a store answers.
     ///
@@ -298,9 +298,9 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         try await Self.offCaller { [self] () throws(EventLogError) in try flush() }
     }
 
-    /// ``close()`` for async code, waiting on a Dispatch thread as `flush()` does.
+    /// ``close()-3vg18`` for async code, waiting on a Dispatch thread as `flush()` does.
     ///
-    /// - Throws: The first failure since the last ``flush()``, if any.
+    /// - Throws: The first failure since the last ``flush()-2pv67``, if any.
     public func close() async throws(EventLogError) {
         try await Self.offCaller { [self] () throws(EventLogError) in try close() }
     }
@@ -323,7 +323,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// Writes what is buffered, stops the writer thread and refuses further actions (they are
     /// reported to `onFailure`). Calling it again does nothing.
     ///
-    /// - Throws: The first failure since the last ``flush()``, if any.
+    /// - Throws: The first failure since the last ``flush()-2pv67``, if any.
     public func close() throws(EventLogError) {
         guard !askToClose() else { return }
         buffer.writerExited.wait()

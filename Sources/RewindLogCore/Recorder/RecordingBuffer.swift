@@ -72,7 +72,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// else (see ``RecorderWriter/beginSession(app:initialState:)``).
         var sessionBegin = SessionBegin.none
         /// Threads waiting for the writer to have tried to begin it (``Recorder/session``,
-        /// ``Recorder/flush()``).
+        /// ``Recorder/flush()-2pv67``).
         var beginWaiters: [DispatchSemaphore] = []
 
         init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
