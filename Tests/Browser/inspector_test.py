@@ -60,8 +60,17 @@ def browser():
     return webdriver.Chrome(service=Service(driver_path) if driver_path else Service(), options=options)
 
 
+def texts_of(driver, selector):
+    """The visible text of every element matching SELECTOR ("" for one not rendered), read in one
+    script so a re-render between finding an element and reading it cannot leave a stale reference."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), node => node.getClientRects().length ? node.innerText : '')",
+        selector)
+
+
 def text_of(driver, selector):
-    return driver.find_element(By.CSS_SELECTOR, selector).text
+    """The first match's text, or "" when nothing matches yet."""
+    return next(iter(texts_of(driver, selector)), "")
 
 
 def wait_text(driver, selector, needle, timeout=20):
@@ -101,7 +110,7 @@ def main():
         shot(driver, "event")
         tab(driver, "diff")
         wait_text(driver, "#diff-text", "total: -1000")
-        plus = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#diff-text .plus")]
+        plus = texts_of(driver, "#diff-text .plus")
         check(any("total: -1000" in line for line in plus), "the diff marks the total going to -10.00 (-1000 cents) as added")
         shot(driver, "diff")
         tab(driver, "state")
@@ -113,7 +122,7 @@ def main():
         search.clear()
         search.send_keys("total")
         wait_text(driver, "#state-tree", "-10.00 (-1000)")
-        totals = [node.text for node in driver.find_elements(By.CSS_SELECTOR, "#state-tree .leaf") if node.text.startswith("total:")]
+        totals = [text for text in texts_of(driver, "#state-tree .leaf") if text.startswith("total:")]
         check("total: -10.00 (-1000)" in totals, f"amounts in cents show as the app prints them, the stored number beside ({totals})")
         shot(driver, "state")
 
@@ -159,7 +168,7 @@ def main():
         driver.find_element(By.ID, "whatif-through").send_keys("12")
         driver.find_element(By.ID, "whatif-run").click()
         wait_text(driver, "#whatif-result", "after seq 12 without them")
-        minus = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#whatif-diff .minus")]
+        minus = texts_of(driver, "#whatif-diff .minus")
         check(any("total: -1000" in line for line in minus), "without seq 11 the total after seq 12 is no longer -1000")
         shot(driver, "whatif")
 
