@@ -13,6 +13,11 @@ public struct SessionEnding: Codable, Sendable, Hashable {
         /// Its process stopped while recording it — a crash, a kill, a power cut — and a later
         /// writer noticed.
         case unclean
+        /// The app went to the background and its recorder ended the session
+        /// (``Recorder/suspend()-54smz``), holding no lock while suspended; recording went on in a
+        /// new session when the app came back. Followed by no session, it says the system ended
+        /// the app while it was suspended: not a crash. (Schema 13.)
+        case suspended
         /// Recorded before schema 12, which did not say.
         case unknown
     }

@@ -196,10 +196,10 @@ final class PostgresRecordingLog: RecordingLog {
 
     /// Records that the recorder closed session `id`, at its last seq (the store's numbers,
     /// as its install's log reads them).
-    func endSession(_ id: Int64, at date: Date) throws(EventLogError) {
+    func endSession(_ id: Int64, as kind: SessionEnding.Kind, at date: Date) throws(EventLogError) {
         try run { store in
             _ = try await store.rows("""
-                UPDATE rewind.sessions SET ending = 'closed', end_seq = coalesce(last_seq, base_seq), ended_at = \(date.timeIntervalSince1970)
+                UPDATE rewind.sessions SET ending = \(kind.rawValue), end_seq = coalesce(last_seq, base_seq), ended_at = \(date.timeIntervalSince1970)
                 WHERE id = \(id) AND ending IS NULL
                 """)
         }

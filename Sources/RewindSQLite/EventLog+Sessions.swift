@@ -146,11 +146,17 @@ extension EventLog {
     ///
     /// - Throws: `EventLogError.sessionNotFound(path:session:)` when there is no such session.
     public func endSession(_ id: Int64, at date: Date = Date()) throws(EventLogError) {
+        try endSession(id, as: .closed, at: date)
+    }
+
+    /// Ends session `id` as `kind` (the recorder's path: ``SessionEnding/Kind/closed`` or
+    /// ``SessionEnding/Kind/suspended``).
+    package func endSession(_ id: Int64, as kind: SessionEnding.Kind, at date: Date) throws(EventLogError) {
         try write { db in
             guard try Int.fetchOne(db, sql: "SELECT 1 FROM sessions WHERE id = ?", arguments: [id]) != nil else {
                 throw EventLogError.sessionNotFound(path: path, session: id)
             }
-            try end(id, as: .closed, at: date, in: db)
+            try end(id, as: kind, at: date, in: db)
         }
     }
 

@@ -113,6 +113,27 @@ struct PostgresRecorderTests {
         #expect(listed.status == 0 && listed.standardOutput.contains("recorded into the store"), "\(listed.standardOutput)")
     }
 
+    @Test("a suspended recorder ends its session in the store as suspended; after resume it records on in a new one")
+    func suspension() async throws {
+        let folder = try TemporaryDirectory()
+        try await PostgresTestServer.withDatabase { location in
+            let recorder = Recorder<TodoState, TodoAction>(into: try await RecordingDestination.postgres(location, install: "phone-1"), app: Self.app)
+            let store = Store(initialState: TodoState(), reducer: Todo.reducer, middleware: recorder.middleware)
+            store.dispatch(.filter(.active))
+            store.dispatch(.filter(.completed))
+            try await recorder.suspend()
+            store.dispatch(.filter(.all))
+            recorder.resume()
+            try await recorder.close()
+
+            let log = try await Self.pulled(location, install: "phone-1", in: folder)
+            let sessions = try log.sessions()
+            #expect(sessions.map { $0.ending?.kind } == [.suspended, .closed])
+            #expect(sessions.map(\.eventCount) == [2, 1])
+            #expect(try Self.soundButForStoreSeqs(log))
+        }
+    }
+
     @Test("the connection lost right after COMMIT: the recorder looks, finds the batch stored, and records no loss")
     func lostAfterCommit() async throws {
         try await PostgresTestServer.withDatabase { location in

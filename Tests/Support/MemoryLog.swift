@@ -345,8 +345,8 @@ public final class MemoryLog: LogReader, RecordingLog {
         try transaction { contents throws(EventLogError) in contents.gaps.append(gap) }
     }
 
-    package func endSession(_ id: Int64, at date: Date) throws(EventLogError) {
-        try transaction { contents throws(EventLogError) in contents.end(id, as: .closed, at: date) }
+    package func endSession(_ id: Int64, as kind: SessionEnding.Kind, at date: Date) throws(EventLogError) {
+        try transaction { contents throws(EventLogError) in contents.end(id, as: kind, at: date) }
     }
 
     package func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int { 0 }

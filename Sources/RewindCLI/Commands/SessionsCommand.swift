@@ -76,6 +76,9 @@ extension SessionsCommand {
         var stateFingerprint: String?
         /// The loss that ended the session, when a recorder could not write (see `check`).
         var gap: LogGap?
+        /// How it ended (`closed`, `suspended`, `resumed`, `unclean`, `unknown`); absent while
+        /// it is recorded, or when its writer died and no writer has looked since.
+        var ending: SessionEnding?
 
         init(_ session: LogSession, lastEventAt: Double?, endedBy gap: LogGap?) {
             self.gap = gap
@@ -85,6 +88,7 @@ extension SessionsCommand {
             (codec, startedAt, baseSeq, events) = (session.codec, Rendering.timestamp(session.startedAt), session.baseSeq, session.eventCount)
             (firstSeq, lastSeq, info) = (session.seqRange?.lowerBound, session.seqRange?.upperBound, session.info)
             keyID = session.encryption?.keyID
+            ending = session.ending
             (actionFingerprint, stateFingerprint) = (session.actionFingerprint, session.stateFingerprint)
         }
     }
@@ -99,7 +103,7 @@ extension SessionsCommand {
 
         var text: String {
             guard !sessions.isEmpty else { return "no sessions" }
-            let header = ["session", "app", "version", "schemas (action/state)", "types (action/state)", "codec", "started", "events", "seqs"]
+            let header = ["session", "app", "version", "schemas (action/state)", "types (action/state)", "codec", "started", "events", "seqs", "ended"]
             let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + $0.summary }
             return Rendering.table([header] + sessions.map { session in
                 [
@@ -109,6 +113,7 @@ extension SessionsCommand {
                         ? "—" : "\(session.actionFingerprint?.prefix(8) ?? "—")/\(session.stateFingerprint?.prefix(8) ?? "—")",
                     session.codec + (session.keyID.map { ", encrypted (key \($0))" } ?? ""), session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
+                    session.ending?.kind.rawValue ?? "—",
                 ]
             }) + (gaps.isEmpty ? "" : "\n" + gaps.joined(separator: "\n"))
         }

@@ -18,10 +18,12 @@ package import Rewind
 /// key, and the imported log needs the same keys as the exported one.
 public enum PortableLog {
     /// The version of the export format: 2 added `gap` lines, 3 encrypted sessions (a session
-    /// line's `encryption`). Older readers refuse a newer file whole, by its version, with a
-    /// clear error, so an export is written at the lowest version that holds what it holds: 3
-    /// only when a session in it is encrypted. Every earlier version imports.
-    public static let version = 3
+    /// line's `encryption`), 4 sessions that ended suspended (a session line's `ending` of
+    /// kind `suspended`). Older readers refuse a newer file whole, by its version, with a
+    /// clear error, so an export is written at the lowest version that holds what it holds: 4
+    /// only when a session in it ended suspended, 3 when one is encrypted. Every earlier
+    /// version imports.
+    public static let version = 4
 
     package struct Header: Codable {
         package var type = "header"
@@ -119,7 +121,7 @@ extension LogReader {
 
         var sessions = try self.sessions()
         if let session = filter.session { sessions = sessions.filter { $0.id == session } }
-        let version = sessions.contains { $0.encryption != nil } ? PortableLog.version : 2
+        let version = sessions.contains { $0.ending?.kind == .suspended } ? 4 : sessions.contains { $0.encryption != nil } ? 3 : 2
         try writer.header(version: version, schemaVersion: try schemaVersion(), logID: try identity())
         for symbol in try storedSymbols() { try writer.symbol(id: symbol.id, name: symbol.name) }
         var count = 0

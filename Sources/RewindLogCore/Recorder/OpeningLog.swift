@@ -57,8 +57,8 @@ package final class OpeningLog: RecordingLog {
         try log().recordGap(gap)
     }
 
-    package func endSession(_ id: Int64, at date: Date) throws(EventLogError) {
-        try log().endSession(id, at: date)
+    package func endSession(_ id: Int64, as kind: SessionEnding.Kind, at date: Date) throws(EventLogError) {
+        try log().endSession(id, as: kind, at: date)
     }
 
     package func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int {

@@ -282,6 +282,100 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         if wake { buffer.wakeWriter.signal() }
         if mustWait { waiter.wait() }
         writer.drainReports()
+        try throwUnthrownFailure()
+    }
+
+    /// Gets the recorder ready for the app to be suspended: writes what is buffered, ends the
+    /// session as ``SessionEnding/Kind/suspended`` — letting go of its lock, which a suspended
+    /// app must not hold on a file in a shared container — and holds nothing until
+    /// ``resume()``. Call it when the app goes to the background (a scene phase of
+    /// `.background`); on Apple platforms the work runs inside a background-task assertion
+    /// (`ProcessInfo.performExpiringActivity`), so the system lets it finish.
+    ///
+    /// While suspended, actions dispatched in the background wait in the buffer; a
+    /// ``flush()-2pv67``, a full buffer or ``close()-3vg18`` writes them, in a session of their
+    /// own that begins from the state before the first of them and ends as suspended once they are
+    /// written. After ``resume()``, recording goes on with the next action, in a new session
+    /// from the live state. The session that ended suspended is the mark the next launch reads:
+    /// an app the system ended while it was suspended left no session unended, so it is not
+    /// taken for a crash. ``session`` is `nil` between a suspension and the next session.
+    ///
+    /// - Throws: The first failure since the last ``flush()-2pv67``, if any — among them a
+    ///   session that could not be ended (a full disk): it then stays open, and its lock held.
+    public func suspend() throws(EventLogError) {
+        try Self.inBackgroundTask { [self] () throws(EventLogError) in
+            writer.awaitBegin()
+            let waiter = DispatchSemaphore(value: 0)
+            let (wait, wake) = buffer.contents.withLock { contents in
+                // A closed recorder's writer has ended its session and holds nothing.
+                guard !contents.writerGone else { return (false, false) }
+                contents.suspension = .wanted
+                contents.suspendWaiters.append(waiter)
+                let wake = contents.writer != .working
+                contents.writer = .working
+                return (true, wake)
+            }
+            if wake { buffer.wakeWriter.signal() }
+            if wait { waiter.wait() }
+            writer.drainReports()
+            try throwUnthrownFailure()
+        }
+    }
+
+    /// ``suspend()-54smz`` for async code, waiting on a Dispatch thread as `flush()` does.
+    ///
+    /// - Throws: As ``suspend()-54smz``.
+    public func suspend() async throws(EventLogError) {
+        try await Self.offCaller { [self] () throws(EventLogError) in try suspend() }
+    }
+
+    /// Ends a ``suspend()-54smz``: recording goes on with the next action, in a new session from
+    /// the state before it, and actions dispatched while suspended are written (in the session
+    /// they began). Never waits. Calling it while not suspended does nothing.
+    public func resume() {
+        let wake = buffer.contents.withLock { contents in
+            guard contents.suspension != .running else { return false }
+            contents.suspension = .running
+            guard !contents.items.isEmpty, contents.writer != .working else { return false }
+            contents.writer = .working
+            contents.busySince = .now
+            return true
+        }
+        if wake { buffer.wakeWriter.signal() }
+    }
+
+    /// Runs `work`, on Apple platforms inside an expiring activity: the system gives a
+    /// backgrounded app time to finish it (about 30 s) instead of suspending it mid-write.
+    /// Elsewhere, `work` simply runs.
+    private static func inBackgroundTask(_ work: @escaping @Sendable () throws(EventLogError) -> Void) throws(EventLogError) {
+        #if canImport(Darwin)
+        let outcome = Mutex<Result<Void, EventLogError>?>(nil)
+        let started = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        ProcessInfo.processInfo.performExpiringActivity(withReason: "Rewind: saving the recording before suspension") { expired in
+            // Called once with `false` and the time granted, or with `true` only when none
+            // could be: then the work runs anyway, unprotected. A later `true` while it runs
+            // only says the time is nearly up; the work, already bounded, goes on.
+            guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+            let result: Result<Void, EventLogError>
+            do throws(EventLogError) {
+                try work()
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0 }?.get()
+        #else
+        try work()
+        #endif
+    }
+
+    /// Throws the first failure since the last `flush()`, if any, and forgets it.
+    private func throwUnthrownFailure() throws(EventLogError) {
         let failure = buffer.contents.withLock { contents in
             defer { contents.unthrownFailure = nil }
             return contents.unthrownFailure
@@ -328,10 +422,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         guard !askToClose() else { return }
         buffer.writerExited.wait()
         writer.drainReports()
-        let failure = buffer.contents.withLock { contents in
-            defer { contents.unthrownFailure = nil }
-            return contents.unthrownFailure
-        }
-        if let failure { throw failure }
+        try throwUnthrownFailure()
     }
 }

@@ -62,6 +62,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// ``write(_:after:progress:)``).
     @usableFromInline
     func beginSession(app: AppIdentity, initialState: State) {
+        boundApp.withLock { $0 = app }
         unstarted.withLock { $0 = Unstarted(app: app, state: initialState, date: configuration.clock()) }
         let wake = buffer.contents.withLock { contents in
             contents.sessionBegin = .wanted
@@ -144,6 +145,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Set while the session could not begin.
     private let unstarted = Mutex<Unstarted?>(nil)
+    /// The app a store's binding records as: the sessions begun after a suspension are its too.
+    private let boundApp = Mutex<AppIdentity?>(nil)
 
     /// Begins the session that could not begin at binding, if there is one; once it has, a gap
     /// tallied meanwhile (`progress.gap`) is that session's, after its initial state.
@@ -164,6 +167,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     private enum Job {
         case begin
+        /// End the session held, if any, for a suspension; then wake `waiters`.
+        case suspend(waiters: [DispatchSemaphore])
         case sleep(until: ContinuousClock.Instant?)
         case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         case exit
@@ -182,6 +187,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         var progress = Progress(lastSeq: nil, spacing: newSpacing())
 
         while true {
+            // Only this thread begins and ends sessions: whether it holds one is settled here.
+            let holding = session != nil || progress.gap != nil
             let job: Job = buffer.contents.withLock { contents in
                 if contents.sessionBegin == .wanted {
                     contents.sessionBegin = .beginning
@@ -189,11 +196,29 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 if contents.items.isEmpty {
                     if contents.isClosing { return .exit }
+                    if contents.suspension == .wanted {
+                        contents.suspension = .done
+                        // Asked here, under the lock, so that the state comes before any action
+                        // handed off after the session ends: the session recording goes on in
+                        // begins from it (see `write`).
+                        if holding { buffer.freshStateWanted.store(true, ordering: .releasing) }
+                        defer { contents.suspendWaiters.removeAll() }
+                        return .suspend(waiters: contents.suspendWaiters)
+                    }
                     contents.writer = .idle
                     return .sleep(until: nil)
                 }
-                let urgent = maxDelay == nil || contents.isClosing || !contents.writeWaiters.isEmpty
-                    || !contents.roomWaiters.isEmpty || contents.items.count >= configuration.batchSize
+                let asked = contents.isClosing || !contents.writeWaiters.isEmpty || !contents.roomWaiters.isEmpty || !contents.suspendWaiters.isEmpty
+                if contents.suspension != .running {
+                    // Suspended: write only when asked to, and end the session that write
+                    // begins once it is done, so that nothing is held between writes.
+                    guard asked else {
+                        contents.writer = .idle
+                        return .sleep(until: nil)
+                    }
+                    contents.suspension = .wanted
+                }
+                let urgent = maxDelay == nil || asked || contents.items.count >= configuration.batchSize
                 if !urgent, let maxDelay {
                     let deadline = contents.lastCommit + maxDelay
                     if ContinuousClock.now < deadline {
@@ -219,24 +244,22 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             switch job {
             case .begin:
                 begin(progress: &progress)
+            case let .suspend(waiters):
+                if holding, finishSession(as: .suspended, progress: &progress) {
+                    currentSession.withLock { $0 = nil }
+                    progress = Progress(lastSeq: nil, spacing: newSpacing())
+                }
+                // Reported before anyone waiting goes on: `suspend()` drains the reports after its wait.
+                for waiter in waiters { waiter.signal() }
             case .exit:
-                if let gap = progress.gap {
-                    // Nothing came after the loss to resume from: the log still says what was lost.
-                    do {
-                        try startPendingSession(progress: &progress)
-                        try log.recordGap(progress.gap?.record ?? gap.record)
-                    } catch {
-                        report(RecorderFailure(error: error, unrecorded: []))
-                    }
-                }
-                if let session {
-                    do {
-                        try log.endSession(session.id, at: configuration.clock())
-                    } catch {
-                        report(RecorderFailure(error: error, unrecorded: []))
-                    }
-                }
+                _ = finishSession(as: .closed, progress: &progress)
                 log.recorderFinished()
+                let suspending = buffer.contents.withLock { contents in
+                    contents.writerGone = true
+                    defer { contents.suspendWaiters.removeAll() }
+                    return contents.suspendWaiters
+                }
+                for waiter in suspending { waiter.signal() }
                 buffer.writerExited.signal()
                 return
             case let .sleep(deadline):
@@ -271,6 +294,27 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 spare = items
                 spare.removeAll(keepingCapacity: true)
             }
+        }
+    }
+
+    /// Ends the session held as `kind`, recording first a loss not yet recorded (nothing came
+    /// after it to resume from, but the log still says what was lost); `false`, with the
+    /// failure reported, when the log could not be written.
+    private func finishSession(as kind: SessionEnding.Kind, progress: inout Progress) -> Bool {
+        do throws(EventLogError) {
+            if let gap = progress.gap {
+                try startPendingSession(progress: &progress)
+                try log.recordGap(progress.gap?.record ?? gap.record)
+                progress.gap = nil
+            }
+            if let session {
+                try log.endSession(session.id, as: kind, at: configuration.clock())
+            }
+            return true
+        } catch {
+            buffer.contents.withLock { if $0.unthrownFailure == nil { $0.unthrownFailure = error } }
+            report(RecorderFailure(error: error, unrecorded: []))
+            return false
         }
     }
 
@@ -337,6 +381,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// with a new session starting from that fresh state, in one transaction, once writing works
     /// again (``resume(after:in:items:progress:)``); the rest of the batch goes into the new session.
     private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> (failures: [RecorderFailure<Action>], events: Int) {
+        var items = items
+        if session == nil, progress.gap == nil, case let .freshState(state, time)? = items.first, let app = boundApp.withLock({ $0 }) {
+            // After a suspension ended the session: the next begins from the state before the
+            // first action handed off since (asked for when that session ended).
+            unstarted.withLock { $0 = Unstarted(app: app, state: state, date: Date(timeIntervalSince1970: time)) }
+            items = items.dropFirst()
+        }
         do {
             try startPendingSession(progress: &progress)
         } catch {

@@ -27,6 +27,18 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         case working, idle, coalescing
     }
 
+    /// Whether the app asked the recorder to hold nothing (``Recorder/suspend()-54smz``).
+    enum Suspension: Sendable {
+        /// Recording as usual.
+        case running
+        /// Suspended, and the writer is to end the session it holds once what is buffered is
+        /// written (asked by `suspend()`, and again after each write while suspended).
+        case wanted
+        /// Suspended, holding no session: the writer writes only when asked to (a flush, a full
+        /// buffer, closing) until `resume()`.
+        case done
+    }
+
     /// Where the session a binding asked for stands.
     enum SessionBegin: Sendable {
         /// None asked for, or the writer has tried to begin it (begun, or failed and retried
@@ -74,6 +86,12 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// Threads waiting for the writer to have tried to begin it (``Recorder/session``,
         /// ``Recorder/flush()-2pv67``).
         var beginWaiters: [DispatchSemaphore] = []
+        /// See ``Suspension``.
+        var suspension = Suspension.running
+        /// Threads waiting in `suspend()` for the writer to hold nothing.
+        var suspendWaiters: [DispatchSemaphore] = []
+        /// Set by the writer as it exits, having ended its session.
+        var writerGone = false
 
         init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
             items.reserveCapacity(itemCapacity)

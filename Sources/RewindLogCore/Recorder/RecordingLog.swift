@@ -35,8 +35,10 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// Records `gap` where recording never resumed (the recorder closed first).
     func recordGap(_ gap: LogGap) throws(EventLogError)
 
-    /// Records that session `id` ended because its recorder closed it; it is no longer live.
-    func endSession(_ id: Int64, at date: Date) throws(EventLogError)
+    /// Records that session `id` ended — its recorder closed it (``SessionEnding/Kind/closed``)
+    /// or the app was suspended (``SessionEnding/Kind/suspended``) — and lets go of its lock:
+    /// it is no longer live.
+    func endSession(_ id: Int64, as kind: SessionEnding.Kind, at date: Date) throws(EventLogError)
 
     /// Applies `retention`; returns how many events it removed.
     func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int

@@ -34,8 +34,14 @@ private struct ShopApp: App {
     var body: some Scene {
         WindowGroup { ContentView() }
             .onChange(of: scenePhase) { _, phase in
-                if phase == .background {
-                    Task.detached { try? await recorder.flush() }
+                switch phase {
+                case .background:
+                    // Off the main thread: it waits for the disk.
+                    Task.detached { try? await recorder.suspend() }
+                case .active:
+                    recorder.resume()
+                default:
+                    break
                 }
             }
     }

@@ -1,0 +1,191 @@
+import Foundation
+import Rewind
+import RewindExamples
+@testable import RewindLogCore
+@testable import RewindSQLite
+import RewindTestSupport
+import Testing
+
+/// `suspend()` / `resume()`: a suspended app holds no session lock (on iOS, a suspended app
+/// holding a lock on a file in a shared container is killed), loses nothing dispatched in the
+/// background, and leaves a session ended `suspended` for the next launch to read.
+@Suite("Recorder: suspension")
+struct RecorderSuspendTests {
+    static let app = AppIdentity(id: "com.example.shop")
+
+    /// The shop actions a test dispatches: each changes the cart.
+    static func adding(_ product: String, _ quantity: Int = 1) -> ShopAction {
+        .cart(.add(productID: product, quantity: quantity))
+    }
+
+    static func lockFolderExists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: SessionLock.folder(forLog: path))
+    }
+
+    static func initialState(of session: LogSession, in log: EventLog) throws -> ShopState {
+        let snapshot = try #require(try log.snapshot(session: session.id, atOrBefore: session.baseSeq))
+        return try snapshot.decodeState(as: ShopState.self, codec: JSONPayloadCodec(), path: log.path)
+    }
+
+    @Test("suspend writes what is buffered, ends the session as suspended and holds no lock; after resume the next action begins a session from the live state")
+    func suspendAndResume() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        for product in ["tea", "mug", "tea", "pot", "cup"] { store.dispatch(Self.adding(product)) }
+        try recorder.flush()
+        #expect(Self.lockFolderExists(path), "a live session holds its lock")
+
+        try recorder.suspend()
+        let atSuspension = store.state
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let first = try #require(try reader.sessions().first)
+        #expect(try reader.sessions().count == 1)
+        #expect(first.ending?.kind == .suspended)
+        #expect(first.ending?.seq == 5, "ended at its last action")
+        #expect(!Self.lockFolderExists(path), "nothing beside the log is locked while suspended")
+        #expect(recorder.session == nil)
+
+        // Dispatched in the background: waits, written by nothing until asked.
+        store.dispatch(Self.adding("lid", 2))
+        store.dispatch(.cart(.applyDiscount(code: "BACK")))
+        Thread.sleep(forTimeInterval: 0.4)  // four times the default buffering delay
+        #expect(try reader.sessions().count == 1, "nothing written while suspended")
+        #expect(!Self.lockFolderExists(path))
+
+        // A second writer meanwhile sees an ended session, not a dead one.
+        let other = try EventLog(path: path)
+        let otherSession = try other.beginSession(app: AppIdentity(id: "com.example.widget"), codec: JSONPayloadCodec(), initialState: 0)
+        try other.endSession(otherSession.id)
+        #expect(try reader.session(first.id).ending?.kind == .suspended)
+
+        recorder.resume()
+        try recorder.flush()
+        let sessions = try reader.sessions()
+        #expect(sessions.count == 3)
+        let resumed = try #require(sessions.last)
+        #expect(resumed.app.id == Self.app.id)
+        #expect(resumed.ending == nil, "live again")
+        #expect(resumed.eventCount == 2, "the actions dispatched while suspended, in the session they began")
+        #expect(try Self.initialState(of: resumed, in: reader) == atSuspension, "from the state before the first of them")
+        #expect(Self.lockFolderExists(path))
+        #expect(recorder.session?.id == resumed.id)
+
+        try recorder.close()
+        #expect(try reader.session(resumed.id).ending?.kind == .closed)
+        var cursor = reader.events(EventFilter(session: resumed.id))
+        let events = try cursor.collect()
+        let replayed = try events.reduce(into: try Self.initialState(of: resumed, in: reader)) { state, event in
+            Shop.reducer(&state, try event.decodeAction(as: ShopAction.self, codec: JSONPayloadCodec(), path: path))
+        }
+        #expect(replayed == store.state, "the two sessions together replay to the live state")
+    }
+
+    @Test("while suspended, a flush writes what waits in a session that ends suspended again: no lock between writes")
+    func flushWhileSuspended() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try await recorder.suspend()
+        let beforeBackground = store.state
+        for product in ["mug", "pot", "cup"] { store.dispatch(Self.adding(product)) }
+        try await recorder.flush()
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let sessions = try reader.sessions()
+        #expect(sessions.map { $0.ending?.kind } == [.suspended, .suspended])
+        #expect(sessions.map(\.eventCount) == [1, 3])
+        #expect(try Self.initialState(of: sessions[1], in: reader) == beforeBackground)
+        #expect(!Self.lockFolderExists(path), "the background write let go of its session too")
+
+        // Suspending again holds nothing more; resuming goes on from the live state.
+        try await recorder.suspend()
+        recorder.resume()
+        let afterBackground = store.state
+        store.dispatch(Self.adding("lid"))
+        try await recorder.close()
+        let all = try reader.sessions()
+        #expect(all.map { $0.ending?.kind } == [.suspended, .suspended, .closed])
+        #expect(all.map(\.eventCount) == [1, 3, 1])
+        #expect(try Self.initialState(of: all[2], in: reader) == afterBackground)
+    }
+
+    @Test("closing while suspended writes what waits; suspending a closed recorder returns at once")
+    func closeWhileSuspended() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try recorder.suspend()
+        store.dispatch(Self.adding("mug"))
+        store.dispatch(Self.adding("pot"))
+        try recorder.close()
+        try recorder.suspend()
+        recorder.resume()
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let sessions = try reader.sessions()
+        #expect(sessions.map { $0.ending?.kind } == [.suspended, .closed])
+        #expect(sessions.map(\.eventCount) == [1, 2])
+        #expect(!Self.lockFolderExists(path))
+    }
+
+    @Test("a suspension the log cannot take throws; the next one records the loss, then ends the session")
+    func failingSuspension() throws {
+        let log = MemoryLog()
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: Self.app, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try recorder.flush()
+
+        log.isFailing.store(true, ordering: .releasing)
+        store.dispatch(Self.adding("mug"))
+        #expect(throws: EventLogError.self) { try recorder.suspend() }
+        #expect(try log.sessions().map { $0.ending?.kind } == [nil], "still open: its end could not be written")
+        #expect(failures.all.flatMap(\.unrecorded).map(\.action) == [Self.adding("mug")])
+
+        log.isFailing.store(false, ordering: .releasing)
+        try recorder.suspend()
+        let session = try #require(try log.sessions().first)
+        #expect(session.ending?.kind == .suspended)
+        #expect(try log.gaps(session: session.id).map(\.lost) == [1], "the action the failed write lost")
+
+        recorder.resume()
+        store.dispatch(Self.adding("pot"))
+        try recorder.close()
+        #expect(try log.sessions().map(\.eventCount) == [1, 1])
+    }
+
+    @Test("an export holding a session that ended suspended is format 4, which older readers refuse by its version; it imports whole")
+    func exportVersion() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try recorder.flush()
+        let live = URL(fileURLWithPath: folder.file("live.jsonl"))
+        _ = try EventLog(path: path, mode: .readOnly).export(to: live)
+        try recorder.suspend()
+        let suspended = URL(fileURLWithPath: folder.file("suspended.jsonl"))
+        _ = try EventLog(path: path, mode: .readOnly).export(to: suspended)
+        try recorder.close()
+
+        func header(_ url: URL) throws -> [String: Any] {
+            let line = try #require(try String(contentsOf: url, encoding: .utf8).split(separator: "\n").first)
+            return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(try header(live)["version"] as? Int == 2, "nothing in it needs more")
+        #expect(try header(suspended)["version"] as? Int == 4)
+        #expect(PortableLog.version == 4)
+        let imported = try EventLog.importLog(from: suspended, to: folder.file("imported.rewind"))
+        #expect(try imported.sessions().map { $0.ending?.kind } == [.suspended])
+    }
+}
