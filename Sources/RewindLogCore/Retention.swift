@@ -29,6 +29,18 @@ public struct Retention: Sendable, Hashable {
     /// A recorder checks retention after this many commits.
     public var checkEvery: Int
 
+    /// What a recorder keeps unless told otherwise (``RecorderConfiguration/retention``): about
+    /// 14 days, in at most about 4 MB of event payloads — a phone's budget, not a server's.
+    ///
+    /// Chosen from the shop example app recorded by `rewind demo` with the default snapshot
+    /// settings: 5,000 actions take 356 KiB on disk (78 KiB of payloads), 20,000 take 1.1 MiB
+    /// (280 KiB), 100,000 take 5.2 MiB (1.3 MiB): about 55 bytes an action on disk, a quarter of
+    /// them payload. A heavy tester's day of the shop (a few hours of use, effects included) is
+    /// about 20,000 actions, so 14 such days are about 280,000 actions: about 3.7 MB of payloads
+    /// and 15 MB on disk. A typical user's day is a few thousand actions, and age cuts first.
+    /// An app with larger actions reaches the byte limit sooner, with less overhead per action.
+    public static let `default` = Retention(maxBytes: 4_000_000, maxAge: .seconds(14 * 86_400))
+
     /// Creates a policy; a `nil` limit is no limit.
     public init(maxEvents: Int? = nil, maxBytes: Int? = nil, maxAge: Duration? = nil, checkEvery: Int = 64) {
         // Negative limits keep nothing, as 0 does (and cannot overflow the seq arithmetic).

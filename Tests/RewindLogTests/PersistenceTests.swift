@@ -207,6 +207,40 @@ struct PersistenceTests {
         #expect(try reader.state(Int.self, atOrBefore: 20_000).state == 19)
     }
 
+    @Test("a recorder keeps about 14 days by default: an ended session older than that goes, a younger one stays; nil keeps everything")
+    func defaultRetention() throws {
+        #expect(RecorderConfiguration<ShopState, ShopAction>().retention == .default)
+        #expect(Retention.default == Retention(maxBytes: 4_000_000, maxAge: .seconds(14 * 86_400)))
+        let day = 86_400.0
+        for (age, keeps) in [(15 * day, false), (13 * day, true)] {
+            for retention in [Retention.default, nil] {
+                let folder = try TemporaryDirectory()
+                let path = folder.file("shop.rewind")
+                let now = Date()
+                // A session recorded `age` ago, ended.
+                var old = RecorderConfiguration<ShopState, ShopAction>()
+                old.clock = { now.addingTimeInterval(-age) }
+                let first = Recorder<ShopState, ShopAction>(into: .file(path), app: AppIdentity(id: "com.example.shop"), configuration: old)
+                let oldStore = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: first.middleware)
+                for _ in 0..<10 { oldStore.dispatch(.cart(.add(productID: "tea", quantity: 1))) }
+                try first.close()
+                // Today's recorder: retention is checked every `checkEvery` commits.
+                var today = RecorderConfiguration<ShopState, ShopAction>()
+                today.retention = retention
+                let second = Recorder<ShopState, ShopAction>(into: .file(path), app: AppIdentity(id: "com.example.shop"), configuration: today)
+                let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: second.middleware)
+                for _ in 0..<Retention.default.checkEvery {
+                    store.dispatch(.cart(.add(productID: "mug", quantity: 1)))
+                    try second.flush()
+                }
+                try second.close()
+                let sessions = try EventLog(path: path, mode: .readOnly).sessions()
+                let kept = retention == nil || keeps
+                #expect(sessions.map(\.eventCount) == (kept ? [10, 64] : [64]), "aged \(age / day) days, retention \(String(describing: retention))")
+            }
+        }
+    }
+
     @Test("retention down to nothing, by age and by bytes, never lets a seq be used twice")
     func seqsAreNeverReused() throws {
         for retention in [Retention(maxAge: .seconds(60)), Retention(maxBytes: 0)] {

@@ -45,6 +45,26 @@ struct RecorderAsyncTests {
         #expect(try log.sessions().map(\.eventCount) == [2])
     }
 
+    @Test("currentSession() waits for a store that does not answer without holding its thread; it then gives what session gives")
+    func currentSessionHoldsNoPoolThread() async throws {
+        let log = MemoryLog()
+        log.isStalled.store(true, ordering: .releasing)
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 3) { log.isStalled.store(false, ordering: .releasing) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        let thread = OneThreadExecutor()
+        let asked = Task(executorPreference: thread) { await recorder.currentSession() }
+        let unrelated = await Task(executorPreference: thread) { clock.now }.value - started
+        #expect(unrelated < .seconds(2), "an unrelated task waited \(unrelated) behind currentSession()")
+        let session = try #require(await asked.value)
+        #expect(clock.now - started >= .seconds(2), "it waited for the store to begin the session")
+        #expect(session.id == recorder.session?.id)
+        store.dispatch(.cart(.clear))
+        try await recorder.close()
+    }
+
     @Test("an async flush throws what could not be written; an async close commits the rest and refuses what follows")
     func failuresAndClose() async throws {
         let log = MemoryLog()

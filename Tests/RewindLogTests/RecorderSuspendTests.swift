@@ -163,6 +163,29 @@ struct RecorderSuspendTests {
         #expect(try log.sessions().map(\.eventCount) == [1, 1])
     }
 
+    @Test("a resume while a suspend still waits for the disk: the suspend returns, holding nothing, and the next action records on")
+    func resumeDuringSuspend() throws {
+        let log = MemoryLog()
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        try recorder.flush()
+        log.writeDelay.store(300, ordering: .relaxed)
+        store.dispatch(Self.adding("tea"))
+        let returned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? recorder.suspend()
+            returned.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        recorder.resume()
+        #expect(returned.wait(timeout: .now() + 10) == .success, "suspend() returned")
+        log.writeDelay.store(0, ordering: .relaxed)
+        #expect(try log.sessions().map { $0.ending?.kind } == [.suspended])
+        store.dispatch(Self.adding("mug"))
+        try recorder.close()
+        #expect(try log.sessions().map(\.eventCount) == [1, 1])
+    }
+
     @Test("an export holding a session that ended suspended is format 4, which older readers refuse by its version; it imports whole")
     func exportVersion() throws {
         let folder = try TemporaryDirectory()

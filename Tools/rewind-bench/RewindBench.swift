@@ -29,7 +29,9 @@ struct RewindBench: AsyncParsableCommand {
             same rows, several pushers at once, and fleet questions over a store vs over the file; not in \
             the default list: it needs --postgres URL, e.g. from Tools/postgres.sh start DIR), launch (what \
             starting to record costs the calling thread: opening a log, then recorder, store and first \
-            dispatch, on a new file and an existing one, vs a store alone; not in the default list). Each runs \
+            dispatch, on a new file and an existing one, vs a store alone; not in the default list), \
+            recorder-memory (the peak resident memory recording adds to the shop app, each run in a process of \
+            its own, vs the store alone). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -49,7 +51,8 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
     @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
     @Option(help: "Samples of the launch workload, each on a log of its own.") var launchSamples = 30
-    @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption"]
+    @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "recorder-memory"]
+    @Option(help: .hidden) var memoryProbe: String?
     @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
     @Flag(help: "Print one JSON object instead of tables.") var json = false
     @Option(help: ArgumentHelp("Run nothing: print the report a --json run saved in this file as the README's headline table.", valueName: "file"))
@@ -64,7 +67,7 @@ struct RewindBench: AsyncParsableCommand {
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
         guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
@@ -80,6 +83,12 @@ struct RewindBench: AsyncParsableCommand {
         FileHandle.standardError.write(Data("rewind-bench: this is a debug build; use `swift run -c release rewind-bench`\n".utf8))
         #endif
         let shop = await Shop.sessionActions(count: 10_000, seed: seed)
+        if let memoryProbe {
+            // A child of the recorder-memory workload: one measurement, printed alone.
+            guard let probe = RecorderMemoryWorkload.Probe(rawValue: memoryProbe) else { throw ValidationError("unknown memory probe '\(memoryProbe)'") }
+            print(try RecorderMemoryWorkload.probe(probe, session: shop, actions: defaultsActions))
+            return
+        }
         var results: [WorkloadResult] = []
         func emit(_ result: WorkloadResult) {
             results.append(result)
@@ -98,6 +107,9 @@ struct RewindBench: AsyncParsableCommand {
         }
         if workload.contains("launch") {
             emit(try LaunchWorkload(session: shop, samples: launchSamples).measure())
+        }
+        if workload.contains("recorder-memory") {
+            emit(try RecorderMemoryWorkload(actions: defaultsActions, runs: runs, seed: seed).measure())
         }
         if workload.contains("encryption") {
             emit(try EncryptionWorkload(session: shop, actions: encryptionActions, runs: runs, codecs: codec).measure())

@@ -85,6 +85,8 @@ struct DemoCommand: AsyncParsableCommand {
         // moment (one commit's sync taking seconds on a loaded machine) makes it wait rather
         // than leave a gap in the log it exists to make.
         configuration.stallLimit = .seconds(Int64.max)
+        // The whole session, however long: the log exists to be explored.
+        configuration.retention = nil
         let recorder = Recorder<ShopState, ShopAction>(log: log, app: Self.app, configuration: configuration)
 
         let printed = Mutex(0)

@@ -83,10 +83,19 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
 
     /// The session being recorded, once a store has bound ``middleware``. The writer thread
     /// begins it; this waits until it has (`nil` when it could not: see ``flush()-2pv67``), so on a
-    /// store that does not answer it waits as long: ask it off the main thread there.
+    /// store that does not answer it waits as long: ask ``currentSession()`` from async code.
+    /// `nil` too between a ``suspend()-54smz`` and the session the next action begins.
     public var session: LogSession? {
         writer.awaitBegin()
         return writer.session
+    }
+
+    /// ``session`` for async code: the wait for the writer thread to begin the session happens
+    /// on a Dispatch thread, so the calling actor (the main actor, say) is free meanwhile.
+    public func currentSession() async -> LogSession? {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [self] in continuation.resume(returning: session) }
+        }
     }
 
     /// The middleware to give the store. Binding it begins a session holding the store's
@@ -303,7 +312,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// - Throws: The first failure since the last ``flush()-2pv67``, if any — among them a
     ///   session that could not be ended (a full disk): it then stays open, and its lock held.
     public func suspend() throws(EventLogError) {
-        try Self.inBackgroundTask { [self] () throws(EventLogError) in
+        try BackgroundActivity.run(reason: "Rewind: saving the recording before suspension") { [self] () throws(EventLogError) in
             writer.awaitBegin()
             let waiter = DispatchSemaphore(value: 0)
             let (wait, wake) = buffer.contents.withLock { contents in
@@ -342,36 +351,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             return true
         }
         if wake { buffer.wakeWriter.signal() }
-    }
-
-    /// Runs `work`, on Apple platforms inside an expiring activity: the system gives a
-    /// backgrounded app time to finish it (about 30 s) instead of suspending it mid-write.
-    /// Elsewhere, `work` simply runs.
-    private static func inBackgroundTask(_ work: @escaping @Sendable () throws(EventLogError) -> Void) throws(EventLogError) {
-        #if canImport(Darwin)
-        let outcome = Mutex<Result<Void, EventLogError>?>(nil)
-        let started = Atomic<Bool>(false)
-        let done = DispatchSemaphore(value: 0)
-        ProcessInfo.processInfo.performExpiringActivity(withReason: "Rewind: saving the recording before suspension") { expired in
-            // Called once with `false` and the time granted, or with `true` only when none
-            // could be: then the work runs anyway, unprotected. A later `true` while it runs
-            // only says the time is nearly up; the work, already bounded, goes on.
-            guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-            let result: Result<Void, EventLogError>
-            do throws(EventLogError) {
-                try work()
-                result = .success(())
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        try outcome.withLock { $0 }?.get()
-        #else
-        try work()
-        #endif
     }
 
     /// Throws the first failure since the last `flush()`, if any, and forgets it.

@@ -84,8 +84,10 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     public var codec: any PayloadCodec = JSONPayloadCodec()
     /// What must never reach the disk: which actions, notes and parts of the state.
     public var redaction: Redaction<State, Action> = .none
-    /// How much history to keep, checked after commits; `nil` keeps everything.
-    public var retention: Retention?
+    /// How much history to keep, checked after commits: by default ``Retention/default`` (about
+    /// 14 days, at most about 4 MB of payloads). `nil` keeps everything — an explicit choice,
+    /// for a tool or a server, never a phone's default.
+    public var retention: Retention? = .default
     /// Free-form JSON kept with the session (device, build, …).
     public var sessionInfo: String?
     /// Where the shapes of the action and state types recorded with each session come from,

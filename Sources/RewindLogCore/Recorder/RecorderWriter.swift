@@ -196,8 +196,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 if contents.items.isEmpty {
                     if contents.isClosing { return .exit }
-                    if contents.suspension == .wanted {
-                        contents.suspension = .done
+                    // (Waiters with no suspension wanted: a `resume()` came while a `suspend()`
+                    // waited. The session still ends, so that the suspension returns holding
+                    // nothing; the next action begins another.)
+                    if contents.suspension == .wanted || !contents.suspendWaiters.isEmpty {
+                        if contents.suspension == .wanted { contents.suspension = .done }
                         // Asked here, under the lock, so that the state comes before any action
                         // handed off after the session ends: the session recording goes on in
                         // begins from it (see `write`).
