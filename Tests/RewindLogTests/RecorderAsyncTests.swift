@@ -114,6 +114,28 @@ struct RecorderAsyncTests {
         }
         #expect(try log.sessions().map(\.eventCount) == [21], "the writer committed what was buffered after the release")
     }
+
+    @Test("a last commit that fails after the release reaches onFailure, with the actions it could not write")
+    func failureAfterReleaseIsReported() async throws {
+        let log = MemoryLog()
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        var store: Store<ShopState, ShopAction>? = Store(
+            initialState: ShopState(), reducer: Shop.reducer,
+            middleware: Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: Self.app, configuration: configuration).middleware
+        )
+        store?.dispatch(.cart(.clear))
+        log.isFailing.store(true, ordering: .releasing)
+        store?.dispatch(.cart(.applyDiscount(code: "LAST")))
+        store = nil
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while !failures.all.contains(where: { $0.unrecorded.map(\.action).contains(.cart(.applyDiscount(code: "LAST"))) }), clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(failures.all.flatMap { $0.unrecorded.map(\.action) }.contains(.cart(.applyDiscount(code: "LAST"))), "\(failures.all)")
+    }
 }
 
 /// A task executor that runs its jobs one at a time on a serial queue: one thread, as a main

@@ -41,6 +41,35 @@ struct RecorderTapTests {
         #expect(try log.restoredState(app: Self.app, reducer: Shop.reducer) == model.state)
     }
 
+    /// A state whose storage a test can ask about.
+    struct BoxedState: Codable, Sendable, Equatable {
+        final class Box: Codable, Sendable, Equatable {
+            let values: [Int]
+            init(_ values: [Int]) { self.values = values }
+            static func == (lhs: Box, rhs: Box) -> Bool { lhs.values == rhs.values }
+        }
+        var box = Box([])
+    }
+
+    @Test("neither form keeps the state from before the reducer while it runs: the store mutates storage it alone holds")
+    func noCopyOnWrite() throws {
+        let recorder = Recorder<BoxedState, Int>(into: RecordingDestination(MemoryLog()), app: Self.app)
+        let tap = recorder.tap(initialState: BoxedState())
+        var state = BoxedState()
+        for value in 0..<50 {
+            let unique = tap.record(value, from: ActionSource(), reducing: &state) { state in
+                isKnownUniquelyReferenced(&state.box)
+            }
+            #expect(unique, "action \(value): the tap held the state before it")
+            state.box = .init(state.box.values + [value])
+            // The two-call form, as a middleware with a getter uses it.
+            tap.willReduce(value, from: ActionSource(), state: state)
+            #expect(isKnownUniquelyReferenced(&state.box), "action \(value): willReduce kept the state")
+            tap.didReduce(value, from: ActionSource(), state: state)
+        }
+        try recorder.close()
+    }
+
     @Test("redaction applies: a withheld action keeps its case and source, its payload never reaches the log")
     func redacts() throws {
         let log = MemoryLog()
@@ -112,7 +141,7 @@ struct RecorderTapTests {
         let result = try run(builtProduct("rewind-stress"), ["tap-overlap", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path)
         #if DEBUG
         #expect(result.status != 0)
-        #expect(result.standardError.contains("RecorderTap<ShopState, ShopAction>.record was called from two threads at once"), "\(result.standardError)")
+        #expect(result.standardError.contains("RecorderTap<ShopState, ShopAction> was called from two threads at once"), "\(result.standardError)")
         #else
         #expect(result.status == 0 && result.standardOutput.contains("no overlap caught"), "\(result.standardError)")
         #endif

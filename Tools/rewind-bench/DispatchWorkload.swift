@@ -214,8 +214,6 @@ final class ShopViewModel {
 
     func send(_ action: ShopAction, from source: ActionSource) {
         guard let tap else { return Shop.reducer(&state, action) }
-        let before = state
-        Shop.reducer(&state, action)
-        tap.record(action, from: source, before: before, after: state)
+        tap.record(action, from: source, reducing: &state) { Shop.reducer(&$0, action) }
     }
 }

@@ -20,7 +20,7 @@ struct TapOverlapCommand: ParsableCommand {
         let deadline = ContinuousClock.now + .seconds(seconds)
         DispatchQueue.concurrentPerform(iterations: 2) { producer in
             while ContinuousClock.now < deadline {
-                tap.record(.cart(.applyDiscount(code: "P\(producer)")), from: ActionSource(), before: ShopState(), after: ShopState())
+                tap.didReduce(.cart(.applyDiscount(code: "P\(producer)")), from: ActionSource(), state: ShopState())
             }
         }
         try recorder.close()

@@ -17,8 +17,11 @@ extension Recorder {
     }
 }
 
-/// The recorder's hand-off for a store that is not Rewind's: the store calls
-/// ``record(_:from:before:after:)`` once for each action it reduces.
+/// The recorder's hand-off for a store that is not Rewind's: the store tells it about each
+/// action it reduces, with the state before and after.
+///
+/// A store that holds its state as a value it mutates in place (a view model, a reducer
+/// wrapper) reduces through ``record(_:from:reducing:_:)``:
 ///
 /// ```swift
 /// final class ShopModel {
@@ -31,13 +34,20 @@ extension Recorder {
 ///
 ///     func send(_ action: ShopAction, file: String = #fileID, function: String = #function,
 ///               line: UInt = #line, column: UInt = #column) {
-///         let before = state
-///         Shop.reducer(&state, action)
 ///         tap.record(action, from: ActionSource(file: file, function: function, line: line, column: column),
-///                    before: before, after: state)
+///                    reducing: &state) { Shop.reducer(&$0, action) }
 ///     }
 /// }
 /// ```
+///
+/// A store whose middleware sees the state through a getter calls ``willReduce(_:from:state:)``
+/// before the reducer runs and ``didReduce(_:from:state:)`` after it.
+///
+/// **Never hold the state before across the reducer.** `let before = state` kept while the
+/// store mutates `state` makes every mutation copy the state's storage (copy-on-write): on the
+/// shop's growing state, each action then costs a copy of the whole state. Both forms read the state
+/// before the reducer runs and keep it only in the rare case the recorder needs it (to resume
+/// after a failed write).
 ///
 /// **One producer, in the store's order.** Calls must not overlap, and must come in the order
 /// the store reduced the actions — what a store's serialized reduce gives for free. A debug
@@ -60,24 +70,48 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
         (self.hooks, self.recorder) = (hooks, recorder)
     }
 
-    /// Records one action the store has just reduced.
+    /// Reduces `action` into `state` with `reduce`, and records it.
     ///
     /// - Parameters:
-    ///   - action: The action, as the store reduced it.
+    ///   - action: The action the store reduces.
     ///   - source: Where it was sent from: the call site the store's own `send` captured
     ///     (`#fileID`, `#function`, `#line`, `#column` as default arguments). A store that has
-    ///     no send site to give (a TCA reducer, a ReSwift middleware) passes the place it
+    ///     no send site to give (a TCA reducer sending an effect's action) passes the place it
     ///     records from, `ActionSource()`, perhaps with an `info` saying where the action came from.
-    ///   - before: The state before the reducer ran: a session resuming after a failed write
-    ///     starts from it, so that this action is its first event.
-    ///   - after: The state after the reducer ran: snapshots are taken of it.
+    ///   - state: The store's state, reduced in place.
+    ///   - reduce: The store's reducer for `action`.
+    /// - Returns: What `reduce` returns (a TCA reducer's effect, say). When it throws, the
+    ///   action was not reduced and nothing is recorded.
     @inlinable
-    public func record(_ action: Action, from source: ActionSource, before: State, after: State) {
+    public func record<Result>(
+        _ action: Action, from source: ActionSource, reducing state: inout State, _ reduce: (inout State) throws -> Result
+    ) rethrows -> Result {
         enter()
         defer { leave() }
         let dispatched = DispatchedAction(action, from: source)
-        hooks.willReduce?(dispatched, before)
-        hooks.didReduce?(dispatched, after)
+        hooks.willReduce?(dispatched, state)
+        let result = try reduce(&state)
+        hooks.didReduce?(dispatched, state)
+        return result
+    }
+
+    /// Tells the recorder the store is about to reduce `action` from `state`; call
+    /// ``didReduce(_:from:state:)`` once it has. Pass the state straight from the store's getter
+    /// (`getState()`), without keeping it.
+    @inlinable
+    public func willReduce(_ action: Action, from source: ActionSource, state: State) {
+        enter()
+        defer { leave() }
+        hooks.willReduce?(DispatchedAction(action, from: source), state)
+    }
+
+    /// Records `action`, which the store has just reduced into `state`: the action and source
+    /// given to ``willReduce(_:from:state:)`` before it.
+    @inlinable
+    public func didReduce(_ action: Action, from source: ActionSource, state: State) {
+        enter()
+        defer { leave() }
+        hooks.didReduce?(DispatchedAction(action, from: source), state)
     }
 
     /// The single-producer check's entry: a second call under way is a misuse (debug builds).
@@ -99,7 +133,7 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
     }
 
     static var overlapMessage: String {
-        "RecorderTap<\(State.self), \(Action.self)>.record was called from two threads at once. "
+        "RecorderTap<\(State.self), \(Action.self)> was called from two threads at once. "
             + "A tap takes one producer: call it from the store's serialized reduce, in the order the actions were reduced."
     }
 }

@@ -149,10 +149,8 @@ private final class ShopModel {
 
     func send(_ action: ShopAction, file: String = #fileID, function: String = #function,
               line: UInt = #line, column: UInt = #column) {
-        let before = state
-        Shop.reducer(&state, action)
         tap.record(action, from: ActionSource(file: file, function: function, line: line, column: column),
-                   before: before, after: state)
+                   reducing: &state) { Shop.reducer(&$0, action) }
     }
 }
 

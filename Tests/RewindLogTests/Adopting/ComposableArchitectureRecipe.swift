@@ -12,14 +12,13 @@ where Base.State: Codable & Sendable, Base.Action: Codable & Sendable {
     let tap: RecorderTap<Base.State, Base.Action>
 
     func reduce(into state: inout Base.State, action: Base.Action) -> ComposableArchitecture.Effect<Base.Action> {
-        let before = state
-        let effect = base.reduce(into: &state, action: action)
         let source = SendSite.pending.withLock { pending in
             defer { pending = nil }
             return pending
         }
-        tap.record(action, from: source ?? ActionSource(info: "sent by an effect"), before: before, after: state)
-        return effect
+        return tap.record(action, from: source ?? ActionSource(info: "sent by an effect"), reducing: &state) { state in
+            base.reduce(into: &state, action: action)
+        }
     }
 }
 

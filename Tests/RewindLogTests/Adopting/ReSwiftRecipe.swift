@@ -13,10 +13,14 @@ func recording(into recorder: Recorder<ShopState, ShopAction>, initialState: Sho
     return { _, getState in
         { next in
             { action in
-                guard let recorded = action as? ShopAction, let before = getState() else { return next(action) }
+                guard let recorded = action as? ShopAction else { return next(action) }
+                let source = ActionSource(info: "ReSwift")
+                if let state = getState() {
+                    tap.willReduce(recorded, from: source, state: state)
+                }
                 next(action)
-                if let after = getState() {
-                    tap.record(recorded, from: ActionSource(info: "ReSwift"), before: before, after: after)
+                if let state = getState() {
+                    tap.didReduce(recorded, from: source, state: state)
                 }
             }
         }

@@ -25,10 +25,10 @@ final class RecordingMiddleware: SwiftRex.Middleware {
 
     func handle(action: ShopAction, from dispatcher: SwiftRex.ActionSource, afterReducer: inout SwiftRex.AfterReducer) {
         guard let getState, let tap else { return }
-        let before = getState()
         let source = ActionSource(file: dispatcher.file, function: dispatcher.function, line: dispatcher.line, column: 0, info: dispatcher.info)
+        tap.willReduce(action, from: source, state: getState())
         afterReducer = .do {
-            tap.record(action, from: source, before: before, after: getState())
+            tap.didReduce(action, from: source, state: getState())
         }
     }
 }

@@ -18,8 +18,7 @@ final class ShopModel {
     }
 
     func send(_ action: ShopAction, file: String = #fileID, function: String = #function, line: UInt = #line, column: UInt = #column) {
-        let before = state
-        Shop.reducer(&state, action)
-        tap.record(action, from: ActionSource(file: file, function: function, line: line, column: column), before: before, after: state)
+        let source = ActionSource(file: file, function: function, line: line, column: column)
+        tap.record(action, from: source, reducing: &state) { Shop.reducer(&$0, action) }
     }
 }
