@@ -113,6 +113,34 @@ struct RecorderSuspendTests {
         #expect(try Self.initialState(of: all[2], in: reader) == afterBackground)
     }
 
+    @Test("while suspended, a full buffer is written rather than waited on, in a session that ends suspended again")
+    func fullBufferWhileSuspended() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.bufferCapacity = 4
+        configuration.stallLimit = .seconds(60)  // a wait the writer never answered would fail below, not be let go
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try recorder.suspend()
+        let clock = ContinuousClock()
+        let started = clock.now
+        for index in 0..<10 { store.dispatch(Self.adding("p\(index)")) }
+        #expect(clock.now - started < .seconds(30), "dispatch waited for a writer that does not write")
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let deadline = clock.now + .seconds(30)
+        while try Self.lockFolderExists(path) || (reader.sessions().dropFirst().map(\.eventCount).reduce(0, +)) < 6, clock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let background = try reader.sessions().dropFirst()
+        #expect(background.map(\.eventCount).reduce(0, +) >= 6, "what filled the buffer was written")
+        #expect(background.allSatisfy { $0.ending?.kind == .suspended })
+        #expect(!Self.lockFolderExists(path))
+        try recorder.close()
+        #expect(try reader.sessions().dropFirst().map(\.eventCount).reduce(0, +) == 10, "and the rest at close")
+    }
+
     @Test("closing while suspended writes what waits; suspending a closed recorder returns at once")
     func closeWhileSuspended() throws {
         let folder = try TemporaryDirectory()

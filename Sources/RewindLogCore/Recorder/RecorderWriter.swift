@@ -212,16 +212,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     return .sleep(until: nil)
                 }
                 let asked = contents.isClosing || !contents.writeWaiters.isEmpty || !contents.roomWaiters.isEmpty || !contents.suspendWaiters.isEmpty
-                if contents.suspension != .running {
-                    // Suspended: write only when asked to, and end the session that write
-                    // begins once it is done, so that nothing is held between writes.
+                // Suspended: write only when asked to — then go on until the buffer is empty,
+                // and end the session that write began (`.wanted`), so that nothing is held
+                // between writes.
+                let finishing = contents.suspension == .wanted
+                if contents.suspension == .done {
                     guard asked else {
                         contents.writer = .idle
                         return .sleep(until: nil)
                     }
                     contents.suspension = .wanted
                 }
-                let urgent = maxDelay == nil || asked || contents.items.count >= configuration.batchSize
+                let urgent = maxDelay == nil || asked || finishing || contents.items.count >= configuration.batchSize
                 if !urgent, let maxDelay {
                     let deadline = contents.lastCommit + maxDelay
                     if ContinuousClock.now < deadline {
