@@ -35,9 +35,10 @@ public struct Retention: Sendable, Hashable {
     /// Chosen from the shop example app recorded by `rewind demo` with the default snapshot
     /// settings: 5,000 actions take 356 KiB on disk (78 KiB of payloads), 20,000 take 1.1 MiB
     /// (280 KiB), 100,000 take 5.2 MiB (1.3 MiB): about 55 bytes an action on disk, a quarter of
-    /// them payload. A heavy tester's day of the shop (a few hours of use, effects included) is
-    /// about 20,000 actions, so 14 such days are about 280,000 actions: about 3.7 MB of payloads
-    /// and 15 MB on disk. A typical user's day is a few thousand actions, and age cuts first.
+    /// them payload. The budget assumes (it is not measured from users) that a heavy tester's
+    /// day of the shop — a few hours of use, effects included — is about 20,000 actions: 14
+    /// such days are then about 280,000 actions, about 3.7 MB of payloads and 15 MB on disk. At
+    /// a few thousand actions a day, age cuts first.
     /// An app with larger actions reaches the byte limit sooner, with less overhead per action.
     public static let `default` = Retention(maxBytes: 4_000_000, maxAge: .seconds(14 * 86_400))
 

@@ -80,8 +80,8 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
     ///     records from, `ActionSource()`, perhaps with an `info` saying where the action came from.
     ///   - state: The store's state, reduced in place.
     ///   - reduce: The store's reducer for `action`.
-    /// - Returns: What `reduce` returns (a TCA reducer's effect, say). When it throws, the
-    ///   action was not reduced and nothing is recorded.
+    /// - Returns: What `reduce` returns (a TCA reducer's effect, say). When it throws, nothing
+    ///   is recorded for `action`: a reducer that throws must leave `state` as it found it.
     @inlinable
     public func record<Result>(
         _ action: Action, from source: ActionSource, reducing state: inout State, _ reduce: (inout State) throws -> Result
