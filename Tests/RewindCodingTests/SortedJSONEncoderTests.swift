@@ -15,12 +15,20 @@ struct SortedJSONEncoderTests {
         return encoder
     }()
 
+    /// Encoders that write finished values as they go from the first node, the second, and
+    /// the codec's own (a large value's way, exercised on every value).
+    private static var writingAsTheyGo: [SortedJSONEncoder] { [SortedJSONEncoder(compactionThreshold: 0), SortedJSONEncoder(compactionThreshold: 1)] }
+
     private func expectFoundationBytes<Value: Encodable>(
         _ value: Value, _ comment: @autoclosure () -> String = "", sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let ours = String(decoding: try JSONPayloadCodec().encode(value), as: UTF8.self)
         let foundation = String(decoding: try Self.foundation.encode(value), as: UTF8.self)
         #expect(ours == foundation, "\(comment())", sourceLocation: sourceLocation)
+        for encoder in Self.writingAsTheyGo {
+            let written = String(decoding: try encoder.encode(value), as: UTF8.self)
+            #expect(written == foundation, "\(comment()), written as it goes", sourceLocation: sourceLocation)
+        }
     }
 
     @Test("every action of a shop session, and its state every 50 actions, encode to Foundation's bytes and decode back")
@@ -196,5 +204,50 @@ struct SortedJSONEncoderTests {
         } catch let EncodingError.invalidValue(_, context) {
             #expect(context.codingPath.map(\.stringValue) == ["prices", "Index 1"])
         }
+        // After elements already written and merged, the index still counts each of them.
+        for encoder in Self.writingAsTheyGo {
+            do {
+                _ = try encoder.encode(["prices": [[1.0], [2.0], [3.0, .nan]]])
+                Issue.record("NaN was encoded")
+            } catch let EncodingError.invalidValue(_, context) {
+                #expect(context.codingPath.map(\.stringValue) == ["prices", "Index 2", "Index 1"])
+            }
+        }
+    }
+
+    @Test("a large value is written as it goes: Foundation's bytes, an unkeyed container's count, a batch after it")
+    func largeValue() async throws {
+        var state = ShopState()
+        for dispatched in await Shop.sessionActions(count: 20_000, seed: 3) { Shop.reducer(&state, dispatched.action) }
+        // Large enough that the codec's own encoder writes it as it goes.
+        let nodes = nodeCount(try JSONSerialization.jsonObject(with: Self.foundation.encode(state)))
+        #expect(nodes > 4_096 * 4, "\(nodes) nodes")
+        let encoder = SortedJSONEncoder()
+        #expect(try encoder.encode(state) == Self.foundation.encode(state))
+        // The next, small value is whole, from a tree and buffers emptied.
+        #expect(try encoder.encode(state.cart) == Self.foundation.encode(state.cart))
+        #expect(try encoder.encode(state) == Self.foundation.encode(state))
+        // `count` of an unkeyed container counts merged elements one by one.
+        struct Counted: Encodable {
+            var items: [[Int]]
+            func encode(to encoder: any Encoder) throws {
+                var list = encoder.unkeyedContainer()
+                for item in items { try list.encode(item) }
+                try list.encode(list.count)
+            }
+        }
+        let counted = Counted(items: (0..<50).map { [$0] })
+        for encoder in Self.writingAsTheyGo {
+            #expect(try encoder.encode(counted) == Self.foundation.encode(counted))
+        }
+    }
+}
+
+/// How many JSON values a `JSONSerialization` result holds, itself included.
+private func nodeCount(_ value: Any) -> Int {
+    switch value {
+    case let array as [Any]: 1 + array.reduce(0) { $0 + nodeCount($1) }
+    case let object as [String: Any]: 1 + object.values.reduce(0) { $0 + nodeCount($1) }
+    default: 1
     }
 }

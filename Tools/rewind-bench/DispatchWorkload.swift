@@ -7,7 +7,7 @@ import RewindLog
 /// `dispatch`: a store with one no-op middleware (the baseline) against the same store with
 /// the recorder in its default configuration, and with the middleware an app would write by
 /// hand (``HandWrittenRecorder``) — actions per second and the latency each dispatch adds.
-/// Actions go in bursts (8,192 by default, half the recorder's default buffer) and only the
+/// Actions go in bursts (2,048 by default, half the recorder's default buffer) and only the
 /// dispatching is timed: between bursts the recorder is flushed, untimed, so the figure is the
 /// dispatch path's own cost (the hand-written middleware encodes and commits on the dispatching
 /// thread, so its figure includes that). What the writer sustains is the record workload's.
@@ -26,7 +26,7 @@ struct DispatchWorkload {
     var session: [DispatchedAction<ShopAction>]
     var actions: Int
     var runs: Int
-    var burst = 8_192
+    var burst = 2_048
 
     func measure() throws -> WorkloadResult {
         let session = self.session, actions = self.actions

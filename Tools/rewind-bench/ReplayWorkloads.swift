@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDBSQLite
 import Rewind
 import RewindExamples
@@ -182,11 +183,39 @@ enum MemoryPeak {
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
     }
 
-    static var bytes: Int {
+    /// The peak of all resident memory, code and other file-backed pages included.
+    static var bytes: Int { status("VmHWM:") }
+
+    /// Anonymous resident memory now: the heap, stacks and other pages no file backs. What
+    /// an Apple platform counts in an app's footprint is of this kind (dirty memory); the
+    /// clean pages of code that `bytes` also counts can be dropped and read again.
+    static var anonymousBytes: Int { status("RssAnon:") }
+
+    private static func status(_ field: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
         return kilobytes * 1_024
+    }
+
+    /// The highest `anonymousBytes` while `body` runs, sampled every millisecond by a thread
+    /// of its own (Linux keeps no peak of it): a lower bound of the true peak, which a
+    /// sample can miss by what was allocated and freed within a millisecond.
+    static func anonymousPeak<T>(during body: () throws -> T) rethrows -> (result: T, peak: Int) {
+        let peak = Mutex(anonymousBytes)
+        let done = Atomic(false)
+        let sampler = Thread {
+            while !done.load(ordering: .acquiring) {
+                let now = anonymousBytes
+                peak.withLock { $0 = max($0, now) }
+                usleep(1_000)
+            }
+        }
+        sampler.start()
+        defer { done.store(true, ordering: .releasing) }
+        let result = try body()
+        let last = anonymousBytes
+        return (result, peak.withLock { max($0, last) })
     }
 }

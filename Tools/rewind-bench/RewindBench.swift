@@ -37,7 +37,7 @@ struct RewindBench: AsyncParsableCommand {
     )
 
     @Option(help: "Actions per dispatch run.") var actions = 1_000_000
-    @Option(help: "Actions per timed burst of the dispatch workload (the recorder is flushed between bursts, untimed).") var burst = 8_192
+    @Option(help: "Actions per timed burst of the dispatch workload (the recorder is flushed between bursts, untimed).") var burst = 2_048
     @Option(help: "Actions per record run.") var recordActions = 200_000
     @Option(help: "Actions per run of the defaults workload.") var defaultsActions = 100_000
     @Option(help: "Actions per run of the encryption workload.") var encryptionActions = 100_000

@@ -60,10 +60,15 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// snapshots.
     public var snapshotBudget = 0.5
     /// How many actions may wait for the writer; when it is full, dispatch waits for room
-    /// rather than dropping anything — unless the store is stuck (see ``stallLimit``). Two buffers of this size are reserved up front (the one
-    /// being filled and the one being written), so that handing an action off never allocates;
-    /// lower it to trade burst absorption for memory.
-    public var bufferCapacity = 16_384
+    /// rather than dropping anything — unless the store is stuck (see ``stallLimit``). Two
+    /// buffers of this size are reserved up front (the one being filled and the one being
+    /// written), so that handing an action off never allocates. An item is about the size of
+    /// the action plus its ``ActionSource`` (a state waiting to be snapshotted is boxed): 256
+    /// bytes for the example shop, so the default's two buffers take 2 MB. 4,096 actions are
+    /// two seconds of a store dispatching 2,000 a second, far more than one commit takes; raise
+    /// it for a store that dispatches faster than its log commits for longer than that, lower
+    /// it to trade that slack for memory.
+    public var bufferCapacity = 4_096
     /// How long dispatch waits on a stuck store. While the buffer is full, dispatch waits for
     /// room as long as the store keeps committing, however slowly (nothing is dropped). When
     /// the writer has committed nothing for this long, encoding aside (a snapshot encoded

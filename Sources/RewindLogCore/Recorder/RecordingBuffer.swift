@@ -8,7 +8,8 @@ public import Synchronization
 /// snapshot requests) plus the bookkeeping for waking the writer and the threads that wait on it.
 ///
 /// The dispatch path appends under a `Mutex` and signals a semaphore only when the writer is
-/// asleep; it allocates nothing unless it has to wait (buffer full, or synchronous durability).
+/// asleep; it allocates nothing unless it has to wait (buffer full, or synchronous durability),
+/// but for the box of a state to snapshot, once per snapshot interval.
 /// The item array and the writer's spare, swapped at each batch, both reserve the most items
 /// the buffer can hold, so an append never grows an array whatever the writer's timing.
 @usableFromInline
@@ -16,10 +17,13 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline
     enum Item: Sendable {
         case event(DispatchedAction<Action>, time: Double)
-        case snapshot(State, time: Double)
+        // Boxed: an app's state is often hundreds of bytes, and inline it would size every
+        // slot of both buffers, events included (the shop's item went from 464 bytes to the
+        // event's own size). One box per snapshot is one allocation per snapshot interval.
+        indirect case snapshot(State, time: Double)
         /// The live state before the event after it, asked for after a failed write: recording
         /// resumes from it in a new session.
-        case freshState(State, time: Double)
+        indirect case freshState(State, time: Double)
     }
 
     @usableFromInline

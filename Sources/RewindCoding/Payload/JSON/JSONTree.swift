@@ -7,6 +7,13 @@ import Foundation
 /// so nothing can be written before the value's `encode(to:)` returns. One array of nodes,
 /// kept from one value to the next, spares the allocations a tree of objects would make for
 /// every container.
+///
+/// A large value is written as it goes instead (`finish(_:from:)`): once the tree holds more
+/// than `compactionThreshold` nodes, each value whose `encode(to:)` has returned is written
+/// into `fragments` and its subtree replaced by one raw node, and an array's consecutive raw
+/// elements merge into one. A snapshot of a state with 100,000 orders took a tree of about
+/// 130,000 nodes (7 MB, twice that while the array grew); written as it goes it keeps about
+/// the threshold's nodes and the JSON's bytes.
 final class JSONTree {
     enum Kind {
         /// A value that has not encoded anything (yet): `{}` when written.
@@ -18,6 +25,9 @@ final class JSONTree {
         case string(String)
         case array
         case object
+        /// Values already written, `fragments[start..<end]`: one value, or in an array
+        /// `elements` consecutive elements with their commas.
+        case raw(start: Int32, end: Int32, elements: Int32)
     }
 
     struct Node {
@@ -30,16 +40,99 @@ final class JSONTree {
         var nextSibling: Int32 = -1
     }
 
+    /// Where a value's encoding began: the tree's size then.
+    struct Mark {
+        let nodes: Int
+        let fragments: Int
+    }
+
+    /// How many nodes the tree may hold before finished values are written as they come.
+    let compactionThreshold: Int
+
     // Unchecked: every access is from the one thread encoding, none overlaps another, and the
     // runtime's checks of each access were a fifth of the encoder's time in a profile.
     @exclusivity(unchecked) private(set) var nodes: [Node] = []
     /// Member indices being sorted, a run per object being written (reused).
     @exclusivity(unchecked) private var members: [Int32] = []
+    /// The JSON of values already written, that raw nodes point into.
+    @exclusivity(unchecked) private var fragments: [UInt8] = []
+    /// A finished value's JSON before it replaces its subtree's fragments (reused).
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
+
+    init(compactionThreshold: Int = 4_096) {
+        self.compactionThreshold = compactionThreshold
+    }
 
     /// Empties the tree and adds the root, an unset value.
     func reset() {
         nodes.removeAll(keepingCapacity: true)
         nodes.append(Node(kind: .unset, key: "", parent: -1))
+        fragments.removeAll(keepingCapacity: true)
+    }
+
+    /// Drops what a large value wrote as it went, once it is written out: a recorder's
+    /// encoder lives as long as the app, and most values are small.
+    func releaseLargeBuffers() {
+        if fragments.capacity > Self.keptCapacity { fragments = [] }
+        if scratch.capacity > Self.keptCapacity { scratch = [] }
+    }
+
+    /// About how many bytes the JSON of the nodes from `first` on takes: what is written
+    /// already, and a few bytes for each node. Reserved before writing, so that a large
+    /// value's buffer does not grow by doubling to twice its size.
+    func estimatedSize(from first: Int = 0, fragmentsFrom written: Int = 0) -> Int {
+        fragments.count - written + (nodes.count - first) * 24
+    }
+
+    /// The most bytes of buffers kept from one value to the next.
+    static let keptCapacity = 1 << 20
+
+    func mark() -> Mark {
+        Mark(nodes: nodes.count, fragments: fragments.count)
+    }
+
+    /// Called once `node`'s value is encoded (its `encode(to:)` returned), with the mark taken
+    /// before: in a large tree, writes the value into `fragments` and replaces its subtree by
+    /// a raw node, merged into the raw element before it in an array.
+    ///
+    /// Only a node that was the tree's last when its value began is written: then every node
+    /// after it is its own descendant, made by its `encode(to:)`, and no other container can
+    /// refer to them. (An `encode(to:)` that kept a container to write to after it returned
+    /// would break this, as it breaks `Codable`'s contract.)
+    func finish(_ node: Int32, from mark: Mark) {
+        // The root is written once, by `write(into:)`: written here too, it would be copied twice.
+        guard nodes.count > compactionThreshold, node > 0, Int(node) == mark.nodes - 1 else { return }
+        switch nodes[Int(node)].kind {
+        case .array, .object: break
+        default: return
+        }
+        // 32-bit offsets, as the links are: past 2 GB of JSON the tree stays a tree.
+        guard estimatedSize(from: Int(node)) < Int(Int32.max) / 2 else { return }
+        // Through `scratch` even when nothing below it was written yet: writing straight into
+        // `fragments` was tried, and measured no lower a peak.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.reserveCapacity(estimatedSize(from: Int(node), fragmentsFrom: mark.fragments))
+        write(node, into: &scratch)
+        // What its descendants wrote is inside `scratch` now.
+        fragments.removeSubrange(mark.fragments...)
+        fragments.append(contentsOf: scratch)
+        // The value's JSON is `fragments[mark.fragments...]`; its subtree goes.
+        nodes.removeSubrange((Int(node) + 1)...)
+        let parent = nodes[Int(node)].parent
+        let previous = node - 1
+        if parent >= 0, case .array = nodes[Int(parent)].kind, previous > parent,
+           nodes[Int(previous)].nextSibling == node,
+           case let .raw(start, end, elements) = nodes[Int(previous)].kind, Int(end) == mark.fragments {
+            fragments.insert(UInt8(ascii: ","), at: mark.fragments)
+            nodes[Int(previous)].kind = .raw(start: start, end: Int32(fragments.count), elements: elements + 1)
+            nodes[Int(previous)].nextSibling = -1
+            nodes[Int(parent)].lastChild = previous
+            nodes.removeLast()
+        } else {
+            nodes[Int(node)].kind = .raw(start: Int32(mark.fragments), end: Int32(fragments.count), elements: 1)
+            nodes[Int(node)].firstChild = -1
+            nodes[Int(node)].lastChild = -1
+        }
     }
 
     func kind(of node: Int32) -> Kind {
@@ -83,10 +176,16 @@ final class JSONTree {
         var count = 0
         var child = nodes[Int(node)].firstChild
         while child >= 0 {
-            count += 1
+            count += elements(in: child)
             child = nodes[Int(child)].nextSibling
         }
         return count
+    }
+
+    /// How many array elements `node` stands for.
+    private func elements(in node: Int32) -> Int {
+        if case let .raw(_, _, elements) = nodes[Int(node)].kind { return Int(elements) }
+        return 1
     }
 
     /// Where `node` is: its ancestors' keys, or indices in arrays.
@@ -98,7 +197,7 @@ final class JSONTree {
                 var index = 0
                 var sibling = nodes[Int(parent)].firstChild
                 while sibling >= 0, sibling != current {
-                    index += 1
+                    index += elements(in: sibling)
                     sibling = nodes[Int(sibling)].nextSibling
                 }
                 path.append(JSONKey(index: index))
@@ -139,6 +238,8 @@ final class JSONTree {
             bytes.append(UInt8(ascii: "]"))
         case .object:
             writeObject(node, into: &bytes)
+        case let .raw(start, end, _):
+            bytes.append(contentsOf: fragments[Int(start)..<Int(end)])
         }
     }
 

@@ -16,10 +16,15 @@ package import Foundation
 /// Use one for a run of values on one thread, as `PayloadEncoder` says. The portable export
 /// writes its lines with one too (`ExportFileWriter`): the same bytes as the JSON codec's.
 package final class SortedJSONEncoder {
-    private let tree = JSONTree()
+    private let tree: JSONTree
     private var bytes: [UInt8] = []
 
-    package init() {}
+    /// - Parameter compactionThreshold: how many nodes the value's tree may hold before
+    ///   finished values are written as they come (`JSONTree`); tests lower it to write every
+    ///   value that way.
+    package init(compactionThreshold: Int = 4_096) {
+        tree = JSONTree(compactionThreshold: compactionThreshold)
+    }
 
     /// The JSON of `value`.
     ///
@@ -32,7 +37,10 @@ package final class SortedJSONEncoder {
             throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
         }
         bytes.removeAll(keepingCapacity: true)
+        bytes.reserveCapacity(tree.estimatedSize())
         tree.write(into: &bytes)
+        tree.releaseLargeBuffers()
+        defer { if bytes.capacity > JSONTree.keptCapacity { bytes = [] } }
         return Data(bytes)
     }
 
@@ -69,7 +77,9 @@ package final class SortedJSONEncoder {
             if Value.self == Data.self { return tree.setKind(.string((value as! Data).base64EncodedString()), of: node) }
             if Value.self == URL.self { return tree.setKind(.string((value as! URL).absoluteString), of: node) }
             if Value.self == Decimal.self { return tree.setKind(.number((value as! Decimal).description), of: node) }
+            let mark = tree.mark()
             try value.encode(to: self)
+            tree.finish(node, from: mark)
         }
 
         /// A finite number as Foundation writes it; a non-finite one refused as Foundation
