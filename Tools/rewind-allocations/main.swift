@@ -23,7 +23,9 @@ import RewindLog
 
 let arguments = CommandLine.arguments.dropFirst()
 let asJSON = arguments.contains("--json")
-let dispatches = 8_192
+// Half the recorder's default buffer (4,096): a pass that filled it would make dispatch wait
+// for the writer, and waiting may allocate (as `RecordingBuffer` says); this counts the hand-off.
+let dispatches = 2_048
 let session = await Shop.sessionActions(count: dispatches, seed: 7)
 
 /// Dispatches the session once to warm up (buffers grow to size, sources intern, lazy globals
