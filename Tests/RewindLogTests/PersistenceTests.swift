@@ -207,6 +207,31 @@ struct PersistenceTests {
         #expect(try reader.state(Int.self, atOrBefore: 20_000).state == 19)
     }
 
+    @Test("a backlog is trimmed in steps of at most the limit, each cut at a snapshot, ending where one trim ends")
+    func retentionInSteps() throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("backlog.rewind"))
+        let session = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        for block in 0..<20 {
+            try log.append((0..<1_000).map { EventRecord("\(block)-\($0)", source: ActionSource()) }, to: session)
+            try log.appendSnapshot(block, to: session, after: Int64(block + 1) * 1_000)
+        }
+        var steps: [Int] = []
+        while true {
+            let step = try log.trim(to: Retention(maxEvents: 1_000), removingAtMost: 2_500)
+            steps.append(step.removed)
+            #expect(try log.checkIntegrity().isSound)
+            if step.isComplete { break }
+            #expect(try log.seqRange()?.lowerBound == Int64(steps.reduce(0, +) + 1))
+        }
+        // 2,000 a step (the last snapshot within 2,500 events of the oldest), then the rest.
+        #expect(steps == [2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 1_000])
+        #expect(try log.seqRange() == 19_001...20_000)
+        let reader = try SessionReader(log: log, session: log.session(session.id))
+        #expect(try reader.state(Int.self, atOrBefore: 20_000).state == 19)
+        #expect(try log.trim(to: Retention(maxEvents: 1_000), removingAtMost: 2_500) == (0, true))
+    }
+
     @Test("a recorder keeps about 14 days by default: an ended session older than that goes, a younger one stays; nil keeps everything")
     func defaultRetention() throws {
         #expect(RecorderConfiguration<ShopState, ShopAction>().retention == .default)

@@ -349,7 +349,7 @@ public final class MemoryLog: LogReader, RecordingLog {
         try transaction { contents throws(EventLogError) in contents.end(id, as: kind, at: date) }
     }
 
-    package func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int { 0 }
+    package func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool) { (0, true) }
 
     package func recorderFinished() {}
 

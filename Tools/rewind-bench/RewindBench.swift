@@ -51,6 +51,7 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
     @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
     @Option(help: "Samples of the launch workload, each on a log of its own.") var launchSamples = 30
+    @Option(help: "The launch workload also launches on a log of this many MB that needs a migration (at most 6 samples; 0: none).") var launchLargeMb = 0
     @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "recorder-memory"]
     @Option(help: .hidden) var memoryProbe: String?
     @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
@@ -63,7 +64,7 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Sessions in the postgres workload's fleet.") var fleetSessions = 1_000
 
     func validate() throws {
-        guard actions > 0, burst > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
+        guard launchLargeMb >= 0, actions > 0, burst > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
@@ -106,7 +107,7 @@ struct RewindBench: AsyncParsableCommand {
             emit(try DefaultsWorkload(session: shop, actions: defaultsActions, runs: runs).measure())
         }
         if workload.contains("launch") {
-            emit(try LaunchWorkload(session: shop, samples: launchSamples).measure())
+            emit(try LaunchWorkload(session: shop, samples: launchSamples, largeMegabytes: launchLargeMb).measure())
         }
         if workload.contains("recorder-memory") {
             emit(try RecorderMemoryWorkload(actions: defaultsActions, runs: runs, seed: seed).measure())

@@ -61,8 +61,8 @@ package final class OpeningLog: RecordingLog {
         try log().endSession(id, as: kind, at: date)
     }
 
-    package func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int {
-        try log().trim(to: retention, now: now)
+    package func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool) {
+        try log().trim(to: retention, now: now, removingAtMost: limit)
     }
 
     package func recorderFinished() {

@@ -287,7 +287,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
                         commitsSinceRetention = 0
                         do {
-                            _ = try log.trim(to: retention, now: configuration.clock())
+                            let step = try log.trim(to: retention, now: configuration.clock(), removingAtMost: Retention.eventsPerStep)
+                            // A backlog (a large log from before a budget) goes a step per commit.
+                            if !step.isComplete { commitsSinceRetention = retention.checkEvery - 1 }
                         } catch {
                             report(RecorderFailure(error: error, unrecorded: []))
                         }

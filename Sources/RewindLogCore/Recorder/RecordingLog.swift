@@ -40,8 +40,10 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// it is no longer live.
     func endSession(_ id: Int64, as kind: SessionEnding.Kind, at date: Date) throws(EventLogError)
 
-    /// Applies `retention`; returns how many events it removed.
-    func trim(to retention: Retention, now: Date) throws(EventLogError) -> Int
+    /// Applies `retention`, removing about `limit` events at most (more only where no snapshot
+    /// lets it cut sooner), so that a long backlog costs the writer a bounded pause per check;
+    /// returns how many it removed and whether the log is now within `retention`.
+    func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool)
 
     /// The recorder is done with this log: a log that belongs to it alone (a store's connection
     /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
