@@ -63,7 +63,7 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// rather than dropping anything — unless the store is stuck (see ``stallLimit``). Two
     /// buffers of this size are reserved up front (the one being filled and the one being
     /// written), so that handing an action off never allocates. An item is about the size of
-    /// the action plus its ``ActionSource`` (a state waiting to be snapshotted is boxed): 256
+    /// the action plus its `ActionSource` (a state waiting to be snapshotted is boxed): 256
     /// bytes for the example shop, so the default's two buffers take 2 MB. 4,096 actions are
     /// two seconds of a store dispatching 2,000 a second, far more than one commit takes; raise
     /// it for a store that dispatches faster than its log commits for longer than that, lower
