@@ -288,8 +288,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                         commitsSinceRetention = 0
                         do {
                             let step = try log.trim(to: retention, now: configuration.clock(), removingAtMost: Retention.eventsPerStep)
-                            // A backlog (a large log from before a budget) goes a step per commit.
-                            if !step.isComplete { commitsSinceRetention = retention.checkEvery - 1 }
+                            // A backlog (a large log from before a budget) goes a step per commit;
+                            // a step that removed nothing (another writer's live session holds the
+                            // cut) waits for the next check, not the next commit.
+                            if !step.isComplete, step.removed > 0 { commitsSinceRetention = retention.checkEvery - 1 }
                         } catch {
                             report(RecorderFailure(error: error, unrecorded: []))
                         }
