@@ -108,14 +108,23 @@ final class JSONTree {
         }
         // 32-bit offsets, as the links are: past 2 GB of JSON the tree stays a tree.
         guard estimatedSize(from: Int(node)) < Int(Int32.max) / 2 else { return }
-        // Through `scratch` even when nothing below it was written yet: writing straight into
-        // `fragments` was tried, and measured no lower a peak.
-        scratch.removeAll(keepingCapacity: true)
-        scratch.reserveCapacity(estimatedSize(from: Int(node), fragmentsFrom: mark.fragments))
-        write(node, into: &scratch)
-        // What its descendants wrote is inside `scratch` now.
-        fragments.removeSubrange(mark.fragments...)
-        fragments.append(contentsOf: scratch)
+        let only = nodes[Int(node)].firstChild
+        if case .array = nodes[Int(node)].kind, only >= 0, only == nodes[Int(node)].lastChild,
+           case let .raw(start, end, _) = nodes[Int(only)].kind, Int(start) == mark.fragments, Int(end) == fragments.count {
+            // An array whose elements are one raw run at the end (a large array's usual end):
+            // bracketed where it is, without a second copy of it in `scratch`.
+            fragments.insert(UInt8(ascii: "["), at: mark.fragments)
+            fragments.append(UInt8(ascii: "]"))
+        } else {
+            // Through `scratch` even when nothing below it was written yet: writing straight
+            // into `fragments` was tried, and measured no lower a peak.
+            scratch.removeAll(keepingCapacity: true)
+            scratch.reserveCapacity(estimatedSize(from: Int(node), fragmentsFrom: mark.fragments))
+            write(node, into: &scratch)
+            // What its descendants wrote is inside `scratch` now.
+            fragments.removeSubrange(mark.fragments...)
+            fragments.append(contentsOf: scratch)
+        }
         // The value's JSON is `fragments[mark.fragments...]`; its subtree goes.
         nodes.removeSubrange((Int(node) + 1)...)
         let parent = nodes[Int(node)].parent
