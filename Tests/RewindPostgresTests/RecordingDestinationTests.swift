@@ -142,10 +142,19 @@ struct RecordingDestinationTests {
 
             let log = try await fault.readBack()
             let sessions = try log.sessions()
-            #expect(sessions.map(\.eventCount) == [1, 1], "the action before, then the one after the loss, in a new session")
-            let gap = try #require(try log.gaps().first)
-            #expect(gap.session == sessions[0].id && gap.lost == 3 && gap.cases == ["cart.remove": 3] && gap.resumedSession == sessions[1].id)
-            #expect(gap.afterSeq == sessions[0].seqRange?.upperBound)
+            // The three lost actions may reach the writer in more than one batch (a loaded
+            // machine wakes it between dispatches): a batch after the first failure begins a
+            // session from the live state, whose own write fails too, and ends empty with a gap.
+            #expect(sessions.first?.eventCount == 1 && sessions.last?.eventCount == 1 && sessions.count >= 2,
+                    "the action before, then the one after the loss, in a new session: \(sessions.map(\.eventCount))")
+            #expect(sessions.dropFirst().dropLast().allSatisfy { $0.eventCount == 0 }, "\(sessions.map(\.eventCount))")
+            let gaps = try log.gaps()
+            #expect(gaps.count == sessions.count - 1, "a gap after each session but the last")
+            #expect(gaps.map(\.lost).reduce(0, +) == 3 && gaps.allSatisfy { $0.cases == ["cart.remove": $0.lost] })
+            for (gap, (before, after)) in zip(gaps, zip(sessions, sessions.dropFirst())) {
+                #expect(gap.session == before.id && gap.resumedSession == after.id)
+            }
+            #expect(gaps.first?.afterSeq == sessions[0].seqRange?.upperBound)
             #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
         }
     }
