@@ -11,9 +11,9 @@ import Foundation
 /// A large value is written as it goes instead (`finish(_:from:)`): once the tree holds more
 /// than `compactionThreshold` nodes, each value whose `encode(to:)` has returned is written
 /// into `fragments` and its subtree replaced by one raw node, and an array's consecutive raw
-/// elements merge into one. A snapshot of a state with 100,000 orders took a tree of about
-/// 130,000 nodes (7 MB, twice that while the array grew); written as it goes it keeps about
-/// the threshold's nodes and the JSON's bytes.
+/// elements merge into one. A snapshot of the example shop after 100,000 actions took a tree
+/// of about 130,000 nodes (7 MB, twice that while the array grew); written as it goes it
+/// keeps about the threshold's nodes and the JSON's bytes.
 final class JSONTree {
     enum Kind {
         /// A value that has not encoded anything (yet): `{}` when written.
