@@ -23,10 +23,12 @@ struct SharedLogCommand: ParsableCommand {
             the newest seq never goes back. The export loop exports the log and imports the \
             export, which must be sound. At the end: every action a writer was promised (flushed \
             since its last failed flush) is in the log unless retention cut it, once, in order, \
-            in that writer's own sessions; what is missing between its first and last kept is no \
-            more than its sessions' recorded gaps say were lost; no session id was given twice; \
-            every killed incarnation's last session is marked ended uncleanly, every other last \
-            session closed, every earlier one resumed. A writer that flushed after a loss (a busy \
+            in that writer's own sessions (a session never holds two writers' actions; a killed \
+            incarnation may have committed in one it was killed before reporting); what is missing \
+            between its first and last kept is no more than its sessions' recorded gaps say were \
+            lost; no session id was given twice; every killed incarnation's last session is marked \
+            ended uncleanly (or resumed, for one it never reported), every other last session \
+            closed, every earlier one resumed. A writer that flushed after a loss (a busy \
             log past the busy timeout) goes on, as an app does. \
             Exits 1 on any violation.
             """
@@ -121,17 +123,33 @@ struct SharedLogCommand: ParsableCommand {
 
         let final = try SharedLog.read(path)
         let gaps = try EventLog(path: path, mode: .readOnly).gaps()
+        // A session holds one writer's actions. (A killed incarnation may have committed in a
+        // session it never got to report: only the log says whose that one is.)
+        var writersOfSession: [Int64: Set<Int>] = [:]
+        for (tag, events) in final.numbers {
+            for event in events { writersOfSession[event.session, default: []].insert(tag) }
+        }
+        for (session, writers) in writersOfSession.sorted(by: { $0.key < $1.key }) where writers.count > 1 {
+            failures.append("session \(session) holds the actions of writers \(writers.sorted())")
+        }
+        let reported = Dictionary(reports.flatMap { tag, said in said.sessions.map { ($0, tag) } }, uniquingKeysWith: { first, _ in first })
+        var unreported: [Int: Set<Int64>] = [:]
         for (tag, said) in reports.sorted(by: { $0.key < $1.key }) {
             let seen = final.numbers[tag] ?? []
             let numbers = seen.map(\.n)
             if zip(numbers, numbers.dropFirst()).contains(where: { $0 >= $1 }) { failures.append("writer \(tag): its actions are out of order or repeated") }
-            if let outside = seen.first(where: { !said.sessions.contains($0.session) }) {
-                failures.append("writer \(tag): action \(outside.n) is in session \(outside.session), not one of its own \(said.sessions)")
+            for event in seen where !said.sessions.contains(event.session) {
+                if killed.contains(tag), reported[event.session] == nil {
+                    unreported[tag, default: []].insert(event.session)
+                } else {
+                    failures.append("writer \(tag): action \(event.n) is in session \(event.session), not one of its own \(said.sessions)")
+                    break
+                }
             }
             // Missing after the first one kept (retention takes the oldest): only what its
             // sessions' recorded gaps account for.
             let missing = (numbers.last.map { $0 + 1 - (numbers.first ?? 0) } ?? 0) - numbers.count
-            let lost = gaps.filter { said.sessions.contains($0.session) }.reduce(0) { $0 + $1.lost }
+            let lost = gaps.filter { said.sessions.contains($0.session) || unreported[tag, default: []].contains($0.session) }.reduce(0) { $0 + $1.lost }
             if missing > lost { failures.append("writer \(tag): \(missing) actions missing between its first and last kept, \(lost) recorded lost") }
             // Everything promised since its last loss is there (unless retention cut it).
             if let promised = said.promised, let last = numbers.last, last + 1 < promised.upTo {
@@ -147,6 +165,12 @@ struct SharedLogCommand: ParsableCommand {
                 // A session retention removed has nothing left to say.
                 if let ending = endings[session], ending != expected {
                     failures.append("writer \(tag)'s session \(session) ended \(ending.map(\.rawValue) ?? "never"), not \(expected.rawValue)")
+                }
+            }
+            // One it was killed before reporting ended in a loss or in its death.
+            for session in unreported[tag] ?? [] {
+                if let ending = endings[session], ending != .resumed, ending != .unclean {
+                    failures.append("writer \(tag)'s unreported session \(session) ended \(ending.map(\.rawValue) ?? "never"), not resumed or unclean")
                 }
             }
         }
