@@ -25,7 +25,25 @@ public struct ProcessOutput: Sendable {
 
 /// Runs an executable to completion and captures its output. A child still running after
 /// `timeout` seconds is killed (SIGKILL): the output then says `signaled` with signal 9.
+///
+/// The child is waited for on a thread of its own, never on Swift's cooperative pool: that pool
+/// has a thread per core (two here), and a test blocking one while a child works starves every
+/// async test beside it, effects and time limits included. (Blocking calls from the test
+/// functions were why a suite's effects once waited over a minute for a thread.)
 public func run(
+    _ executable: String, _ arguments: [String], in directory: String? = nil,
+    environment: [String: String] = [:], timeout: Double = 600
+) async throws -> ProcessOutput {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(with: Result { try runBlocking(executable, arguments, in: directory, environment: environment, timeout: timeout) })
+        }.start()
+    }
+}
+
+/// ``run(_:_:in:environment:timeout:)`` on the calling thread, for code that cannot await (a
+/// test's condition trait). Never call it from a test's body: see ``run(_:_:in:environment:timeout:)``.
+public func runBlocking(
     _ executable: String, _ arguments: [String], in directory: String? = nil,
     environment: [String: String] = [:], timeout: Double = 600
 ) throws -> ProcessOutput {
@@ -57,18 +75,4 @@ public func run(
         standardOutput: String(decoding: outputData, as: UTF8.self),
         standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
     )
-}
-
-/// ``run(_:_:in:environment:timeout:)`` for an async test: the child is waited for on a thread
-/// of its own, never on the cooperative pool. A test that blocks a pool thread for minutes (two
-/// threads on two cores) starves every async test running beside it, time limits and all.
-public func runOffPool(
-    _ executable: String, _ arguments: [String], in directory: String? = nil,
-    environment: [String: String] = [:], timeout: Double = 600
-) async throws -> ProcessOutput {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result { try run(executable, arguments, in: directory, environment: environment, timeout: timeout) })
-        }.start()
-    }
 }

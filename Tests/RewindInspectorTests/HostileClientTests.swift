@@ -15,7 +15,7 @@ struct HostileClientTests {
     @Test("1,500 idle connections, slow headers, a header streamed without end, requests without the token and long jobs abandoned: head still answers in its usual time, memory stays flat, the idle and slow are cut off after 10 s")
     func holds() async throws {
         let folder = try TemporaryDirectory()
-        let server = try ServedInspector([try demoLog(actions: 2_000, in: folder)], in: folder.path)
+        let server = try await ServedInspector([try demoLog(actions: 2_000, in: folder)], in: folder.path)
         let port = UInt16(try #require(server.url.port))
         let pid = server.process.processIdentifier
 
@@ -131,9 +131,9 @@ struct HostileClientTests {
 
 extension HostileClientTests {
     @Test("serve raises a low soft limit on open files to the hard one, so idle clients cannot use up its descriptors")
-    func raisesOpenFileLimit() throws {
+    func raisesOpenFileLimit() async throws {
         let folder = try TemporaryDirectory()
-        let log = try demoLog(in: folder)
+        let log = try await demoLog(in: folder)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // A shell's low default, then the tool in its place (same process id).

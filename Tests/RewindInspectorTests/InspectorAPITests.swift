@@ -12,7 +12,7 @@ struct InspectorAPITests {
     @Test("overview: the seq range, the sessions as `sessions --json`, the app's invariants")
     func overview() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let overview = try await inspector.json("/api/overview")
         #expect(overview["seqs"] as? [Int] == [1, 60])
         let sessions = try #require(overview["sessions"] as? [[String: Any]])
@@ -30,7 +30,7 @@ struct InspectorAPITests {
     @Test("state: amounts the app says how to show come with its text, by path; the stored numbers stay as they are")
     func formattedState() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let report = try await inspector.json("/api/state?at=12")
         let state = try #require(report["state"] as? [String: Any])
         let cart = try #require(state["cart"] as? [String: Any])
@@ -50,7 +50,7 @@ struct InspectorAPITests {
     @Test("overview: how the app's types changed since the sessions were recorded, as `schema --diff` says")
     func overviewDrift() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder)
+        let path = try await demoLog(in: folder)
         // The shop's action type as a build without the cart's `clear` case recorded it.
         try await DatabaseQueue(path: path).write { db in
             try db.execute(sql: """
@@ -69,7 +69,7 @@ struct InspectorAPITests {
     @Test("paging forward and backward through the timeline yields every event once, in order, whatever the page size")
     func paging() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(actions: 500, in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(actions: 500, in: folder))
         let all = try #require(try EventLog(path: folder.file("demo.rewind"), mode: .readOnly).seqRange())
         for limit in [1, 7, 100, 1_000] {
             var forward: [Int64] = [], after: Int64 = 0
@@ -101,7 +101,7 @@ struct InspectorAPITests {
     @Test("the timeline's filters are `rewind log`'s: session, case pattern, source file, seq range, time")
     func filters() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(actions: 300, in: folder)
+        let path = try await demoLog(actions: 300, in: folder)
         let inspector = InspectorHarness(path: path)
         let log = try EventLog(path: path, mode: .readOnly)
         for (query, filter) in [
@@ -129,7 +129,7 @@ struct InspectorAPITests {
     @Test("every call only reads: the log's bytes are the same after each of them")
     func readOnly() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder)
+        let path = try await demoLog(in: folder)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let inspector = InspectorHarness(path: path)
         let endpoints = Set(LogInspectionEndpoints.allCalls.map { String($0.prefix { $0 != "?" }) })
@@ -143,7 +143,7 @@ struct InspectorAPITests {
     @Test("odd paging and filter values are refused with the CLI's messages, never a trap")
     func oddArguments() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let cases: [(String, Int, String)] = [
             ("/api/events?limit=0", 400, "limit=0: give a whole number from 1 to 1000"),
             ("/api/events?limit=-1", 400, "limit=-1"),
@@ -191,7 +191,7 @@ struct InspectorAPITests {
     @Test("stats with buckets: activity over time whose stretches add up to the events")
     func activity() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let stats = try await inspector.json("/api/stats?buckets=12")
         let activity = try #require(stats["activity"] as? [String: Any])
         let total = try #require(activity["total"] as? [Int])
@@ -204,7 +204,7 @@ struct InspectorAPITests {
     @Test("state at a step is the replayed state; the diff at seq 12 shows the total going to −10.00")
     func stateAndDiff() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let state = try await inspector.json("/api/state?at=12")
         #expect(state["seq"] as? Int == 12)
         let cart = try #require((state["state"] as? [String: Any])?["cart"] as? [String: Any])
@@ -224,7 +224,7 @@ struct InspectorAPITests {
     @Test("bisect by invariant and by condition lands on seq 12; an invariant that holds is not found")
     func bisect() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         for query in ["invariant=non-negative-total", "where=cart.total%20%3C%200", "where=cart.total+%3C+0", "invariant=non-negative-total&monotonic=false"] {
             let report = try await inspector.json("/api/bisect?" + query)
             #expect(report["found"] as? Bool == true, "\(query)")
@@ -239,7 +239,7 @@ struct InspectorAPITests {
     @Test("what-if: leaving out seq 11 (the discount) keeps the total from going negative")
     func whatIf() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let report = try await inspector.json("/api/replay?without=11&at=12")
         #expect(report["at"] as? Int == 12)
         #expect((report["without"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [11])
@@ -256,7 +256,7 @@ struct InspectorAPITests {
     @Test("verify: the demo's snapshots are reproduced; a log whose snapshot was altered diverges there")
     func verify() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder)
+        let path = try await demoLog(in: folder)
         let inspector = InspectorHarness(path: path)
         let report = try await inspector.json("/api/verify")
         #expect(report["agrees"] as? Bool == true)
@@ -285,7 +285,7 @@ struct InspectorAPITests {
     @Test("shrink: a minimal fixture that still breaks the invariant, and a Swift test that replays it; nothing written beside the log")
     func shrink() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         // SQLite's readers may add the log's -wal and -shm files; nothing else appears.
         let files = { try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }.sorted() }
         let before = try files()

@@ -76,8 +76,8 @@ struct InspectorHarness {
 
 /// The demo's log (`rewind demo`, seed 7: the total goes negative at seq 12), recorded by the
 /// built tool as a user records it.
-func demoLog(actions: Int = 60, in folder: TemporaryDirectory, arguments: [String] = []) throws -> String {
-    let result = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"] + arguments, in: folder.path)
+func demoLog(actions: Int = 60, in folder: TemporaryDirectory, arguments: [String] = []) async throws -> String {
+    let result = try await run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"] + arguments, in: folder.path)
     #expect(result.status == 0, "\(result.standardError)")
     return folder.file("demo.rewind")
 }

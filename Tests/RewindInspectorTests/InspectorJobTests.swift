@@ -154,7 +154,7 @@ struct InspectorJobTests {
     @Test("verify of a large log through rewind serve's API: 202 with replay progress, the CLI's report when polled; abandoned, the replay stops")
     func verifyAsAJob() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(actions: 200_000, in: folder)
+        let path = try await demoLog(actions: 200_000, in: folder)
         var limits = Self.limits()
         limits.answerWithin = .milliseconds(50)
         let inspector = InspectorHarness.inspector(path: path, host: Self.host, token: Self.token, limits: limits)
@@ -176,7 +176,7 @@ struct InspectorJobTests {
         // snapshot, and counts toward the last).
         let (done, total) = (reported["done"] as? Int ?? 0, reported["total"] as? Int ?? 0)
         #expect(reported["what"] as? String == "replaying" && done > 0 && done % 1_000 == 0 && done <= total && total <= 200_010, "\(reported)")
-        let cli = try run(builtProduct("rewind"), ["verify", path, "--json"], in: folder.path, timeout: 120)
+        let cli = try await run(builtProduct("rewind"), ["verify", path, "--json"], in: folder.path, timeout: 120)
         let report = try #require(try JSONSerialization.jsonObject(with: answer.body) as? NSDictionary)
         #expect(report == (try JSONSerialization.jsonObject(with: Data(cli.standardOutput.utf8)) as? NSDictionary))
         #expect(report["agrees"] as? Bool == true && report["eventsFolded"] as? Int == 200_000)

@@ -17,7 +17,7 @@ struct InspectorLogTests {
         let missing = folder.file("missing.rewind")
         for path in [notALog, empty, missing] {
             let inspector = InspectorHarness(path: path)
-            let cli = try run(builtProduct("rewind"), ["state", path, "--at", "1"])
+            let cli = try await run(builtProduct("rewind"), ["state", path, "--at", "1"])
             #expect(cli.status == 2)
             for call in ["/api/overview", "/api/head", "/api/events", "/api/state?at=1", "/api/bisect?invariant=non-negative-total", "/api/verify", "/api/shrink?invariant=x"] {
                 let error = try await inspector.error(call, status: 422)
@@ -60,7 +60,7 @@ struct InspectorLogTests {
     @Test("an encrypted log: with serve's key every call opens payloads; without it the timeline still reads and replaying names the key")
     func encrypted() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder, arguments: ["--key-file", "demo.keys"])
+        let path = try await demoLog(in: folder, arguments: ["--key-file", "demo.keys"])
         let keys = folder.file("demo.keys")
         let keyed = InspectorHarness(path: path, keyFile: keys)
         let event = try await keyed.json("/api/event?at=12")

@@ -8,7 +8,7 @@ struct InspectorSecurityTests {
     @Test("the page needs the launch's token in its URL; its files need none (they hold no data)")
     func pageNeedsToken() async throws {
         let folder = try TemporaryDirectory()
-        let inspector = InspectorHarness(path: try demoLog(in: folder))
+        let inspector = await InspectorHarness(path: try demoLog(in: folder))
         let page = await inspector.get("/?token=\(InspectorHarness.token)", token: nil)
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")

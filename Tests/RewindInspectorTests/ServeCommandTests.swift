@@ -15,7 +15,7 @@ struct ServeCommandTests {
     @Test("prints a loopback URL with a fresh token; the page and the API answer over HTTP, only with the token")
     func servesOverHTTP() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder)
+        let path = try await demoLog(in: folder)
         let server = try Server([path], in: folder.path)
         #expect(server.url.host == "127.0.0.1")
         #expect(server.token.count == 64)
@@ -39,17 +39,17 @@ struct ServeCommandTests {
         #expect(try await second.get("/api/head", token: server.token).status == 403)
         // A port in use fails at once, saying so.
         let port = try #require(server.url.port)
-        let taken = try run(builtProduct("rewind"), ["serve", path, "--port", "\(port)"], timeout: 20)
+        let taken = try await run(builtProduct("rewind"), ["serve", path, "--port", "\(port)"], timeout: 20)
         #expect(taken.status == 2)
         #expect(taken.standardError.contains("cannot listen on 127.0.0.1:\(port)") && taken.standardError.contains("Address already in use"), "\(taken.standardError)")
     }
 
     @Test("a log it cannot read, a bad port or a bad address fails at once with exit 2 and the CLI's message")
-    func badArguments() throws {
+    func badArguments() async throws {
         let folder = try TemporaryDirectory()
         try Data("text".utf8).write(to: URL(fileURLWithPath: folder.file("notes.txt")))
         let rewind = builtProduct("rewind")
-        let cases: [([String], String)] = [
+        let cases: [([String], String)] = await [
             (["serve", "notes.txt"], "not a Rewind log"),
             (["serve", "missing.rewind"], "no such file"),
             (["serve", try demoLog(in: folder), "--port", "70000"], "--port 70000: give a port from 0 to 65535"),
@@ -59,15 +59,15 @@ struct ServeCommandTests {
             (["serve", "demo.rewind", "--key-file", "none.keys"], "--key-file none.keys: no such file"),
         ]
         for (arguments, message) in cases {
-            let result = try run(rewind, arguments, in: folder.path, timeout: 60)
+            let result = try await run(rewind, arguments, in: folder.path, timeout: 60)
             #expect(result.status == 2, "\(arguments): \(result.standardOutput)")
             #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
         }
     }
 
     @Test("an app's own replay tool has the same subcommand")
-    func appToolServes() throws {
-        let help = try run(builtProduct("rewind-todo"), ["serve", "--help"])
+    func appToolServes() async throws {
+        let help = try await run(builtProduct("rewind-todo"), ["serve", "--help"])
         #expect(help.status == 0)
         #expect(help.standardOutput.contains("Open a log in the time-travel inspector"))
     }
@@ -75,7 +75,7 @@ struct ServeCommandTests {
     @Test("--open hands the printed URL, token included, to $BROWSER; with no browser at all it says so and serves on")
     func opensABrowser() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder)
+        let path = try await demoLog(in: folder)
         // A "browser" that writes down what it was asked to open.
         let browser = folder.file("browser.sh")
         try "#!/bin/sh\nprintf '%s' \"$1\" > \"\(folder.file("opened"))\"\n".write(toFile: browser, atomically: true, encoding: .utf8)
@@ -100,7 +100,7 @@ struct ServeCommandTests {
     @Test("another address than loopback needs --host and prints a warning")
     func nonLoopbackWarns() async throws {
         let folder = try TemporaryDirectory()
-        let path = try demoLog(in: folder)
+        let path = try await demoLog(in: folder)
         let server = try Server([path, "--host", "0.0.0.0"], in: folder.path)
         server.process.terminate()
         server.process.waitUntilExit()

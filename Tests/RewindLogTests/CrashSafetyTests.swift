@@ -12,7 +12,7 @@ struct CrashSafetyTests {
     func killLoop() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("crash.rewind")
-        let result = try await runOffPool(
+        let result = try await run(
             builtProduct("rewind-stress"),
             ["kill-loop", "--rounds", "50", "--durability", "mixed", "--seed", "24157", "--log", path],
             timeout: 600
@@ -30,7 +30,7 @@ struct CrashSafetyTests {
     func concurrentProcesses() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shared.rewind")
-        let result = try await runOffPool(
+        let result = try await run(
             builtProduct("rewind-stress"),
             ["concurrent", "--writers", "4", "--readers", "2", "--seconds", "5", "--batch", "25", "--log", path],
             timeout: 120
@@ -46,7 +46,7 @@ struct CrashSafetyTests {
     func sharedLog() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shared.rewind")
-        let result = try await runOffPool(builtProduct("rewind-stress"), ["shared", "--seconds", "6", "--seed", "1", "--log", path], timeout: 180)
+        let result = try await run(builtProduct("rewind-stress"), ["shared", "--seconds", "6", "--seed", "1", "--log", path], timeout: 180)
         #expect(result.status == 0 && !result.signaled, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput.contains("failures 0"))
         let kills = try #require(result.standardOutput.firstMatch(of: /\((\d+) kills\)/)).1
@@ -60,7 +60,7 @@ struct CrashSafetyTests {
     func powerLoss() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("power.rewind")
-        let result = try await runOffPool(
+        let result = try await run(
             builtProduct("rewind-stress"),
             ["power-loss", "--rounds", "200", "--durability", "mixed", "--seed", "8191", "--log", path],
             timeout: 900
@@ -78,7 +78,7 @@ struct CrashSafetyTests {
     func powerLossCatchesNormalSync() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("weak.rewind")
-        let result = try await runOffPool(
+        let result = try await run(
             builtProduct("rewind-stress"),
             ["power-loss", "--rounds", "10", "--durability", "buffered", "--synchronous", "normal", "--seed", "8191", "--log", path],
             timeout: 300

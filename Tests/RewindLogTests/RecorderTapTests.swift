@@ -136,9 +136,9 @@ struct RecorderTapTests {
     }
 
     @Test("two producers at once stop a debug build with the tap's message; a release build does not check")
-    func catchesASecondProducer() throws {
+    func catchesASecondProducer() async throws {
         let folder = try TemporaryDirectory()
-        let result = try run(builtProduct("rewind-stress"), ["tap-overlap", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path)
+        let result = try await run(builtProduct("rewind-stress"), ["tap-overlap", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path)
         #if DEBUG
         #expect(result.status != 0)
         #expect(result.standardError.contains("RecorderTap<ShopState, ShopAction> was called from two threads at once"), "\(result.standardError)")

@@ -302,9 +302,9 @@ struct RecorderTests {
 
     /// Sets or clears the immutable attribute, which stops writes even by root and even through
     /// files already open: what a log made read-only under a running app meets.
-    static func setImmutable(_ immutable: Bool, _ paths: [String]) throws {
+    static func setImmutable(_ immutable: Bool, _ paths: [String]) async throws {
         for path in paths where FileManager.default.fileExists(atPath: path) {
-            let result = try run("/usr/bin/chattr", [immutable ? "+i" : "-i", path])
+            let result = try await run("/usr/bin/chattr", [immutable ? "+i" : "-i", path])
             #expect(result.status == 0, "chattr: \(result.standardError)")
         }
     }
@@ -316,8 +316,8 @@ struct RecorderTests {
               let folder = try? TemporaryDirectory() else { return false }
         let probe = folder.file("probe")
         guard FileManager.default.createFile(atPath: probe, contents: Data()),
-              let set = try? run("/usr/bin/chattr", ["+i", probe]), set.status == 0 else { return false }
-        _ = try? run("/usr/bin/chattr", ["-i", probe])
+              let set = try? runBlocking("/usr/bin/chattr", ["+i", probe]), set.status == 0 else { return false }
+        _ = try? runBlocking("/usr/bin/chattr", ["-i", probe])
         return true
     }()
 
@@ -325,7 +325,7 @@ struct RecorderTests {
         "a log made read-only mid-recording: the loss is reported, the gap recorded once it is writable again, and recording resumes",
         .enabled(if: canMakeFilesImmutable, "needs root, chattr, and a file system with the immutable attribute")
     )
-    func logMadeReadOnly() throws {
+    func logMadeReadOnly() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
         // The log and its write-ahead log. (Not the `-shm`: it is shared memory, mapped at
@@ -338,19 +338,20 @@ struct RecorderTests {
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
         store.dispatch(.cart(.clear))
-        try recorder.flush()
+        try await recorder.flush()
 
-        try Self.setImmutable(true, files)
-        defer { try? Self.setImmutable(false, files) }
+        try await Self.setImmutable(true, files)
+        // Cleared whatever the test finds (a defer cannot await; chattr is quick).
+        defer { for file in files where FileManager.default.fileExists(atPath: file) { _ = try? runBlocking("/usr/bin/chattr", ["-i", file]) } }
         store.dispatch(.cart(.remove(productID: "lost-1")))
         store.dispatch(.cart(.remove(productID: "lost-2")))
         #expect(throws: EventLogError.self) { try recorder.flush() }
         #expect(failures.all.flatMap(\.unrecorded).map(\.action) == [.cart(.remove(productID: "lost-1")), .cart(.remove(productID: "lost-2"))])
 
-        try Self.setImmutable(false, files)
+        try await Self.setImmutable(false, files)
         store.dispatch(.cart(.applyDiscount(code: "AFTER")))
-        try recorder.flush()
-        try recorder.close()
+        try await recorder.flush()
+        try await recorder.close()
         let log = try EventLog(path: path, mode: .readOnly)
         #expect(try log.checkIntegrity().isSound)
         #expect(try log.seqRange() == 1...2)  // the first action, then the one after the loss

@@ -54,10 +54,10 @@ struct FleetCommandTests {
         #expect(broken.count > 20 && broken.count < 980, "a fleet where some sessions have the bug and most do not: \(broken.count)")
         try await PostgresTestServer.withDatabase { location in
             let url = PushCommandTests.url(location)
-            let pushed = try await runOffPool(builtProduct("rewind"), ["push", path, url, "--install", "ios-4411"], in: folder.path)
+            let pushed = try await run(builtProduct("rewind"), ["push", path, url, "--install", "ios-4411"], in: folder.path)
             #expect(pushed.status == 0, "\(pushed.standardError)")
 
-            let bisect = try await runOffPool(builtProduct("rewind"), ["bisect", url, "--invariant", "non-negative-total", "--all-sessions", "--json"], in: folder.path)
+            let bisect = try await run(builtProduct("rewind"), ["bisect", url, "--invariant", "non-negative-total", "--all-sessions", "--json"], in: folder.path)
             #expect(bisect.status == 0, "\(bisect.standardError)")
             let (found, entries, report) = try Self.found(bisect.standardOutput)
             #expect(entries.count == 1_000 && report["failed"] as? Int == 0)
@@ -70,17 +70,17 @@ struct FleetCommandTests {
             #expect(sources.count >= 1 && sources.allSatisfy { $0.hasPrefix("ShopScreens.swift:") || $0.contains("ShopScreens.swift:") }, "\(sources)")
             #expect(!bisect.standardOutput.contains(location.password ?? "no password"))
 
-            let newer = try await runOffPool(builtProduct("rewind"), [
+            let newer = try await run(builtProduct("rewind"), [
                 "bisect", url, "--invariant", "non-negative-total", "--all-sessions", "--app-version", "2.3", "--jobs", "3", "--json",
             ], in: folder.path)
             let (foundNewer, entriesNewer, _) = try Self.found(newer.standardOutput)
             #expect(entriesNewer.count == 500 && foundNewer == broken.filter { versions[$0.key] == "2.3" })
 
-            let file = try await runOffPool(builtProduct("rewind"), ["bisect", path, "--invariant", "non-negative-total", "--all-sessions", "--json"], in: folder.path)
+            let file = try await run(builtProduct("rewind"), ["bisect", path, "--invariant", "non-negative-total", "--all-sessions", "--json"], in: folder.path)
             #expect(try Self.found(file.standardOutput).found == broken, "the same answer from the file")
 
             // The rest over the other half, to keep the suite short.
-            let text = try await runOffPool(builtProduct("rewind"), [
+            let text = try await run(builtProduct("rewind"), [
                 "bisect", url, "--where", "cart.total < 0", "--all-sessions", "--install", "ios-4411", "--app-version", "2.2",
             ], in: folder.path)
             #expect(text.status == 0)
@@ -89,7 +89,7 @@ struct FleetCommandTests {
             #expect(text.standardOutput.contains("(app version 2.2, install ios-4411)"))
             #expect(text.standardOutput.contains("rewind pull '") && !text.standardOutput.contains(location.password ?? "no password"))
 
-            let verify = try await runOffPool(builtProduct("rewind"), ["verify", url, "--all-sessions", "--app-version", "2.2", "--json"], in: folder.path)
+            let verify = try await run(builtProduct("rewind"), ["verify", url, "--all-sessions", "--app-version", "2.2", "--json"], in: folder.path)
             #expect(verify.status == 0, "\(verify.standardError)")
             let verified = try #require(try JSONSerialization.jsonObject(with: Data(verify.standardOutput.utf8)) as? [String: Any])
             #expect(verified["sessions"] as? Int == 500 && verified["hits"] as? Int == 0 && verified["failed"] as? Int == 0)
@@ -110,9 +110,9 @@ struct FleetCommandTests {
         try log.close()
         try await PostgresTestServer.withDatabase { location in
             let url = PushCommandTests.url(location)
-            #expect(try await runOffPool(builtProduct("rewind"), ["push", path, url], in: folder.path).status == 0)
+            #expect(try await run(builtProduct("rewind"), ["push", path, url], in: folder.path).status == 0)
             for target in [path, url] {
-                let result = try await runOffPool(builtProduct("rewind"), ["verify", target, "--all-sessions"], in: folder.path)
+                let result = try await run(builtProduct("rewind"), ["verify", target, "--all-sessions"], in: folder.path)
                 #expect(result.status == 2, "\(target)")
                 #expect(result.standardOutput.contains("0 of 3 sessions") && result.standardOutput.contains("1 could not be replayed"))
                 #expect(result.standardOutput.contains("could not be replayed: ") && result.standardOutput.contains("com.example.unknown"))
@@ -123,7 +123,7 @@ struct FleetCommandTests {
     @Test("odd fleet arguments are refused with exit 2 and a clear error that never shows the password")
     func refusals() async throws {
         let folder = try TemporaryDirectory()
-        let log = try PushCommandTests.demoLog(actions: 30, in: folder)
+        let log = try await PushCommandTests.demoLog(actions: 30, in: folder)
         try await PostgresTestServer.withDatabase { location in
             let url = PushCommandTests.url(location)
             var wrong = location
@@ -144,22 +144,22 @@ struct FleetCommandTests {
                 (["verify", PushCommandTests.url(wrong, withPassword: true), "--all-sessions"], "the server refused user '\(location.user)'"),
             ]
             for (arguments, message) in cases {
-                let result = try await runOffPool(builtProduct("rewind"), arguments, in: folder.path)
+                let result = try await run(builtProduct("rewind"), arguments, in: folder.path)
                 #expect(result.status == 2, "\(arguments)")
                 #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
                 for text in [result.standardError, result.standardOutput] {
                     #expect(!text.contains("hunter2") && !text.contains(location.password ?? "no password"), "\(arguments)")
                 }
             }
-            let empty = try await runOffPool(builtProduct("rewind"), ["verify", url, "--all-sessions"], in: folder.path)
+            let empty = try await run(builtProduct("rewind"), ["verify", url, "--all-sessions"], in: folder.path)
             #expect(empty.status == 2 && empty.standardError.contains("there is no Rewind log store in this database"), "\(empty.standardError)")
-            #expect(try await runOffPool(builtProduct("rewind"), ["push", log, url], in: folder.path).status == 0)
-            let none = try await runOffPool(builtProduct("rewind"), ["bisect", url, "--invariant", "non-negative-total", "--all-sessions", "--app-version", "9.9"], in: folder.path)
+            #expect(try await run(builtProduct("rewind"), ["push", log, url], in: folder.path).status == 0)
+            let none = try await run(builtProduct("rewind"), ["bisect", url, "--invariant", "non-negative-total", "--all-sessions", "--app-version", "9.9"], in: folder.path)
             #expect(none.status == 1 && none.standardOutput.hasPrefix("sessions that break non-negative-total: 0 of 0 sessions"), "\(none.standardOutput)")
 
             // A second log: a URL without log= no longer names one.
             let second = try TemporaryDirectory()
-            #expect(try await runOffPool(builtProduct("rewind"), ["push", try PushCommandTests.demoLog(actions: 20, in: second), url], in: folder.path).status == 0)
+            #expect(try await run(builtProduct("rewind"), ["push", try PushCommandTests.demoLog(actions: 20, in: second), url], in: folder.path).status == 0)
             let logID = try #require(try EventLog(path: log, mode: .readOnly).identity()).uuidString.lowercased()
             let unknown = UUID().uuidString.lowercased()
             let moreCases: [([String], String)] = [
@@ -171,14 +171,14 @@ struct FleetCommandTests {
                 (["pull", url + "&log=" + logID, "--session", "1", "--output", "x.rewind"], "choose the sessions with one of --session, --log or --install"),
             ]
             for (arguments, message) in moreCases {
-                let result = try await runOffPool(builtProduct("rewind"), arguments, in: folder.path)
+                let result = try await run(builtProduct("rewind"), arguments, in: folder.path)
                 #expect(result.status == 2 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
                 #expect(!result.standardError.contains("hunter2") && !result.standardError.contains(location.password ?? "no password"), "\(arguments)")
             }
-            let oneLog = try await runOffPool(builtProduct("rewind"), ["verify", url + "&log=" + logID, "--all-sessions", "--json"], in: folder.path)
+            let oneLog = try await run(builtProduct("rewind"), ["verify", url + "&log=" + logID, "--all-sessions", "--json"], in: folder.path)
             let fleet = try #require(try JSONSerialization.jsonObject(with: Data(oneLog.standardOutput.utf8)) as? [String: Any])
             #expect(oneLog.status == 0 && fleet["sessions"] as? Int == 1, "log= narrows the fleet to that log's one session: \(oneLog.standardOutput)")
-            let pulled = try await runOffPool(builtProduct("rewind"), ["pull", url + "&log=" + logID, "--output", "by-url.rewind"], in: folder.path)
+            let pulled = try await run(builtProduct("rewind"), ["pull", url + "&log=" + logID, "--output", "by-url.rewind"], in: folder.path)
             #expect(pulled.status == 0 && pulled.standardOutput.contains("the sessions of log \(logID), with its numbers"), "\(pulled.standardOutput)")
         }
     }

@@ -102,14 +102,14 @@ struct PostgresRecorderTests {
         // A temporary folder of the command's own, to see that nothing is left there.
         let scratch = try TemporaryDirectory()
         for command in [["sessions"], ["log", "--limit", "25"], ["show", "--at", lastSeq], ["state", "--at", lastSeq], ["verify"], ["check"], ["schema"]] {
-            let onFile = try run(builtProduct("rewind"), [command[0], log.path] + command.dropFirst(), in: folder.path)
-            let onStore = try run(builtProduct("rewind"), [command[0], installURL] + command.dropFirst(), in: folder.path, environment: ["TMPDIR": scratch.path])
+            let onFile = try await run(builtProduct("rewind"), [command[0], log.path] + command.dropFirst(), in: folder.path)
+            let onStore = try await run(builtProduct("rewind"), [command[0], installURL] + command.dropFirst(), in: folder.path, environment: ["TMPDIR": scratch.path])
             #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "\(command) left a file behind")
             #expect(onFile.status == onStore.status, "\(command): \(onStore.standardError)")
             #expect((onStore.standardOutput + onStore.standardError).replacingOccurrences(of: name, with: log.path)
                     == onFile.standardOutput + onFile.standardError, "\(command)")
         }
-        let listed = try run(builtProduct("rewind"), ["sessions", PushCommandTests.url(location), "--install", "api-1"], in: folder.path)
+        let listed = try await run(builtProduct("rewind"), ["sessions", PushCommandTests.url(location), "--install", "api-1"], in: folder.path)
         #expect(listed.status == 0 && listed.standardOutput.contains("recorded into the store"), "\(listed.standardOutput)")
     }
 

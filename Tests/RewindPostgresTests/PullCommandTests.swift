@@ -11,27 +11,27 @@ struct PullCommandTests {
     @Test("a pushed demo log, pulled back or read by URL, answers every read command exactly as the original file")
     func sameAnswers() async throws {
         let folder = try TemporaryDirectory()
-        let log = try PushCommandTests.demoLog(actions: 400, in: folder)
+        let log = try await PushCommandTests.demoLog(actions: 400, in: folder)
         try await PostgresTestServer.withDatabase { location in
             let url = PushCommandTests.url(location)
-            let pushed = try run(builtProduct("rewind"), ["push", log, url, "--json"], in: folder.path)
+            let pushed = try await run(builtProduct("rewind"), ["push", log, url, "--json"], in: folder.path)
             #expect(pushed.status == 0, "\(pushed.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(pushed.standardOutput.utf8)) as? [String: Any])
             let logID = try #require(report["logID"] as? String)
             #expect(logID == (try EventLog(path: log, mode: .readOnly).identity())?.uuidString.lowercased())
 
-            let listed = try run(builtProduct("rewind"), ["sessions", url, "--json"], in: folder.path)
+            let listed = try await run(builtProduct("rewind"), ["sessions", url, "--json"], in: folder.path)
             #expect(listed.status == 0, "\(listed.standardError)")
             let sessions = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
             #expect(sessions.count == 1 && sessions.first?["log"] as? String == logID && sessions.first?["numberInLog"] as? Int == 1)
             #expect(sessions.first?["events"] as? Int == 400 && sessions.first?["install"] as? String == logID, "the install defaults to the log's identity")
             let uuid = try #require(sessions.first?["uuid"] as? String)
-            let table = try run(builtProduct("rewind"), ["sessions", url, "--app-version", "1.0"], in: folder.path)
+            let table = try await run(builtProduct("rewind"), ["sessions", url, "--app-version", "1.0"], in: folder.path)
             #expect(table.standardOutput.contains(uuid) && table.standardOutput.contains("\(logID), 1"), "\(table.standardOutput)")
-            let none = try run(builtProduct("rewind"), ["sessions", url, "--install", "elsewhere"], in: folder.path)
+            let none = try await run(builtProduct("rewind"), ["sessions", url, "--install", "elsewhere"], in: folder.path)
             #expect(none.status == 0 && none.standardOutput == "no sessions\n")
 
-            let pulled = try run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
+            let pulled = try await run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
             #expect(pulled.status == 0, "\(pulled.standardError)")
             #expect(pulled.standardOutput.hasPrefix("pulled 1 session (400 events,") && pulled.standardOutput.contains("into pulled.rewind"))
             #expect(!pulled.standardOutput.contains(location.password ?? "no password"), "the store is named without its password")
@@ -42,8 +42,8 @@ struct PullCommandTests {
                 ["bisect", "--invariant", "non-negative-total"], ["export", "--output", "X.jsonl"],
             ]
             for command in commands {
-                let original = try run(builtProduct("rewind"), [command[0], log] + command.dropFirst().map { $0 == "X.jsonl" ? "original.jsonl" : $0 }, in: folder.path)
-                let copy = try run(builtProduct("rewind"), [command[0], "pulled.rewind"] + command.dropFirst().map { $0 == "X.jsonl" ? "pulled.jsonl" : $0 }, in: folder.path)
+                let original = try await run(builtProduct("rewind"), [command[0], log] + command.dropFirst().map { $0 == "X.jsonl" ? "original.jsonl" : $0 }, in: folder.path)
+                let copy = try await run(builtProduct("rewind"), [command[0], "pulled.rewind"] + command.dropFirst().map { $0 == "X.jsonl" ? "pulled.jsonl" : $0 }, in: folder.path)
                 #expect(original.status == copy.status, "\(command)")
                 let normalized = copy.standardOutput.replacingOccurrences(of: "pulled.rewind", with: "demo.rewind")
                     .replacingOccurrences(of: folder.file("pulled.rewind"), with: log).replacingOccurrences(of: "pulled.jsonl", with: "original.jsonl")
@@ -56,8 +56,8 @@ struct PullCommandTests {
             #expect(name.contains(logID) && !name.contains(location.password ?? "no password"))
             let scratch = try TemporaryDirectory()
             for command in commands + [["serve", "--port", "-1"], ["state", "--at", "99999"], ["sessions", "--json"]] {
-                let original = try run(builtProduct("rewind"), [command[0], log] + command.dropFirst().map { $0 == "X.jsonl" ? "original.jsonl" : $0 }, in: folder.path)
-                let stored = try run(
+                let original = try await run(builtProduct("rewind"), [command[0], log] + command.dropFirst().map { $0 == "X.jsonl" ? "original.jsonl" : $0 }, in: folder.path)
+                let stored = try await run(
                     builtProduct("rewind"), [command[0], logURL] + command.dropFirst().map { $0 == "X.jsonl" ? "stored.jsonl" : $0 }, in: folder.path,
                     environment: ["TMPDIR": scratch.path]
                 )
@@ -80,12 +80,12 @@ struct PullCommandTests {
             }
             #expect(exports[0] == exports[1] && exports[0] == exports[2], "every line after the header (which holds the export time) is the same")
 
-            let json = try run(builtProduct("rewind"), ["pull", url, "--session", "1", "--output", "one.rewind", "--json"], in: folder.path)
+            let json = try await run(builtProduct("rewind"), ["pull", url, "--session", "1", "--output", "one.rewind", "--json"], in: folder.path)
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
             #expect(Set(fields.keys) == ["store", "path", "sessions", "events", "snapshots", "gaps", "logID"])
             #expect(fields["logID"] as? String == logID && fields["events"] as? Int == 400)
 
-            let again = try run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
+            let again = try await run(builtProduct("rewind"), ["pull", url, "--log", logID, "--output", "pulled.rewind"], in: folder.path)
             #expect(again.status == 2 && again.standardError.contains("the file exists already"))
         }
     }
@@ -93,12 +93,12 @@ struct PullCommandTests {
     @Test("reading a store's log by URL: a log, install or store that is not there, wrong credentials, nothing listening, TLS refused — exit 2, a clear error, never the password")
     func readRefusals() async throws {
         let folder = try TemporaryDirectory()
-        let log = try PushCommandTests.demoLog(actions: 50, in: folder)
+        let log = try await PushCommandTests.demoLog(actions: 50, in: folder)
         let logID = try #require(try EventLog(path: log, mode: .readOnly).identity()).uuidString.lowercased()
         try await PostgresTestServer.withDatabase { empty in
             try await PostgresTestServer.withDatabase { location in
                 let url = PushCommandTests.url(location)
-                let pushed = try run(builtProduct("rewind"), ["push", log, url], in: folder.path)
+                let pushed = try await run(builtProduct("rewind"), ["push", log, url], in: folder.path)
                 #expect(pushed.status == 0, "\(pushed.standardError)")
                 var wrong = location
                 wrong.password = "hunter2-wrong"
@@ -115,7 +115,7 @@ struct PullCommandTests {
                     (["log", url.replacingOccurrences(of: "sslmode=disable", with: "sslmode=require") + "&log=" + logID], "offers no TLS"),
                 ]
                 for (arguments, message) in cases {
-                    let result = try run(builtProduct("rewind"), arguments, in: folder.path, timeout: 60)
+                    let result = try await run(builtProduct("rewind"), arguments, in: folder.path, timeout: 60)
                     #expect(result.status == 2, "\(arguments): \(result.standardError)")
                     #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
                     #expect(!(result.standardOutput + result.standardError).contains("hunter2") && !result.standardError.contains(location.password ?? "no password"))
@@ -146,7 +146,7 @@ struct PullCommandTests {
                 (["pull", PushCommandTests.url(wrong, withPassword: true), "--session", "1", "--output", "x.rewind"], "the server refused user '\(location.user)'"),
             ]
             for (arguments, message) in cases {
-                let result = try run(builtProduct("rewind"), arguments, in: folder.path)
+                let result = try await run(builtProduct("rewind"), arguments, in: folder.path)
                 #expect(result.status == 2, "\(arguments)")
                 #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
                 #expect(!result.standardError.contains("hunter2") && !result.standardError.contains(location.password ?? "no password"))

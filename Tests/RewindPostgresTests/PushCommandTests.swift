@@ -10,8 +10,8 @@ import Testing
 @Suite("rewind push", .enabled(if: PostgresTestServer.enabled))
 struct PushCommandTests {
     /// The demo's shop log of `actions` actions, recorded by the built `rewind`.
-    static func demoLog(actions: Int, in folder: TemporaryDirectory) throws -> String {
-        let result = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"], in: folder.path)
+    static func demoLog(actions: Int, in folder: TemporaryDirectory) async throws -> String {
+        let result = try await run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "\(actions)", "--output", "demo.rewind"], in: folder.path)
         #expect(result.status == 0, "\(result.standardError)")
         return folder.file("demo.rewind")
     }
@@ -103,9 +103,9 @@ struct PushCommandTests {
     @Test("push reports what it added; pushing again adds nothing; a wrong password is refused without being shown")
     func pushTwice() async throws {
         let folder = try TemporaryDirectory()
-        let log = try Self.demoLog(actions: 400, in: folder)
+        let log = try await Self.demoLog(actions: 400, in: folder)
         try await PostgresTestServer.withDatabase { location in
-            let first = try run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
+            let first = try await run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
             #expect(first.status == 0, "\(first.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
             #expect(report["events"] as? Int == 400 && report["newSessions"] as? Int == 1)
@@ -113,11 +113,11 @@ struct PushCommandTests {
             var named = location
             named.tls = .disable
             #expect(report["store"] as? String == named.description, "named without its password")
-            let second = try run(builtProduct("rewind"), ["push", log, Self.url(location)], in: folder.path)
+            let second = try await run(builtProduct("rewind"), ["push", log, Self.url(location)], in: folder.path)
             #expect(second.standardOutput.hasPrefix("pushed 0 events (0 new of 1 sessions") && second.standardOutput.contains("400 events were there already"))
             var wrong = location
             wrong.password = "hunter2-wrong"
-            let refused = try run(builtProduct("rewind"), ["push", log, Self.url(wrong, withPassword: true)], in: folder.path)
+            let refused = try await run(builtProduct("rewind"), ["push", log, Self.url(wrong, withPassword: true)], in: folder.path)
             #expect(refused.status == 2 && refused.standardError.contains("the server refused user '\(location.user)'"))
             #expect(!refused.standardError.contains("hunter2") && !refused.standardOutput.contains("hunter2"))
             #expect(try await Self.counts(location) == (400, 400))
@@ -127,19 +127,19 @@ struct PushCommandTests {
     @Test("a store's log pushes into another store as it is, read in place: the same log, every byte; again, nothing; sessions recorded into a store are refused")
     func storeToStore() async throws {
         let folder = try TemporaryDirectory()
-        let log = try Self.demoLog(actions: 300, in: folder)
+        let log = try await Self.demoLog(actions: 300, in: folder)
         let logID = try #require(try EventLog(path: log, mode: .readOnly).identity()).uuidString.lowercased()
         try await PostgresTestServer.withDatabase { first in
             try await PostgresTestServer.withDatabase { second in
-                let pushed = try run(builtProduct("rewind"), ["push", log, Self.url(first)], in: folder.path)
+                let pushed = try await run(builtProduct("rewind"), ["push", log, Self.url(first)], in: folder.path)
                 #expect(pushed.status == 0, "\(pushed.standardError)")
-                let moved = try run(builtProduct("rewind"), ["push", Self.url(first) + "&log=" + logID, Self.url(second), "--json"], in: folder.path)
+                let moved = try await run(builtProduct("rewind"), ["push", Self.url(first) + "&log=" + logID, Self.url(second), "--json"], in: folder.path)
                 #expect(moved.status == 0, "\(moved.standardError)")
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(moved.standardOutput.utf8)) as? [String: Any])
                 #expect(report["logID"] as? String == logID && report["events"] as? Int == 300 && report["newSessions"] as? Int == 1)
-                let again = try run(builtProduct("rewind"), ["push", Self.url(first) + "&log=" + logID, Self.url(second)], in: folder.path)
+                let again = try await run(builtProduct("rewind"), ["push", Self.url(first) + "&log=" + logID, Self.url(second)], in: folder.path)
                 #expect(again.standardOutput.contains("300 events were there already"), "\(again.standardOutput)")
-                let fromFile = try run(builtProduct("rewind"), ["push", log, Self.url(second)], in: folder.path)
+                let fromFile = try await run(builtProduct("rewind"), ["push", log, Self.url(second)], in: folder.path)
                 #expect(fromFile.standardOutput.contains("300 events were there already"), "the file and the store's copy are one log")
 
                 let store = try await PostgresLog.open(second, mode: .readOnly)
@@ -152,7 +152,7 @@ struct PushCommandTests {
                     into: try await RecordingDestination.postgres(first, install: "api-1"), app: AppIdentity(id: "com.example.shop"),
                     initialState: ShopState(), reducer: Shop.reducer, effects: Shop.effects(environment: .simulated), user: Shopper(seed: 2), actions: 20
                 )
-                let refused = try run(builtProduct("rewind"), ["push", Self.url(first) + "&install=api-1", Self.url(second)], in: folder.path)
+                let refused = try await run(builtProduct("rewind"), ["push", Self.url(first) + "&install=api-1", Self.url(second)], in: folder.path)
                 #expect(refused.status == 2 && refused.standardError.contains("pull them into a file"), "\(refused.standardError)")
                 #expect(!refused.standardError.contains(first.password ?? "no password"))
             }
@@ -162,7 +162,7 @@ struct PushCommandTests {
     @Test("a pusher killed mid-push (SIGKILL) leaves whole batches; pushing again completes without duplicates")
     func killedMidPush() async throws {
         let folder = try TemporaryDirectory()
-        let log = try Self.demoLog(actions: 6_000, in: folder)
+        let log = try await Self.demoLog(actions: 6_000, in: folder)
         try await PostgresTestServer.withDatabase { location in
             await (try PostgresLog.open(location)).close()
             // 240 batches at 50 ms or more each: the push is still going at its 20th.
@@ -175,7 +175,7 @@ struct PushCommandTests {
             try await Self.removeSlowInserts(location)
             let partial = try await Self.counts(location)
             #expect(partial.events == partial.distinct && partial.events % 25 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
-            let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
+            let finished = try await run(builtProduct("rewind"), ["push", log, Self.url(location), "--json"], in: folder.path)
             #expect(finished.status == 0, "\(finished.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(finished.standardOutput.utf8)) as? [String: Any])
             #expect(report["alreadyThere"] as? Int == partial.events && report["events"] as? Int == 6_000 - partial.events)
@@ -189,7 +189,7 @@ struct PushCommandTests {
         defer { server.stop() }
         let location = server.location
         let folder = try TemporaryDirectory()
-        let log = try Self.demoLog(actions: 6_000, in: folder)
+        let log = try await Self.demoLog(actions: 6_000, in: folder)
         await (try PostgresLog.open(location)).close()
         // 1,200 batches at 20 ms or more each: the push is still going when the server restarts.
         try await Self.slowInserts(location, seconds: 0.02)
@@ -204,7 +204,7 @@ struct PushCommandTests {
         let partial = try await Self.counts(location)
         #expect(partial.events == partial.distinct && partial.events % 5 == 0 && partial.events < 6_000, "whole batches only: \(partial)")
         try await Self.removeSlowInserts(location)
-        let finished = try run(builtProduct("rewind"), ["push", log, Self.url(location, withPassword: true)], in: folder.path)
+        let finished = try await run(builtProduct("rewind"), ["push", log, Self.url(location, withPassword: true)], in: folder.path)
         #expect(finished.status == 0, "\(finished.standardError)")
         #expect(try await Self.counts(location) == (6_000, 6_000))
     }

@@ -28,7 +28,7 @@ struct StoreInspectorTests {
     @Test("every inspector call answers on the store's log as on its file; a session pushed while it serves is seen")
     func sameAnswers() async throws {
         let folder = try TemporaryDirectory()
-        let log = try PushCommandTests.demoLog(actions: 300, in: folder)
+        let log = try await PushCommandTests.demoLog(actions: 300, in: folder)
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)
             _ = try await store.push(try EventLog(path: log, mode: .readOnly))
@@ -65,7 +65,7 @@ struct StoreInspectorTests {
                 into: try EventLog(path: log), app: AppIdentity(id: "com.example.shop"), initialState: ShopState(), reducer: Shop.reducer,
                 effects: Shop.effects(environment: .simulated), user: Shopper(seed: 5), actions: 50
             )
-            let pushed = try run(builtProduct("rewind"), ["push", log, PushCommandTests.url(location)], in: folder.path)
+            let pushed = try await run(builtProduct("rewind"), ["push", log, PushCommandTests.url(location)], in: folder.path)
             #expect(pushed.status == 0, "\(pushed.standardError)")
             let after = try await Self.get("head", of: onStore, naming: name).body, fileAfter = try await Self.get("head", of: onFile, naming: log).body
             #expect(after != before && after == fileAfter, "\(after)")

@@ -15,16 +15,16 @@ struct StoreSessionWindowTests {
         try TimedSessions.write(TimedSessions.day, to: path)
         try await PostgresTestServer.withDatabase { location in
             let url = PushCommandTests.url(location)
-            let pushed = try await runOffPool(builtProduct("rewind"), ["push", path, url], in: folder.path)
+            let pushed = try await run(builtProduct("rewind"), ["push", path, url], in: folder.path)
             #expect(pushed.status == 0, "\(pushed.standardError)")
             func numbers(_ arguments: [String]) async throws -> [Int] {
-                let result = try await runOffPool(builtProduct("rewind"), arguments + ["--json"], in: folder.path)
+                let result = try await run(builtProduct("rewind"), arguments + ["--json"], in: folder.path)
                 #expect(result.status == 0 || result.status == 1, "\(arguments): \(result.standardError)")
                 let json = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
                 let sessions = (json as? [[String: Any]]) ?? ((json as? [String: Any])?["entries"] as? [[String: Any]])?.compactMap { $0["session"] as? [String: Any] }
                 return try #require(sessions, "\(arguments)").compactMap { $0["numberInLog"] as? Int }.sorted()
             }
-            let all = try await runOffPool(builtProduct("rewind"), ["sessions", url, "--json"], in: folder.path)
+            let all = try await run(builtProduct("rewind"), ["sessions", url, "--json"], in: folder.path)
             let listed = try #require(try JSONSerialization.jsonObject(with: Data(all.standardOutput.utf8)) as? [[String: Any]])
             #expect(listed.map { $0["lastEventAt"] as? String } == ["2026-11-20T10:30:00.000Z", "2026-11-20T13:00:00.000Z", nil, "2026-11-20T14:10:00.000Z"])
             for (arguments, expected) in TimedSessions.windows {

@@ -11,7 +11,7 @@ struct StoreURLWarningTests {
     static let unverified = "is sent to a server whose certificate is not checked (sslmode=prefer)"
 
     @Test("a password in the URL, or sent to a remote server unverified, is warned about once, never shown; PGPASSWORD to loopback is not")
-    func warnings() throws {
+    func warnings() async throws {
         let folder = try TemporaryDirectory()
         let rewind = builtProduct("rewind")
         let secret = "s3cret-in-argv"
@@ -30,7 +30,7 @@ struct StoreURLWarningTests {
             (["sessions", "postgres://fleet@db.invalid/logs"], ["PGPASSWORD": "", "PGPASSFILE": "/nonexistent"], [], ["warning:"]),
         ]
         for (arguments, environment, expected, unexpected) in cases {
-            let result = try run(rewind, arguments, in: folder.path, environment: environment.merging(["HOME": folder.path]) { given, _ in given }, timeout: 60)
+            let result = try await run(rewind, arguments, in: folder.path, environment: environment.merging(["HOME": folder.path]) { given, _ in given }, timeout: 60)
             #expect(result.status == 2, "\(arguments): \(result.standardError)")
             for text in expected {
                 #expect(result.standardError.contains(text), "\(arguments): \(result.standardError)")

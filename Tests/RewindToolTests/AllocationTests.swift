@@ -12,8 +12,8 @@ struct AllocationTests {
     }
 
     @Test("the recorder's hand-off adds no allocation to a dispatch; a boxing middleware adds one, as a control")
-    func recorderHandOffAllocatesNothing() throws {
-        let result = try run(builtProduct("rewind-allocations"), ["--json"])
+    func recorderHandOffAllocatesNothing() async throws {
+        let result = try await run(builtProduct("rewind-allocations"), ["--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let counts = try JSONDecoder().decode(Counts.self, from: Data(result.standardOutput.utf8))
         #expect(counts.recorder == counts.baseline)

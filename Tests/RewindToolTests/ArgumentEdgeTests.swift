@@ -27,8 +27,8 @@ struct ArgumentEdgeTests {
     ]
 
     @Test("every subcommand over 0, −1, Int64.max, past the end and reversed ranges: exit 0, 1 or 2, never a signal")
-    func grid() throws {
-        let (folder, path, _) = try RewindCommandTests.demoLog(actions: 20)
+    func grid() async throws {
+        let (folder, path, _) = try await RewindCommandTests.demoLog(actions: 20)
         let logBefore = try Data(contentsOf: URL(fileURLWithPath: path))
         var runs = 0
         for template in Self.templates {
@@ -36,7 +36,7 @@ struct ArgumentEdgeTests {
                 let arguments = template.map { $0 == "LOG" ? path : $0.replacingOccurrences(of: "V", with: value) }
                 for file in ["out.jsonl", "fixture.rewind", "d.rewind"] { try? FileManager.default.removeItem(atPath: folder.file(file)) }
                 // A hang is killed after 30 s and shows as signal 9.
-                let result = try run(builtProduct("rewind"), arguments, in: folder.path, timeout: 30)
+                let result = try await run(builtProduct("rewind"), arguments, in: folder.path, timeout: 30)
                 runs += 1
                 // Plain values in the expectations: a failure prints them, not megabytes of output.
                 let (status, signaled, saidWhy) = (result.status, result.signaled, !result.standardError.isEmpty)
@@ -51,8 +51,8 @@ struct ArgumentEdgeTests {
     }
 
     @Test("input errors are one line without usage; usage errors keep the usage text")
-    func inputErrorsAreOneLine() throws {
-        let (folder, path, _) = try RewindCommandTests.demoLog(actions: 20)
+    func inputErrorsAreOneLine() async throws {
+        let (folder, path, _) = try await RewindCommandTests.demoLog(actions: 20)
         let cases: [([String], String)] = [
             (["log", path, "--to", "0"], "Error: --to 0: a seq is 1 or more\n"),
             (["export", path, "--output", "x.jsonl", "--from", "10", "--to", "5"], "Error: --from 10 is after --to 5\n"),
@@ -63,11 +63,11 @@ struct ArgumentEdgeTests {
             (["state", "missing.rewind", "--at", "1"], "Error: missing.rewind: no such file\n"),
         ]
         for (arguments, expected) in cases {
-            let result = try run(builtProduct("rewind"), arguments, in: folder.path)
+            let result = try await run(builtProduct("rewind"), arguments, in: folder.path)
             #expect(result.status == 2)
             #expect(result.standardError == expected, "rewind \(arguments.joined(separator: " "))")
         }
-        let usage = try run(builtProduct("rewind"), ["state", path], in: folder.path)
+        let usage = try await run(builtProduct("rewind"), ["state", path], in: folder.path)
         #expect(usage.status == 2)
         #expect(usage.standardError.contains("Usage: rewind state <path>"))
     }

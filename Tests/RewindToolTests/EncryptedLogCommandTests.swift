@@ -12,16 +12,16 @@ struct EncryptedLogCommandTests {
 
     /// A demo session of 40 actions recorded with a new key in `keys`, and the same session
     /// recorded in the clear.
-    init() throws {
+    init() async throws {
         folder = try TemporaryDirectory()
-        let encrypted = try run(rewind, ["demo", "--quiet", "--actions", "40", "--output", "shop.rewind", "--key-file", "keys"], in: folder.path)
+        let encrypted = try await run(rewind, ["demo", "--quiet", "--actions", "40", "--output", "shop.rewind", "--key-file", "keys"], in: folder.path)
         #expect(encrypted.status == 0, "\(encrypted.standardError)")
-        let clear = try run(rewind, ["demo", "--quiet", "--actions", "40", "--output", "clear.rewind"], in: folder.path)
+        let clear = try await run(rewind, ["demo", "--quiet", "--actions", "40", "--output", "clear.rewind"], in: folder.path)
         #expect(clear.status == 0, "\(clear.standardError)")
     }
 
-    func rewind(_ arguments: String...) throws -> ProcessOutput {
-        let result = try run(rewind, arguments, in: folder.path)
+    func rewind(_ arguments: String...) async throws -> ProcessOutput {
+        let result = try await run(rewind, arguments, in: folder.path)
         #expect(!result.signaled, "\(arguments): \(result.standardError)")
         return result
     }
@@ -31,23 +31,23 @@ struct EncryptedLogCommandTests {
     }
 
     @Test("the demo creates an owner-only key file and records under its key; sessions says which")
-    func demoRecordsEncrypted() throws {
+    func demoRecordsEncrypted() async throws {
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.file("keys"))
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let keyLine = try #require(try String(contentsOfFile: folder.file("keys"), encoding: .utf8).split(separator: "\n").last)
         #expect(keyLine.hasPrefix("demo "))
-        let sessions = try rewind("sessions", "shop.rewind", "--json")
+        let sessions = try await rewind("sessions", "shop.rewind", "--json")
         #expect(sessions.status == 0)
         #expect(sessions.standardOutput.contains(#""keyID" : "demo""#))
-        #expect(try rewind("sessions", "shop.rewind").standardOutput.contains("json, encrypted (key demo)"))
+        #expect(try await rewind("sessions", "shop.rewind").standardOutput.contains("json, encrypted (key demo)"))
         // The key itself is nowhere in the log.
         let secret = try #require(Data(base64Encoded: String(keyLine.split(separator: " ")[1])))
         #expect(try #require(fileBytes(folder.file("shop.rewind"))).range(of: secret) == nil)
     }
 
     @Test("without the key, log shows each payload as <encrypted: N bytes>; with --key-file, the payload")
-    func logPayloads() throws {
-        let locked = try rewind("log", "shop.rewind", "--json")
+    func logPayloads() async throws {
+        let locked = try await rewind("log", "shop.rewind", "--json")
         #expect(locked.status == 0)
         let events = try jsonLines(locked.standardOutput)
         #expect(events.count == 40)
@@ -55,38 +55,38 @@ struct EncryptedLogCommandTests {
             let payload = try #require(event["payload"] as? String)
             #expect(payload.hasPrefix("<encrypted: ") && payload.hasSuffix(" bytes>"), "\(payload)")
         }
-        #expect(try rewind("log", "shop.rewind", "--payload", "--to", "1").standardOutput.contains("    <encrypted: "))
+        #expect(try await rewind("log", "shop.rewind", "--payload", "--to", "1").standardOutput.contains("    <encrypted: "))
 
-        let opened = try jsonLines(try rewind("log", "shop.rewind", "--json", "--key-file", "keys").standardOutput)
-        let clear = try jsonLines(try rewind("log", "clear.rewind", "--json").standardOutput)
+        let opened = try await jsonLines(try rewind("log", "shop.rewind", "--json", "--key-file", "keys").standardOutput)
+        let clear = try await jsonLines(try rewind("log", "clear.rewind", "--json").standardOutput)
         #expect(opened.count == 40)
         // The same seeded session: the opened payloads are the clear log's.
         for (open, plain) in zip(opened, clear) {
             #expect(open["payload"] is [String: Any])
             #expect(NSDictionary(dictionary: open["payload"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: plain["payload"] as? [String: Any] ?? [:]))
         }
-        let show = try rewind("show", "shop.rewind", "--at", "2")
+        let show = try await rewind("show", "shop.rewind", "--at", "2")
         #expect(show.standardOutput.contains("session 1 is encrypted with key 'demo'; pass --key-file to read it"))
-        #expect(try rewind("show", "shop.rewind", "--at", "2", "--key-file", "keys").standardOutput.contains("catalogue"))
+        #expect(try await rewind("show", "shop.rewind", "--at", "2", "--key-file", "keys").standardOutput.contains("catalogue"))
     }
 
     @Test("replay commands read with --key-file as they read a clear log, and without it fail naming the session and key id")
-    func replayCommands() throws {
+    func replayCommands() async throws {
         for arguments in [["state", "--at", "12", "--json"], ["diff", "--at", "12", "--json"], ["verify", "--json"], ["bisect", "--invariant", "non-negative-total", "--json"]] {
-            let opened = try run(rewind, [arguments[0], "shop.rewind"] + arguments.dropFirst() + ["--key-file", "keys"], in: folder.path)
-            let clear = try run(rewind, [arguments[0], "clear.rewind"] + arguments.dropFirst(), in: folder.path)
+            let opened = try await run(rewind, [arguments[0], "shop.rewind"] + arguments.dropFirst() + ["--key-file", "keys"], in: folder.path)
+            let clear = try await run(rewind, [arguments[0], "clear.rewind"] + arguments.dropFirst(), in: folder.path)
             #expect(opened.status == clear.status, "\(arguments): \(opened.standardError)")
             // The same seeded session, recorded at another time.
             func untimed(_ text: String) -> [Substring] { text.split(separator: "\n").filter { !$0.contains(#""time" :"#) } }
             #expect(untimed(opened.standardOutput.replacingOccurrences(of: "shop.rewind", with: "clear.rewind")) == untimed(clear.standardOutput), "\(arguments)")
-            let locked = try run(rewind, [arguments[0], "shop.rewind"] + arguments.dropFirst(), in: folder.path)
+            let locked = try await run(rewind, [arguments[0], "shop.rewind"] + arguments.dropFirst(), in: folder.path)
             #expect(locked.status == 2, "\(arguments)")
             #expect(locked.standardError.contains("session 1 is encrypted with key 'demo', which was not given"), "\(arguments): \(locked.standardError)")
         }
     }
 
     @Test("a wrong key, a missing, malformed or shared key file: one clear line each, exit 2")
-    func badKeys() throws {
+    func badKeys() async throws {
         let other = Data((0..<32).map { UInt8($0) }).base64EncodedString()
         try Data("demo \(other)\n".utf8).write(to: URL(fileURLWithPath: folder.file("wrong")))
         try Data("# keys\ndemo\n".utf8).write(to: URL(fileURLWithPath: folder.file("malformed")))
@@ -107,7 +107,7 @@ struct EncryptedLogCommandTests {
             ("absent", "--key-file absent: no such file"),
         ]
         for (file, message) in cases {
-            let result = try rewind("state", "shop.rewind", "--at", "5", "--key-file", file)
+            let result = try await rewind("state", "shop.rewind", "--at", "5", "--key-file", file)
             #expect(result.status == 2, "\(file)")
             #expect(result.standardError.contains(message), "\(file): \(result.standardError)")
             #expect(result.standardError.split(separator: "\n").count == 1, "\(file): \(result.standardError)")
@@ -115,44 +115,44 @@ struct EncryptedLogCommandTests {
     }
 
     @Test("one changed byte in an encrypted payload: verify and show fail naming its seq")
-    func tamperedPayload() throws {
+    func tamperedPayload() async throws {
         let queue = try DatabaseQueue(path: folder.file("shop.rewind"))
-        try queue.write { db in
+        try await queue.write { db in
             var payload = try #require(try Data.fetchOne(db, sql: "SELECT payload FROM events WHERE seq = 5"))
             payload[payload.count / 2] ^= 0x04
             try db.execute(sql: "UPDATE events SET payload = ? WHERE seq = 5", arguments: [payload])
         }
         try queue.close()
         for arguments in [["verify", "shop.rewind", "--key-file", "keys"], ["show", "shop.rewind", "--at", "5", "--key-file", "keys"]] {
-            let result = try run(rewind, arguments, in: folder.path)
+            let result = try await run(rewind, arguments, in: folder.path)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.standardError.contains("seq 5: the payload of"), "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains("fails authentication"), "\(arguments): \(result.standardError)")
         }
-        let check = try rewind("check", "shop.rewind", "--key-file", "keys")
+        let check = try await rewind("check", "shop.rewind", "--key-file", "keys")
         #expect(check.status == 1)
         #expect(check.standardOutput.contains("encrypted values that fail authentication: seq 5 ("), "\(check.standardOutput)")
-        let unchecked = try rewind("check", "shop.rewind")
+        let unchecked = try await rewind("check", "shop.rewind")
         #expect(unchecked.status == 0)
         #expect(unchecked.standardOutput.contains("encrypted session 1 not checked: its key 'demo' was not given"), "\(unchecked.standardOutput)")
         // Events before it still read.
-        #expect(try rewind("state", "shop.rewind", "--at", "4", "--key-file", "keys").status == 0)
+        #expect(try await rewind("state", "shop.rewind", "--at", "4", "--key-file", "keys").status == 0)
     }
 
     @Test("export needs no key and stays encrypted; the import and a shrunk fixture read with the same key file")
-    func exportImportShrink() throws {
-        #expect(try rewind("export", "shop.rewind", "--output", "shop.jsonl").status == 0)
+    func exportImportShrink() async throws {
+        #expect(try await rewind("export", "shop.rewind", "--output", "shop.jsonl").status == 0)
         let export = try String(contentsOfFile: folder.file("shop.jsonl"), encoding: .utf8)
         #expect(!export.contains("catalogue\":{"), "a payload in the clear")
-        #expect(try rewind("import", "shop.jsonl", "--output", "imported.rewind").status == 0)
-        let state = try rewind("state", "imported.rewind", "--at", "12", "--json", "--key-file", "keys")
+        #expect(try await rewind("import", "shop.jsonl", "--output", "imported.rewind").status == 0)
+        let state = try await rewind("state", "imported.rewind", "--at", "12", "--json", "--key-file", "keys")
         #expect(state.status == 0, "\(state.standardError)")
-        #expect(state.standardOutput == (try rewind("state", "clear.rewind", "--at", "12", "--json").standardOutput.replacingOccurrences(of: "clear.rewind", with: "imported.rewind")))
+        #expect(state.standardOutput == (try await rewind("state", "clear.rewind", "--at", "12", "--json").standardOutput.replacingOccurrences(of: "clear.rewind", with: "imported.rewind")))
 
-        let shrink = try rewind("shrink", "shop.rewind", "--invariant", "non-negative-total", "--output", "fixture.rewind", "--key-file", "keys")
+        let shrink = try await rewind("shrink", "shop.rewind", "--invariant", "non-negative-total", "--output", "fixture.rewind", "--key-file", "keys")
         #expect(shrink.status == 0, "\(shrink.standardError)")
-        #expect(try rewind("sessions", "fixture.rewind").standardOutput.contains("encrypted (key demo)"))
-        #expect(try rewind("bisect", "fixture.rewind", "--invariant", "non-negative-total").status == 2)
-        #expect(try rewind("bisect", "fixture.rewind", "--invariant", "non-negative-total", "--key-file", "keys").status == 0)
+        #expect(try await rewind("sessions", "fixture.rewind").standardOutput.contains("encrypted (key demo)"))
+        #expect(try await rewind("bisect", "fixture.rewind", "--invariant", "non-negative-total").status == 2)
+        #expect(try await rewind("bisect", "fixture.rewind", "--invariant", "non-negative-total", "--key-file", "keys").status == 0)
     }
 }

@@ -7,9 +7,9 @@ import Testing
 struct OutputFormatTests {
     /// Runs `rewind` under a pseudo-terminal (util-linux `script`), as a person at a terminal
     /// would; the terminal's output comes back on standard output.
-    static func rewindOnTerminal(_ arguments: [String], in folder: TemporaryDirectory, environment: [String: String] = [:]) throws -> ProcessOutput {
+    static func rewindOnTerminal(_ arguments: [String], in folder: TemporaryDirectory, environment: [String: String] = [:]) async throws -> ProcessOutput {
         let command = ([builtProduct("rewind")] + arguments).map { "'\($0)'" }.joined(separator: " ")
-        return try run("/usr/bin/script", ["-qec", command, "/dev/null"], in: folder.path, environment: environment)
+        return try await run("/usr/bin/script", ["-qec", command, "/dev/null"], in: folder.path, environment: environment)
     }
 
     static let escape = "\u{1B}["
@@ -18,26 +18,26 @@ struct OutputFormatTests {
         "diffs are coloured on a terminal, plain when piped, with NO_COLOR, or as JSON",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux's script for a pseudo-terminal")
     )
-    func colours() throws {
-        let (folder, path, bugSeq) = try RewindCommandTests.demoLog()
+    func colours() async throws {
+        let (folder, path, bugSeq) = try await RewindCommandTests.demoLog()
         let arguments = ["diff", path, "--at", "\(bugSeq)"]
 
         // NO_COLOR emptied: the runner may set it for its own output.
-        let terminal = try Self.rewindOnTerminal(arguments, in: folder, environment: ["NO_COLOR": ""])
+        let terminal = try await Self.rewindOnTerminal(arguments, in: folder, environment: ["NO_COLOR": ""])
         #expect(terminal.status == 0, "\(terminal.standardOutput)")
         #expect(terminal.standardOutput.contains(Self.escape + "31m-"), "a removed line is red on a terminal")
         #expect(terminal.standardOutput.contains(Self.escape + "32m+"), "an added line is green on a terminal")
 
-        let noColour = try Self.rewindOnTerminal(arguments, in: folder, environment: ["NO_COLOR": "1"])
+        let noColour = try await Self.rewindOnTerminal(arguments, in: folder, environment: ["NO_COLOR": "1"])
         #expect(noColour.status == 0)
         #expect(noColour.standardOutput.contains("+     total: -"))
         #expect(!noColour.standardOutput.contains(Self.escape), "NO_COLOR turns colours off")
 
-        let piped = try run(builtProduct("rewind"), arguments, in: folder.path)
+        let piped = try await run(builtProduct("rewind"), arguments, in: folder.path)
         #expect(piped.standardOutput.contains("+     total: -"))
         #expect(!piped.standardOutput.contains(Self.escape), "piped output is plain")
 
-        let json = try Self.rewindOnTerminal(arguments + ["--json"], in: folder)
+        let json = try await Self.rewindOnTerminal(arguments + ["--json"], in: folder)
         #expect(!json.standardOutput.contains(Self.escape), "JSON is never coloured")
     }
 
@@ -56,10 +56,10 @@ struct OutputFormatTests {
         (["export", "LOG", "--output", "export.jsonl"], ["events", "output"]),
         (["apps"], ["id", "invariants"]),
     ])
-    func jsonReports(arguments: [String], keys: [String]) throws {
-        let (folder, path, bugSeq) = try RewindCommandTests.demoLog()
+    func jsonReports(arguments: [String], keys: [String]) async throws {
+        let (folder, path, bugSeq) = try await RewindCommandTests.demoLog()
         let resolved = arguments.map { $0 == "LOG" ? path : $0 == "BUG" ? "\(bugSeq)" : $0 } + ["--json"]
-        let result = try run(builtProduct("rewind"), resolved, in: folder.path)
+        let result = try await run(builtProduct("rewind"), resolved, in: folder.path)
         #expect(result.status == 0, "\(resolved): \(result.standardError)")
         let document = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
         // Lists (sessions, apps) are arrays of objects; everything else one object.
@@ -68,10 +68,10 @@ struct OutputFormatTests {
     }
 
     @Test("import --json names the log created and its seqs")
-    func importReport() throws {
-        let (folder, path, _) = try RewindCommandTests.demoLog()
-        _ = try run(builtProduct("rewind"), ["export", path, "--output", "export.jsonl"], in: folder.path)
-        let result = try run(builtProduct("rewind"), ["import", "export.jsonl", "--output", "imported.rewind", "--json"], in: folder.path)
+    func importReport() async throws {
+        let (folder, path, _) = try await RewindCommandTests.demoLog()
+        _ = try await run(builtProduct("rewind"), ["export", path, "--output", "export.jsonl"], in: folder.path)
+        let result = try await run(builtProduct("rewind"), ["import", "export.jsonl", "--output", "imported.rewind", "--json"], in: folder.path)
         #expect(result.status == 0, "\(result.standardError)")
         let object = try RewindCommandTests.json(result.standardOutput)
         #expect(object["output"] as? String == "imported.rewind")
@@ -80,8 +80,8 @@ struct OutputFormatTests {
     }
 
     @Test("shell completion scripts name every subcommand", arguments: ["bash", "zsh", "fish"])
-    func completionScripts(shell: String) throws {
-        let result = try run(builtProduct("rewind"), ["--generate-completion-script", shell])
+    func completionScripts(shell: String) async throws {
+        let result = try await run(builtProduct("rewind"), ["--generate-completion-script", shell])
         #expect(result.status == 0, "\(result.standardError)")
         for subcommand in ["sessions", "schema", "log", "show", "state", "diff", "bisect", "shrink", "verify", "replay", "export", "import", "demo"] {
             #expect(result.standardOutput.contains(subcommand), "\(shell) script lacks \(subcommand)")

@@ -55,22 +55,22 @@ struct SchemaCommandTests {
         let tool = builtProduct("rewind-todo")
         let action = TypeShape.of(TodoAction.self), state = TypeShape.of(TodoState.self)
 
-        let sessions = try run(tool, ["sessions", path, "--json"], in: folder.path)
+        let sessions = try await run(tool, ["sessions", path, "--json"], in: folder.path)
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(sessions.standardOutput.utf8)) as? [[String: Any]])
         #expect(listed.first?["actionFingerprint"] as? String == action.fingerprint)
         #expect(listed.first?["stateFingerprint"] as? String == state.fingerprint)
-        let table = try run(tool, ["sessions", path], in: folder.path)
+        let table = try await run(tool, ["sessions", path], in: folder.path)
         #expect(table.standardOutput.contains("\(action.fingerprint.prefix(8))/\(state.fingerprint.prefix(8))"))
 
-        let schema = try run(tool, ["schema", path], in: folder.path)
+        let schema = try await run(tool, ["schema", path], in: folder.path)
         #expect(schema.status == 0, "\(schema.standardError)")
         #expect(schema.standardOutput.hasPrefix("session 1 (com.example.todo 1, action schema 1, state schema 1)\n  action TodoAction, fingerprint \(action.fingerprint)\n"))
         for line in action.definitions + state.definitions { #expect(schema.standardOutput.contains("    " + line)) }
 
-        let diff = try run(tool, ["schema", path, "--diff"], in: folder.path)
+        let diff = try await run(tool, ["schema", path, "--diff"], in: folder.path)
         #expect(diff.status == 0)
         #expect(diff.standardOutput.components(separatedBy: "    unchanged").count == 3)
-        let json = try run(tool, ["schema", path, "--diff", "--json"], in: folder.path)
+        let json = try await run(tool, ["schema", path, "--diff", "--json"], in: folder.path)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(report["drifted"] as? Bool == false)
     }
@@ -82,22 +82,22 @@ struct SchemaCommandTests {
         let tool = builtProduct("rewind-todo")
         let change = "TodoAction: case `sync(_0: SyncAction)` added"
 
-        let diff = try run(tool, ["schema", path, "--diff"], in: folder.path)
+        let diff = try await run(tool, ["schema", path, "--diff"], in: folder.path)
         #expect(diff.status == 1)
         #expect(diff.standardOutput.contains("  action TodoAction, fingerprint \(earlier.fingerprint)\n    now \(TypeShape.of(TodoAction.self).fingerprint):\n      \(change)\n"))
         #expect(diff.standardOutput.contains("Recorded payloads decode as before; bump actionSchemaVersion to 2"))
-        let json = try run(tool, ["schema", path, "--diff", "--json"], in: folder.path)
+        let json = try await run(tool, ["schema", path, "--diff", "--json"], in: folder.path)
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(report["drifted"] as? Bool == true)
         let group = try #require((report["groups"] as? [[String: Any]])?.first)
         let drift = try #require((group["action"] as? [String: Any])?["drift"] as? [String: Any])
         #expect(drift["recordedFingerprint"] as? String == earlier.fingerprint)
 
-        let verify = try run(tool, ["verify", path], in: folder.path)
+        let verify = try await run(tool, ["verify", path], in: folder.path)
         #expect(verify.status == 0, "\(verify.standardError)")
         #expect(verify.standardError.components(separatedBy: "rewind: warning: session 1's TodoAction changed since it was recorded").count == 2)
         #expect(verify.standardError.contains("  " + change + "\n"))
-        let state = try run(tool, ["state", path, "--at", "10"], in: folder.path)
+        let state = try await run(tool, ["state", path, "--at", "10"], in: folder.path)
         #expect(state.status == 0 && state.standardError.contains("rewind: warning: session 1's TodoAction"))
     }
 
@@ -105,10 +105,10 @@ struct SchemaCommandTests {
     func badInput() async throws {
         let (folder, path) = try await Self.todoLog()
         let tool = builtProduct("rewind-todo")
-        let unknownSession = try run(tool, ["schema", path, "--session", "99"], in: folder.path)
+        let unknownSession = try await run(tool, ["schema", path, "--session", "99"], in: folder.path)
         #expect(unknownSession.status == 2 && unknownSession.standardError.contains("session 99"))
         for bad in ["0", "-1"] {
-            let refused = try run(tool, ["schema", path, "--session", bad], in: folder.path)
+            let refused = try await run(tool, ["schema", path, "--session", bad], in: folder.path)
             #expect(refused.status == 2 && refused.standardError.contains("--session"))
         }
 
@@ -117,17 +117,17 @@ struct SchemaCommandTests {
         let log = try EventLog(path: weather)
         _ = try log.beginSession(app: AppIdentity(id: "com.example.weather"), initialState: ["city": "Oslo"])
         try log.close()
-        let listed = try run(tool, ["schema", weather], in: folder.path)
+        let listed = try await run(tool, ["schema", weather], in: folder.path)
         #expect(listed.status == 0)
         #expect(listed.standardOutput.contains("no type shapes recorded (recorded before log schema 8, or with typeShapes = .none)"))
-        let compared = try run(tool, ["schema", weather, "--diff"], in: folder.path)
+        let compared = try await run(tool, ["schema", weather, "--diff"], in: folder.path)
         #expect(compared.status == 2 && compared.standardError.contains("'com.example.weather', which this tool does not know"))
 
         try await DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE type_shapes SET shape = '{\"record\":' || id || '}'") }
-        let damaged = try run(tool, ["schema", path], in: folder.path)
+        let damaged = try await run(tool, ["schema", path], in: folder.path)
         #expect(damaged.status == 2)
         #expect(damaged.standardError.contains("session 1's action type shape cannot be read"))
-        let verify = try run(tool, ["verify", path], in: folder.path)
+        let verify = try await run(tool, ["verify", path], in: folder.path)
         #expect(verify.status == 0, "replaying does not need the shapes: \(verify.standardError)")
     }
 }

@@ -9,27 +9,27 @@ import Testing
 @Suite("rewind sessions: how each session ended")
 struct SessionEndingCommandTests {
     @Test("a session ended by suspension, one closed and one still recorded, in the table and in --json")
-    func endings() throws {
+    func endings() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("shop.rewind")
         let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: AppIdentity(id: "com.example.shop"))
         let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
         store.dispatch(.cart(.add(productID: "tea", quantity: 1)))
-        try recorder.suspend()
+        try await recorder.suspend()
         recorder.resume()
         store.dispatch(.cart(.add(productID: "mug", quantity: 1)))
-        try recorder.close()
+        try await recorder.close()
         // A third, recorded by a writer that is still open.
         let live = try EventLog(path: path)
         _ = try live.beginSession(app: AppIdentity(id: "com.example.widget"), initialState: 0)
 
-        let json = try run(builtProduct("rewind"), ["sessions", path, "--json"], in: folder.path)
+        let json = try await run(builtProduct("rewind"), ["sessions", path, "--json"], in: folder.path)
         #expect(json.status == 0, "\(json.standardError)")
         let sessions = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
         #expect(sessions.map { ($0["ending"] as? [String: Any])?["kind"] as? String } == ["suspended", "closed", nil])
         #expect(sessions.map { ($0["ending"] as? [String: Any])?["seq"] as? Int } == [1, 2, nil])
 
-        let text = try run(builtProduct("rewind"), ["sessions", path], in: folder.path)
+        let text = try await run(builtProduct("rewind"), ["sessions", path], in: folder.path)
         #expect(text.status == 0, "\(text.standardError)")
         let rows = text.standardOutput.split(separator: "\n")
         #expect(rows.first?.hasSuffix("ended") == true, "\(text.standardOutput)")

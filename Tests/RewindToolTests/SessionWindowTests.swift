@@ -15,30 +15,30 @@ struct SessionWindowTests {
         return (folder, path)
     }
 
-    static func listed(_ arguments: [String], path: String, in folder: TemporaryDirectory) throws -> [[String: Any]] {
-        let result = try run(builtProduct("rewind"), ["sessions", path, "--json"] + arguments, in: folder.path)
+    static func listed(_ arguments: [String], path: String, in folder: TemporaryDirectory) async throws -> [[String: Any]] {
+        let result = try await run(builtProduct("rewind"), ["sessions", path, "--json"] + arguments, in: folder.path)
         #expect(result.status == 0, "\(arguments): \(result.standardError)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]], "\(arguments)")
     }
 
     @Test("sessions --since/--until lists the sessions recording during the window: absolute, open-ended and relative to the last event")
-    func sessions() throws {
+    func sessions() async throws {
         let (folder, path) = try Self.log()
-        let all = try Self.listed([], path: path, in: folder)
+        let all = try await Self.listed([], path: path, in: folder)
         #expect(all.map { $0["id"] as? Int } == [1, 2, 3, 4])
         #expect(all.map { $0["lastEventAt"] as? String } == ["2026-11-20T10:30:00.000Z", "2026-11-20T13:00:00.000Z", nil, "2026-11-20T14:10:00.000Z"])
         for (arguments, expected) in TimedSessions.windows {
-            #expect(try Self.listed(arguments, path: path, in: folder).compactMap { $0["id"] as? Int } == expected, "\(arguments)")
+            #expect(try await Self.listed(arguments, path: path, in: folder).compactMap { $0["id"] as? Int } == expected, "\(arguments)")
         }
-        let table = try run(builtProduct("rewind"), ["sessions", path, "--since", TimedSessions.iso(14, 11)], in: folder.path)
+        let table = try await run(builtProduct("rewind"), ["sessions", path, "--since", TimedSessions.iso(14, 11)], in: folder.path)
         #expect(table.status == 0 && table.standardOutput == "no sessions\n", "\(table.standardOutput)")
     }
 
     @Test("verify and bisect --all-sessions replay only the sessions of the window, and the report says which window")
-    func fleet() throws {
+    func fleet() async throws {
         let (folder, path) = try Self.log()
         for (arguments, expected) in TimedSessions.windows {
-            let result = try run(builtProduct("rewind"), ["verify", path, "--all-sessions", "--json"] + arguments, in: folder.path)
+            let result = try await run(builtProduct("rewind"), ["verify", path, "--all-sessions", "--json"] + arguments, in: folder.path)
             #expect(result.status == 0 || (expected.isEmpty && result.status == 1), "\(arguments): \(result.standardError)")
             let report = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
             let entries = try #require(report["entries"] as? [[String: Any]])
@@ -47,7 +47,7 @@ struct SessionWindowTests {
             #expect(report["since"] as? String == arguments.firstIndex(of: "--since").map { arguments[$0 + 1] }, "\(arguments)")
             #expect(report["until"] as? String == arguments.firstIndex(of: "--until").map { arguments[$0 + 1] }, "\(arguments)")
         }
-        let bisect = try run(
+        let bisect = try await run(
             builtProduct("rewind"), ["bisect", path, "--invariant", "non-negative-total", "--all-sessions", "--since", TimedSessions.iso(13, 30)],
             in: folder.path
         )
@@ -56,7 +56,7 @@ struct SessionWindowTests {
     }
 
     @Test("odd windows are refused with exit 2 and say why; a window without --all-sessions is refused on verify and bisect")
-    func refusals() throws {
+    func refusals() async throws {
         let (folder, path) = try Self.log()
         let cases: [([String], String)] = [
             (["sessions", path, "--since", "yesterday"], "--since 'yesterday': give an ISO-8601 time"),
@@ -69,21 +69,21 @@ struct SessionWindowTests {
             (["verify", path, "--all-sessions", "--since", "1h", "--until", "2h"], "--since 1h is after --until 2h"),
         ]
         for (arguments, message) in cases {
-            let result = try run(builtProduct("rewind"), arguments, in: folder.path)
+            let result = try await run(builtProduct("rewind"), arguments, in: folder.path)
             #expect(result.status == 2, "\(arguments): \(result.standardOutput)")
             #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
         }
     }
 
     @Test("a session whose last seq the log no longer holds is listed without its last event's time, not a failed listing")
-    func damagedLastSeq() throws {
+    func damagedLastSeq() async throws {
         let (folder, path) = try Self.log()
         let database = try DatabaseQueue(path: path)
-        try database.write { db in try db.execute(sql: "UPDATE sessions SET last_seq = 999 WHERE id = 1") }
+        try await database.write { db in try db.execute(sql: "UPDATE sessions SET last_seq = 999 WHERE id = 1") }
         try database.close()
-        let listed = try Self.listed([], path: path, in: folder)
+        let listed = try await Self.listed([], path: path, in: folder)
         #expect(listed.map { $0["id"] as? Int } == [1, 2, 3, 4])
         #expect(listed.first?["lastEventAt"] == nil)
-        #expect(try Self.listed(["--until", TimedSessions.iso(10, 59)], path: path, in: folder).compactMap { $0["id"] as? Int } == [1])
+        #expect(try await Self.listed(["--until", TimedSessions.iso(10, 59)], path: path, in: folder).compactMap { $0["id"] as? Int } == [1])
     }
 }

@@ -36,8 +36,8 @@ struct VocabularyTests {
     }
 
     /// Every command of the built tool, with its visible options and positional arguments.
-    static func commands(of tool: String) throws -> [Command] {
-        let dump = try run(builtProduct(tool), ["--experimental-dump-help"], in: FileManager.default.temporaryDirectory.path)
+    static func commands(of tool: String) async throws -> [Command] {
+        let dump = try await run(builtProduct(tool), ["--experimental-dump-help"], in: FileManager.default.temporaryDirectory.path)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
         var found: [Command] = []
         func walk(_ command: [String: Any], _ path: [String]) {
@@ -63,8 +63,8 @@ struct VocabularyTests {
     }
 
     @Test("every command spells each concept one way: a point, a range, a session, a time window, a key, the output")
-    func oneVocabulary() throws {
-        let commands = try Self.commands(of: "rewind")
+    func oneVocabulary() async throws {
+        let commands = try await Self.commands(of: "rewind")
         #expect(commands.count > 15, "the whole tree was read (\(commands.count) commands)")
         var problems: [String] = []
         for command in commands where !command.path.hasSuffix(" help") {
@@ -95,27 +95,27 @@ struct VocabularyTests {
     }
 
     @Test("the spellings before the vocabulary still work, each with a note on standard error naming the new one")
-    func oldSpellings() throws {
-        let (folder, path, bugSeq) = try RewindCommandTests.demoLog()
+    func oldSpellings() async throws {
+        let (folder, path, bugSeq) = try await RewindCommandTests.demoLog()
         let cases: [(old: [String], new: [String], note: String)] = [
             (["replay", path, "--skip", "\(bugSeq)", "--through", "\(bugSeq)"], ["replay", path, "--without", "\(bugSeq)", "--at", "\(bugSeq)"], "--skip is deprecated"),
             (["show", path, "\(bugSeq)"], ["show", path, "--at", "\(bugSeq)"], "`show PATH SEQ` is deprecated"),
             (["bisect", path, "--invariant", "non-negative-total", "--skip-ahead"], ["bisect", path, "--invariant", "non-negative-total", "--monotonic"], "--skip-ahead is deprecated"),
         ]
         for (old, new, note) in cases {
-            let before = try run(builtProduct("rewind"), old, in: folder.path)
-            let after = try run(builtProduct("rewind"), new, in: folder.path)
+            let before = try await run(builtProduct("rewind"), old, in: folder.path)
+            let after = try await run(builtProduct("rewind"), new, in: folder.path)
             #expect(before.status == after.status && before.standardOutput == after.standardOutput, "\(old)")
             #expect(before.standardError.contains("warning: \(note) and will be removed in the next release; use"), "\(old): \(before.standardError)")
             #expect(!after.standardError.contains("deprecated"), "\(new)")
         }
         // The demo's --key-file naming a missing file still makes it; --new-key-file is its name now.
-        let made = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "20", "--output", "a.rewind", "--key-file", "a.keys"], in: folder.path)
+        let made = try await run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "20", "--output", "a.rewind", "--key-file", "a.keys"], in: folder.path)
         #expect(made.status == 0 && made.standardError.contains("use --new-key-file a.keys"), "\(made.standardError)")
-        let fresh = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "20", "--output", "b.rewind", "--new-key-file", "b.keys"], in: folder.path)
+        let fresh = try await run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "20", "--output", "b.rewind", "--new-key-file", "b.keys"], in: folder.path)
         #expect(fresh.status == 0 && fresh.standardError.isEmpty, "\(fresh.standardError)")
-        #expect(try run(builtProduct("rewind"), ["verify", "b.rewind", "--key-file", "b.keys"], in: folder.path).status == 0)
-        let again = try run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "20", "--output", "c.rewind", "--new-key-file", "b.keys"], in: folder.path)
+        #expect(try await run(builtProduct("rewind"), ["verify", "b.rewind", "--key-file", "b.keys"], in: folder.path).status == 0)
+        let again = try await run(builtProduct("rewind"), ["demo", "--quiet", "--actions", "20", "--output", "c.rewind", "--new-key-file", "b.keys"], in: folder.path)
         #expect(again.status != 0 && again.standardError.contains("--new-key-file b.keys: the file exists"), "\(again.standardError)")
     }
 }
