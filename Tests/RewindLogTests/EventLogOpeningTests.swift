@@ -3,6 +3,7 @@ import GRDB
 import Rewind
 import RewindLog
 import RewindTestSupport
+@testable import RewindSQLite
 import Synchronization
 import Testing
 
@@ -69,6 +70,17 @@ struct EventLogOpeningTests {
         #expect(journalMode == "wal")
         #expect(applicationID == 0x5257_4E44)
         #expect(migrations == EventLog.latestSchemaVersion)
+    }
+
+    @Test("a log opened for writing keeps a page cache of 512 KiB, a phone's budget; one opened to read keeps SQLite's 2 MB")
+    func writerPageCache() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("app.rewind")
+        let writer = try EventLog(path: path)
+        // Negative: KiB, not pages.
+        #expect(try writer.database.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") } == -512)
+        let reader = try EventLog(path: path, mode: .readOnly)
+        #expect(try reader.database.read { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") } == -2_000)
     }
 
     @Test("reopening an existing log keeps it as it was")
