@@ -32,6 +32,10 @@ public struct Retention: Sendable, Hashable {
     /// events over the default limits, a step took 166 ms (median; 735 ms at most) and the
     /// 179 steps 32 s in all, where one transaction had held the writer for 44 s.
     public var checkEvery: Int
+    /// The events one step of trimming removes at most (`EventLog.trim(to:now:removingAtMost:)`):
+    /// what the recorder's writer removes per commit while a log is over its limits. Tests
+    /// lower it to watch the steps on a small log.
+    package var eventsPerStep = 100_000
 
     /// What a recorder keeps unless told otherwise (``RecorderConfiguration/retention``): about
     /// 14 days, in at most about 4 MB of event payloads — a phone's budget, not a server's.
@@ -54,10 +58,4 @@ public struct Retention: Sendable, Hashable {
         self.maxAge = maxAge
         self.checkEvery = max(1, checkEvery)
     }
-}
-
-extension Retention {
-    /// The events one step of trimming removes at most (`EventLog.trim(to:now:removingAtMost:)`):
-    /// what the recorder's writer removes per commit while a log is over its limits.
-    package static let eventsPerStep = 100_000
 }

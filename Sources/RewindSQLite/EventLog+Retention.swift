@@ -18,7 +18,7 @@ extension EventLog {
     public func trim(to retention: Retention, now: Date = Date()) throws(EventLogError) -> Int {
         var removed = 0
         while true {
-            let step = try trim(to: retention, now: now, removingAtMost: Retention.eventsPerStep)
+            let step = try trim(to: retention, now: now, removingAtMost: retention.eventsPerStep)
             removed += step.removed
             if step.isComplete || step.removed == 0 { return removed }
         }

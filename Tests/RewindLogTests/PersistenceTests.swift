@@ -5,6 +5,7 @@ import RewindExamples
 @testable import RewindLogCore
 @testable import RewindSQLite
 import RewindTestSupport
+import Synchronization
 import Testing
 
 @Suite("Event-sourced persistence")
@@ -230,6 +231,68 @@ struct PersistenceTests {
         let reader = try SessionReader(log: log, session: log.session(session.id))
         #expect(try reader.state(Int.self, atOrBefore: 20_000).state == 19)
         #expect(try log.trim(to: Retention(maxEvents: 1_000), removingAtMost: 2_500) == (0, true))
+    }
+
+    @Test("a recorder over a backlog trims a step after each commit, not the whole backlog at once, until the log is within its limits")
+    func recorderTrimsInSteps() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("backlog.rewind"))
+        // A backlog from before a limit was set: 20,000 events, a snapshot every 1,000.
+        let old = try log.beginSession(app: AppIdentity(id: "app"), initialState: 0)
+        for block in 0..<20 {
+            try log.append((0..<1_000).map { EventRecord(block * 1_000 + $0, source: ActionSource()) }, to: old)
+            try log.appendSnapshot((block + 1) * 1_000, to: old, after: Int64(block + 1) * 1_000)
+        }
+        try log.endSession(old.id)
+
+        // The events each of the writer's transactions removes (0 for a batch's commit). The
+        // recorder writes through this `EventLog`, so on this connection.
+        let removedPerTransaction = RemovedPerTransaction()
+        log.database.add(transactionObserver: removedPerTransaction, extent: .databaseLifetime)
+
+        var configuration = RecorderConfiguration<Int, Int>()
+        var retention = Retention(maxEvents: 1_000, checkEvery: 4)
+        retention.eventsPerStep = 2_500
+        configuration.retention = retention
+        configuration.durability = .buffered(maxDelay: .seconds(60))
+        let recorder = Recorder<Int, Int>(log: log, app: AppIdentity(id: "app"), configuration: configuration)
+        let store = Store(initialState: 0, reducer: Reducer { count, action in count += action }, middleware: recorder.middleware)
+        for _ in 0..<20 {
+            store.dispatch(1)
+            try await recorder.flush()
+            #expect(try log.checkIntegrity().isSound)
+        }
+        try await recorder.close()
+
+        let removed = removedPerTransaction.all
+        let steps = removed.filter { $0 > 0 }
+        // Each step is a transaction of its own, cut at the snapshot before 2,500 events, until
+        // the log is within its limit (the snapshot before the last 1,000 events).
+        #expect(steps == Array(repeating: 2_000, count: 9) + [1_000], "\(removed)")
+        #expect(try log.seqRange()?.lowerBound == 19_001)
+        // Once started, a step after every commit (not every fourth): between two steps, the
+        // step's own giving back of space (`incremental_vacuum`) and one batch's commit.
+        let first = try #require(removed.firstIndex { $0 > 0 }), last = try #require(removed.lastIndex { $0 > 0 })
+        #expect(removed[first...last].count <= 3 * steps.count - 2, "\(removed)")
+    }
+
+    /// Counts the `events` rows each committed transaction deleted, on the connection it is
+    /// added to.
+    final class RemovedPerTransaction: TransactionObserver, @unchecked Sendable {
+        // `current` is touched only inside the connection's transactions, on its queue.
+        private var current = 0
+        private let committed = Mutex<[Int]>([])
+        var all: [Int] { committed.withLock { $0 } }
+
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+            if case .delete(tableName: "events") = eventKind { true } else { false }
+        }
+        func databaseDidChange(with event: DatabaseEvent) { current += 1 }
+        func databaseDidCommit(_ db: Database) {
+            committed.withLock { $0.append(current) }
+            current = 0
+        }
+        func databaseDidRollback(_ db: Database) { current = 0 }
     }
 
     @Test("a recorder keeps about 14 days by default: an ended session older than that goes, a younger one stays; nil keeps everything")

@@ -148,7 +148,7 @@ struct LaunchWorkload {
         var complete = false
         while !complete {
             var step = (removed: 0, isComplete: true)
-            steps.append(try time { step = try log.trim(to: .default, removingAtMost: Retention.eventsPerStep) })
+            steps.append(try time { step = try log.trim(to: .default, removingAtMost: Retention.default.eventsPerStep) })
             removed += step.removed
             complete = step.isComplete || step.removed == 0
         }

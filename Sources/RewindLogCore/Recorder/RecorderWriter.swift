@@ -287,7 +287,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
                         commitsSinceRetention = 0
                         do {
-                            let step = try log.trim(to: retention, now: configuration.clock(), removingAtMost: Retention.eventsPerStep)
+                            let step = try log.trim(to: retention, now: configuration.clock(), removingAtMost: retention.eventsPerStep)
                             // A backlog (a large log from before a budget) goes a step per commit;
                             // a step that removed nothing (another writer's live session holds the
                             // cut) waits for the next check, not the next commit.
