@@ -9,7 +9,9 @@ public import Synchronization
 ///
 /// The dispatch path appends under a `Mutex` and signals a semaphore only when the writer is
 /// asleep; it allocates nothing unless it has to wait (buffer full, or synchronous durability),
-/// but for the box of a state to snapshot, once per snapshot interval.
+/// but once per snapshot interval: the box of the state to snapshot, and the copies the next
+/// reductions make of what they change in a state the writer still holds (two to three in all
+/// for the shop: `rewind-allocations`).
 /// The item array and the writer's spare, swapped at each batch, both reserve the most items
 /// the buffer can hold, so an append never grows an array whatever the writer's timing.
 @usableFromInline
@@ -19,7 +21,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         case event(DispatchedAction<Action>, time: Double)
         // Boxed: an app's state is often hundreds of bytes, and inline it would size every
         // slot of both buffers, events included (the shop's item went from 464 bytes to the
-        // event's own size). One box per snapshot is one allocation per snapshot interval.
+        // event's own size). The box is an allocation once per snapshot interval.
         indirect case snapshot(State, time: Double)
         /// The live state before the event after it, asked for after a failed write: recording
         /// resumes from it in a new session.
