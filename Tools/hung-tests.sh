@@ -3,8 +3,9 @@
 # threads are doing (through gdb, when it is installed and may attach): the Swift pool's
 # threads in full (a test or effect blocked there holds up every async test), the others
 # counted by where they wait. Then names the Swift Testing tests that started in LOG (swift
-# test's output) and never ended, and stops the test processes. CI runs it when the tests pass
-# their time limit; run it by hand on a stuck local run.
+# test's output) and never ended, and stops the test processes: every process on the machine
+# whose command line names a `PackageTests.xctest`, so not while another package's tests run.
+# CI runs it when the tests pass their time limit; run it by hand on a stuck local run.
 set -uo pipefail
 log=${1:?usage: Tools/hung-tests.sh LOG}
 
