@@ -53,35 +53,33 @@ let boxing = Middleware<ShopState, ShopAction>(willReduce: { _, _, _ in }, didRe
 })
 let control = measure(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: boxing)) {}
 
-let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-allocations-\(UUID().uuidString).rewind").path
-defer {
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+/// The counted pass through a store recording into a new log with `configuration`.
+@MainActor
+func recording(with configuration: RecorderConfiguration<ShopState, ShopAction>) throws -> Int {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("rewind-allocations-\(UUID().uuidString).rewind").path
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+    let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+    let count = try measure(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)) {
+        try recorder.flush()
+    }
+    try recorder.close()
+    return count
 }
+
 var configuration = RecorderConfiguration<ShopState, ShopAction>()
 configuration.codec = BinaryPayloadCodec()
 configuration.snapshotInterval = 0
-let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
-let recorded = try measure(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)) {
-    try recorder.flush()
-}
-try recorder.close()
+let recorded = try recording(with: configuration)
 
 // Periodic snapshots every 256 actions (a fixed interval: no budget): the hand-off boxes the
 // state once per snapshot, and the reductions after it copy what they change of a state the
 // writer still holds (copy on write): a few allocations per snapshot, none per action.
 let snapshotInterval = 256
-var snapshotting = configuration
-snapshotting.snapshotInterval = snapshotInterval
-snapshotting.snapshotBudget = .infinity
-let snapshotPath = path + "-snapshots"
-defer {
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: snapshotPath + suffix) }
-}
-let snapshotRecorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: snapshotPath), app: AppIdentity(id: "com.example.shop"), configuration: snapshotting)
-let snapshotted = try measure(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: snapshotRecorder.middleware)) {
-    try snapshotRecorder.flush()
-}
-try snapshotRecorder.close()
+configuration.snapshotInterval = snapshotInterval
+configuration.snapshotBudget = .infinity
+let snapshotted = try recording(with: configuration)
 
 guard control > baseline else {
     FileHandle.standardError.write(Data("rewind-allocations: the control's allocations were not counted; is the interposer loaded? (on macOS: DYLD_INSERT_LIBRARIES=…/libMallocInterposerSwift.dylib)\n".utf8))

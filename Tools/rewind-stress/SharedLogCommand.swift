@@ -132,14 +132,14 @@ struct SharedLogCommand: ParsableCommand {
         for (session, writers) in writersOfSession.sorted(by: { $0.key < $1.key }) where writers.count > 1 {
             failures.append("session \(session) holds the actions of writers \(writers.sorted())")
         }
-        let reported = Dictionary(reports.flatMap { tag, said in said.sessions.map { ($0, tag) } }, uniquingKeysWith: { first, _ in first })
+        let reported = Set(reports.values.flatMap(\.sessions))
         var unreported: [Int: Set<Int64>] = [:]
         for (tag, said) in reports.sorted(by: { $0.key < $1.key }) {
             let seen = final.numbers[tag] ?? []
             let numbers = seen.map(\.n)
             if zip(numbers, numbers.dropFirst()).contains(where: { $0 >= $1 }) { failures.append("writer \(tag): its actions are out of order or repeated") }
             for event in seen where !said.sessions.contains(event.session) {
-                if killed.contains(tag), reported[event.session] == nil {
+                if killed.contains(tag), !reported.contains(event.session) {
                     unreported[tag, default: []].insert(event.session)
                 } else {
                     failures.append("writer \(tag): action \(event.n) is in session \(event.session), not one of its own \(said.sessions)")
