@@ -3,7 +3,7 @@ import RewindLog
 import RewindTestSupport
 import Testing
 
-// Each test waits for its processes off the cooperative pool (`runOffPool`), so async tests
+// Each test awaits its processes off the cooperative pool (`run(_:_:)`), so async tests
 // beside it are never starved; one at a time, so that their processes do not share two cores
 // with each other too.
 @Suite("Crash safety", .serialized)
