@@ -82,6 +82,10 @@ let package = Package(
         // two one-shot calls do the job, and it would bring SwiftNIO into every app's binary.
         .systemLibrary(name: "CZlib"),
 
+        // The crash hook's signal handler, in C so that no Swift runtime code runs inside it
+        // (RewindLogCore's `CrashHook`).
+        .target(name: "CRewindCrash"),
+
         // The log's core, with no store in it (as NIOCore is to NIOPosix): the model, the reading
         // and recording protocols, the one fold, the recorder and its writer thread, redaction,
         // encryption, schema drift and the portable format. No GRDB: a third store implements
@@ -92,6 +96,7 @@ let package = Package(
                 "Rewind",
                 "RewindCoding",
                 "CZlib",
+                "CRewindCrash",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Its required-reason API uses, declared for the App Store (PrivacyManifestTests).

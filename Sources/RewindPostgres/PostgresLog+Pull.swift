@@ -212,7 +212,7 @@ extension PostgresLog {
             SELECT s.id, s.origin, s.symbol_space_id, coalesce(s.origin_session, s.id), s.app_id, s.app_version,
                    s.action_schema_version, s.state_schema_version, s.codec, s.started_at,
                    coalesce((SELECT origin_seq FROM rewind.snapshots AS p WHERE p.session_id = s.id AND p.seq = s.base_seq), s.base_seq),
-                   s.info, s.event_count, s.key_id, s.key_salt, s.key_check, a.shape, t.shape, s.ending, s.end_seq, s.ended_at
+                   s.info, s.event_count, s.key_id, s.key_salt, s.key_check, a.shape, t.shape, s.ending, s.end_seq, s.ended_at, s.crash
             FROM rewind.sessions AS s
                  LEFT JOIN rewind.type_shapes AS a ON a.id = s.action_shape_id LEFT JOIN rewind.type_shapes AS t ON t.id = s.state_shape_id
             WHERE s.id = ANY(\(numbers)) OR s.uuid = ANY(\(uuids)) OR s.origin = \(origin) OR s.install_id = \(install)
@@ -241,7 +241,7 @@ extension PostgresLog {
                     info: try column(11, String?.self), eventCount: try column(12, Int64.self), seqRange: nil, encryption: encryption,
                     actionFingerprint: shapes.action?.fingerprint, stateFingerprint: shapes.state?.fingerprint,
                     ending: try SessionEnding.stored(
-                        kind: column(18, String?.self), seq: column(19, Int64?.self), time: column(20, Double?.self),
+                        kind: column(18, String?.self), seq: column(19, Int64?.self), time: column(20, Double?.self), crash: column(21, String?.self),
                         session: number, path: location.description
                     )
                 ),

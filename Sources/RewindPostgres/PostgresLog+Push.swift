@@ -180,10 +180,10 @@ private struct Pusher {
             let created = try await store.rows("""
                 INSERT INTO rewind.sessions (origin, origin_session, install_id, app_id, app_version, action_schema_version, state_schema_version,
                                              codec, symbol_space_id, started_at, base_seq, info, key_id, key_salt, key_check,
-                                             action_shape_id, state_shape_id, ending, end_seq, ended_at)
+                                             action_shape_id, state_shape_id, ending, end_seq, ended_at, crash)
                 VALUES (\(origin), \(session.id), \(install), \(app.id), \(app.version), \(app.actionSchemaVersion), \(app.stateSchemaVersion),
                         \(session.codec), \(space), \(session.startedAt), nextval('rewind.seqs'), \(session.info), \(key?.keyID), \(key?.salt), \(key?.check),
-                        \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time))
+                        \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time), \(session.ending?.crash?.storedText))
                 ON CONFLICT (origin, origin_session) DO NOTHING
                 RETURNING id, base_seq
                 """).first.map { try $0.decode((Int64, Int64).self) }
@@ -213,7 +213,8 @@ private struct Pusher {
     private func pushEnding(of session: LogSession, into target: (id: Int64, base: Int64)) async throws {
         guard let ending = session.ending else { return }
         _ = try await store.rows("""
-            UPDATE rewind.sessions SET ending = \(ending.kind.rawValue), end_seq = \(ending.seq), ended_at = \(ending.time)
+            UPDATE rewind.sessions SET ending = \(ending.kind.rawValue), end_seq = \(ending.seq), ended_at = \(ending.time),
+                                      crash = \(ending.crash?.storedText)
             WHERE id = \(target.id) AND ending IS NULL
             """)
     }

@@ -63,7 +63,7 @@ extension PostgresLogReader {
                    s.info, s.event_count,
                    (SELECT e.\(unescaped: seq) FROM rewind.events AS e WHERE e.session_id = s.id AND e.seq = s.first_seq),
                    (SELECT e.\(unescaped: seq) FROM rewind.events AS e WHERE e.session_id = s.id AND e.seq = s.last_seq),
-                   s.key_id, s.key_salt, s.key_check, a.fingerprint, t.fingerprint, s.ending, s.end_seq, s.ended_at
+                   s.key_id, s.key_salt, s.key_check, a.fingerprint, t.fingerprint, s.ending, s.end_seq, s.ended_at, s.crash
             FROM rewind.sessions AS s
                  LEFT JOIN rewind.type_shapes AS a ON a.id = s.action_shape_id LEFT JOIN rewind.type_shapes AS t ON t.id = s.state_shape_id
             WHERE \(unescaped: selection) AND \(unescaped: condition)
@@ -90,7 +90,7 @@ extension PostgresLogReader {
                     seqRange: first.flatMap { first in last.flatMap { first <= $0 ? first...$0 : nil } },
                     encryption: encryption, actionFingerprint: try column(16, String?.self), stateFingerprint: try column(17, String?.self),
                     ending: try SessionEnding.stored(
-                        kind: column(18, String?.self), seq: column(19, Int64?.self), time: column(20, Double?.self), session: number, path: path
+                        kind: column(18, String?.self), seq: column(19, Int64?.self), time: column(20, Double?.self), crash: column(21, String?.self), session: number, path: path
                     )
                 ))
             }

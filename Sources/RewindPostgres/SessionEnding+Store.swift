@@ -1,15 +1,19 @@
 import RewindLog
 
 extension SessionEnding {
-    /// A session's ending as a store's row holds it (`ending`, `end_seq`, `ended_at`); `nil`
+    /// A session's ending as a store's row holds it (`ending`, `end_seq`, `ended_at`, `crash`); `nil`
     /// while it has none.
     ///
     /// - Throws: ``EventLogError/corrupt(path:detail:)`` for a kind this build does not know.
-    static func stored(kind: String?, seq: Int64?, time: Double?, session: Int64, path: String) throws(EventLogError) -> SessionEnding? {
+    static func stored(kind: String?, seq: Int64?, time: Double?, crash: String?, session: Int64, path: String) throws(EventLogError) -> SessionEnding? {
         guard let kind else { return nil }
         guard let known = Kind(rawValue: kind) else {
             throw .corrupt(path: path, detail: "session \(session)'s ending is not one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        return SessionEnding(kind: known, seq: seq ?? 0, time: time)
+        let mark = try crash.map { text throws(EventLogError) in
+            guard let mark = CrashMark(storedText: text) else { throw .corrupt(path: path, detail: "session \(session)'s crash is not a crash mark") }
+            return mark
+        }
+        return SessionEnding(kind: known, seq: seq ?? 0, time: time, crash: mark)
     }
 }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import GRDB
 package import RewindLogCore
 
@@ -19,6 +24,16 @@ extension EventLog: RecordingLog {
     /// is the writer's to close.
     package func recorderFinished() {
         if openedForRecorder.load(ordering: .acquiring) { try? close() }
+    }
+
+    /// The session's lock file, opened again for writing: the crash hook writes its mark there,
+    /// and ``markAbandonedSessions(_:)`` reads it before removing the file.
+    package func crashMarkDescriptor(for session: LogSession) -> Int32? {
+        guard let uuid = try? database.read({ db in try String.fetchOne(db, sql: "SELECT uuid FROM sessions WHERE id = ?", arguments: [session.id]) }),
+              let lock = sessionLocks.withLock({ $0[uuid] })
+        else { return nil }
+        let descriptor = open(lock.path, O_WRONLY | O_CLOEXEC)
+        return descriptor >= 0 ? descriptor : nil
     }
 
     /// Whether the file at ``path`` is still the one opened: not deleted, not replaced.

@@ -207,10 +207,14 @@ extension EventLog {
             // writer (which may be recording as it runs) from beginning its own.
             let lockable = UUID(uuidString: uuid) != nil
             if lockable, sessionLocks.withLock({ $0[uuid] != nil }) || SessionLock.isHeld(log: path, session: uuid) { continue }
+            // A crash the hook saw left its mark in the lock file (`CrashHook`).
+            let mark = lockable ? SessionLock.crashMark(log: path, session: uuid) : nil
             try db.execute(
-                sql: "UPDATE sessions SET ending = 'unclean', end_seq = ?, ended_at = ? WHERE id = ? AND ending IS NULL",
-                arguments: [try row.required("seq", in: "sessions", as: Int64.self), try row.required("time", in: "sessions", as: Double.self),
-                            try row.required("id", in: "sessions", as: Int64.self)]
+                sql: "UPDATE sessions SET ending = ?, end_seq = ?, ended_at = ?, crash = ? WHERE id = ? AND ending IS NULL",
+                arguments: [mark == nil ? SessionEnding.Kind.unclean.rawValue : SessionEnding.Kind.crashed.rawValue,
+                            try row.required("seq", in: "sessions", as: Int64.self),
+                            mark?.time ?? (try row.required("time", in: "sessions", as: Double.self)),
+                            mark?.storedText, try row.required("id", in: "sessions", as: Int64.self)]
             )
             if lockable { db.afterNextTransaction { [path] _ in SessionLock.remove(log: path, session: uuid) } }
         }
@@ -303,7 +307,7 @@ extension EventLog {
                s.started_at, s.base_seq, s.info, s.event_count, s.first_seq, s.last_seq, s.key_id, s.key_salt, s.key_check,
                (SELECT fingerprint FROM type_shapes WHERE id = s.action_shape_id) AS action_fingerprint,
                (SELECT fingerprint FROM type_shapes WHERE id = s.state_shape_id) AS state_fingerprint,
-               s.ending, s.end_seq, s.ended_at
+               s.ending, s.end_seq, s.ended_at, s.crash
         FROM sessions AS s
         """
 
@@ -344,12 +348,17 @@ extension EventLog {
         guard let kind = SessionEnding.Kind(rawValue: text) else {
             throw RowDamage("sessions.ending holds text that is not one of \(SessionEnding.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        let crash = try row.optional("crash", in: "sessions", as: String.self).map { text throws in
+            guard let mark = CrashMark(storedText: text) else { throw RowDamage("sessions.crash holds text that is not a crash mark") }
+            return mark
+        }
         return SessionEnding(
             kind: kind, seq: try row.required("end_seq", in: "sessions"),
             time: try row.optional("ended_at", in: "sessions", as: Double.self).map { time throws in
                 guard time.isFinite else { throw RowDamage("sessions.ended_at holds a time that is not a finite number") }
                 return time
-            }
+            },
+            crash: crash
         )
     }
 

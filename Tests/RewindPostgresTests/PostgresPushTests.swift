@@ -198,4 +198,23 @@ struct PostgresPushTests {
             #expect(sessions == ["0"])
         }
     }
+
+    @Test("a crashed session's mark arrives with it, is read in place, and comes back with a pull")
+    func crashedSession() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try CrashMarkBytes.crashedLog(at: folder.file("crashed.rewind"))
+        defer { try? log.close() }
+        let ending = try #require(try log.sessions().first?.ending)
+        #expect(ending.kind == .crashed && ending.crash != nil)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(log)
+            let reader = try await store.reader()
+            #expect(try reader.sessions().first?.ending == ending)
+            let pulled = folder.file("pulled.rewind")
+            _ = try await store.pull(.log(try #require(try log.identity())), to: pulled)
+            #expect(try EventLog(path: pulled, mode: .readOnly).sessions().first?.ending == ending)
+        }
+    }
 }

@@ -76,8 +76,9 @@ extension SessionsCommand {
         var stateFingerprint: String?
         /// The loss that ended the session, when a recorder could not write (see `check`).
         var gap: LogGap?
-        /// How it ended (`closed`, `suspended`, `resumed`, `unclean`, `unknown`); absent while
-        /// it is recorded, or when its writer died and no writer has looked since.
+        /// How it ended (`closed`, `suspended`, `resumed`, `crashed` with its mark, `unclean`,
+        /// `unknown`); absent while it is recorded, or when its writer died and no writer has
+        /// looked since.
         var ending: SessionEnding?
 
         init(_ session: LogSession, lastEventAt: Double?, endedBy gap: LogGap?) {
@@ -105,6 +106,7 @@ extension SessionsCommand {
             guard !sessions.isEmpty else { return "no sessions" }
             let header = ["session", "app", "version", "schemas (action/state)", "types (action/state)", "codec", "started", "events", "seqs", "ended"]
             let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + $0.summary }
+                + sessions.compactMap { session in session.ending?.crash.map { "session \(session.id) crashed: " + $0.summary } }
             return Rendering.table([header] + sessions.map { session in
                 [
                     "\(session.id)", session.app, session.appVersion,
@@ -113,7 +115,7 @@ extension SessionsCommand {
                         ? "—" : "\(session.actionFingerprint?.prefix(8) ?? "—")/\(session.stateFingerprint?.prefix(8) ?? "—")",
                     session.codec + (session.keyID.map { ", encrypted (key \($0))" } ?? ""), session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
-                    session.ending?.kind.rawValue ?? "—",
+                    session.ending.map { ending in ending.kind.rawValue + (ending.crash.map { " (\($0.signalName))" } ?? "") } ?? "—",
                 ]
             }) + (gaps.isEmpty ? "" : "\n" + gaps.joined(separator: "\n"))
         }

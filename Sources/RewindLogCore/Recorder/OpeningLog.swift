@@ -69,6 +69,10 @@ package final class OpeningLog: RecordingLog {
         opened.withLock { $0 }?.recorderFinished()
     }
 
+    package func crashMarkDescriptor(for session: LogSession) -> Int32? {
+        opened.withLock { $0 }?.crashMarkDescriptor(for: session)
+    }
+
     /// A log not yet opened has nothing to vanish from under it.
     package var isInPlace: Bool {
         opened.withLock { $0 }?.isInPlace ?? true

@@ -49,11 +49,20 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         self.destination = destination
         self.app = app
         self.configuration = configuration
+        // The crash hook (once per process) and this recorder's counters for it.
+        var hookFailure: CrashHookError?
+        if configuration.crashMarks {
+            do throws(CrashHookError) { try CrashHook.install() } catch { hookFailure = error }
+        }
         buffer = RecordingBuffer(
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
-            snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast
+            snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast,
+            crashMarking: configuration.crashMarks && hookFailure == nil ? CrashMarking() : nil
         )
         writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration)
+        if let hookFailure {
+            writer.report(RecorderFailure(error: .failed(path: destination.name, reason: "\(hookFailure); sessions are recorded without crash marks"), unrecorded: []))
+        }
         writer.start()
     }
 
@@ -193,6 +202,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 }
                 contents.items.append(.event(dispatched, time: time))
                 contents.handedOff += 1
+                buffer.crashMarking?.noteHandedOff(contents.handedOff)
                 contents.sinceSnapshot += 1
                 if contents.sinceSnapshot >= contents.snapshotAfter {
                     contents.items.append(.snapshot(state, time: time))

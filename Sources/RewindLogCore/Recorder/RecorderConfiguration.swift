@@ -102,6 +102,12 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// trap on a `!` or a precondition. Types without the macro are recorded as opaque; set
     /// `.generatedOrProbed` to probe them (in debug builds, say), or `.none`.
     public var typeShapes: SessionShapes.Source = .generatedOnly
+    /// Whether a crash marks the session being recorded (``CrashHook``): the recorder installs
+    /// the hook's signal handlers, once per process, and the next writer of the log records the
+    /// session as ended by a crash, with the signal and where it struck
+    /// (``SessionEnding/Kind/crashed``). On by default; the cost on the dispatch path is one
+    /// relaxed store per action. `false` installs nothing.
+    public var crashMarks = true
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log, in order.

@@ -70,7 +70,7 @@ extension RecorderWriter {
             let lost = Self.unwritten(items, error)
             return .lost(lost.failures, events: lost.events)
         }
-        currentSession.withLock { $0 = resumed }
+        hold(resumed)
         progress = Progress(lastSeq: nil, gap: nil, spacing: newSpacing())
         let lost = lostHere.isEmpty ? [] : [RecorderFailure(error: gap.latest, unrecorded: lostHere)]
         return .resumed(resumed, lost: lost, rest: items[(resume + 1)...])

@@ -1,3 +1,4 @@
+internal import CRewindCrash
 import Dispatch
 import Foundation
 import Rewind
@@ -34,6 +35,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         currentSession.withLock { $0 }
     }
 
+    /// Makes `session` the one being recorded (the writer thread's only way to change it), and
+    /// the one a crash marks.
+    func hold(_ session: LogSession?) {
+        currentSession.withLock { $0 = session }
+        buffer.crashMarking?.follow(session.flatMap { log.crashMarkDescriptor(for: $0) })
+    }
+
     /// Hands `failure` to `onFailure`, in order, on the reports queue.
     func report(_ failure: RecorderFailure<Action>) {
         let onFailure = configuration.onFailure
@@ -49,7 +57,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     func start() {
         reports.setSpecific(key: reportsKey, value: true)
-        let thread = Thread { [self] in run() }
+        let thread = Thread { [self] in
+            // Its own signal stack, so that a crash on this thread (a stack overflow in an
+            // encoder, say) is marked too.
+            let signalStack = buffer.crashMarking == nil ? nil : rewind_crash_prepare_thread()
+            defer { rewind_crash_release_thread(signalStack) }
+            run()
+        }
         thread.name = "RewindLog.writer"
         thread.start()
     }
@@ -154,7 +168,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         guard session == nil, let pending = unstarted.withLock({ $0 }) else { return }
         let started = try startSession(app: pending.app, state: pending.state, at: pending.date)
         unstarted.withLock { $0 = nil }
-        currentSession.withLock { $0 = started }
+        hold(started)
         progress.gap?.record.session = started.id
         progress.gap?.record.afterSeq = started.baseSeq
     }
@@ -251,13 +265,14 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 begin(progress: &progress)
             case let .suspend(waiters):
                 if holding, finishSession(as: .suspended, progress: &progress) {
-                    currentSession.withLock { $0 = nil }
+                    hold(nil)
                     progress = Progress(lastSeq: nil, spacing: newSpacing())
                 }
                 // Reported before anyone waiting goes on: `suspend()` drains the reports after its wait.
                 for waiter in waiters { waiter.signal() }
             case .exit:
                 _ = finishSession(as: .closed, progress: &progress)
+                buffer.crashMarking?.follow(nil)
                 log.recorderFinished()
                 let suspending = buffer.contents.withLock { contents in
                     contents.writerGone = true
@@ -339,6 +354,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         // such a pass cost a few percent of the writer.)
         let snapshotWeighed = progress.spacing.snapshotsWeighed != weighedBefore
         let forecast = progress.spacing.forecast
+        buffer.crashMarking?.noteWritten(through, lastSeq: progress.lastSeq ?? 0)
         buffer.contents.withLock { contents in
             contents.written = through
             contents.lastCommit = .now

@@ -115,9 +115,13 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     /// hands over the state before that action (``Item/freshState``), for the session recording
     /// resumes in. An atomic, so the dispatch path checks it without the lock.
     @usableFromInline let freshStateWanted = Atomic<Bool>(false)
+    /// The crash hook's counters for the session being recorded; `nil` without crash marks
+    /// (``RecorderConfiguration/crashMarks``).
+    @usableFromInline let crashMarking: CrashMarking?
 
-    init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
+    init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil) {
         contents = Mutex(Contents(itemCapacity: itemCapacity, snapshotForecast: snapshotForecast))
+        self.crashMarking = crashMarking
     }
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh

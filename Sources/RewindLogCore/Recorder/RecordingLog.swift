@@ -45,6 +45,11 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// returns how many it removed and whether the log is now within `retention`.
     func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool)
 
+    /// A file descriptor, open for writing, of the file where the crash hook marks `session`
+    /// (``CrashHook``) and the log's next writer looks for the mark; the caller closes it.
+    /// `nil` when the log keeps no crash marks.
+    func crashMarkDescriptor(for session: LogSession) -> Int32?
+
     /// The recorder is done with this log: a log that belongs to it alone (a store's connection
     /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
     func recorderFinished()
@@ -63,6 +68,9 @@ package protocol RecordingLog: AnyObject, Sendable {
 extension RecordingLog {
     /// A log that cannot vanish from under its writer: a store's.
     package var isInPlace: Bool { true }
+
+    /// A store keeps no crash marks (a PostgreSQL store's sessions end `unclean` after a crash).
+    package func crashMarkDescriptor(for session: LogSession) -> Int32? { nil }
 
     package func reopenedInPlace() throws(EventLogError) -> any RecordingLog {
         throw .failed(path: path, reason: "the log cannot be opened again in place")

@@ -72,11 +72,35 @@ final class SessionLock: Sendable {
         rmdir((path as NSString).deletingLastPathComponent)
     }
 
+    /// The crash mark in session `uuid`'s lock file (``CrashHook``), if its process left a
+    /// whole one; `nil` for an empty file, a missing one, or bytes that are not a mark. Reads at
+    /// most one mark's size plus one byte, whatever the file holds.
+    static func crashMark(log: String, session uuid: String) -> CrashMark? {
+        // Not through a link, never waiting on a FIFO, and only from a regular file.
+        let descriptor = open(path(forLog: log, session: uuid), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: CrashMark.size + 1)
+        var count = 0
+        while count < bytes.count {
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + count, buffer.count - count, off_t(count))
+            }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { break }
+            count += read
+        }
+        return CrashMark(bytes: bytes.prefix(count))
+    }
+
     /// Whether a process holds session `uuid`'s lock. A missing file means no one does (a
     /// session's writer makes it before the session is in the log, and removes it after the
     /// session's end is).
     static func isHeld(log: String, session uuid: String) -> Bool {
-        let descriptor = open(path(forLog: log, session: uuid), O_RDONLY | O_CLOEXEC)
+        // Non-blocking: a FIFO in its place would otherwise hold the writer that looks forever.
+        let descriptor = open(path(forLog: log, session: uuid), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {

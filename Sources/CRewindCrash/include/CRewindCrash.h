@@ -1,0 +1,87 @@
+// The crash hook: signal handlers that write a fixed-size mark into the files of the sessions
+// a process is recording, then hand the signal on to whatever handler was installed before.
+//
+// Written in C so that no Swift runtime code runs inside a signal handler: the handler reads
+// only state prepared before the crash and calls only async-signal-safe functions
+// (pwrite, clock_gettime, sigaction, raise). Everything that allocates or takes a lock
+// (registering a session, reading the loaded images) happens outside it.
+#ifndef REWIND_CRASH_H
+#define REWIND_CRASH_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The size of a mark, in bytes: the handler writes exactly this many at offset 0.
+#define REWIND_CRASH_MARK_SIZE 512
+/// How many sessions one process can have marked at once (one per live recorder).
+#define REWIND_CRASH_SLOTS 32
+/// The mark's format version.
+#define REWIND_CRASH_MARK_VERSION 1
+
+/// What a recorder keeps current for its session's mark: plain counters, each written by one
+/// thread with a relaxed atomic store (`rewind_crash_note_…`) and read by the handler.
+typedef struct rewind_crash_counters {
+    /// Actions handed off to the writer so far.
+    int64_t handed_off;
+    /// Actions whose batch the writer has written (committed or reported lost).
+    int64_t written;
+    /// The last seq the writer committed in the session.
+    int64_t last_seq;
+} rewind_crash_counters;
+
+/// Relaxed atomic stores into the counters: one plain store on the dispatch path, never torn
+/// for the handler.
+static inline void rewind_crash_note_handed_off(rewind_crash_counters *counters, int64_t value) {
+    __atomic_store_n(&counters->handed_off, value, __ATOMIC_RELAXED);
+}
+
+static inline void rewind_crash_note_written(rewind_crash_counters *counters, int64_t written, int64_t last_seq) {
+    __atomic_store_n(&counters->written, written, __ATOMIC_RELAXED);
+    __atomic_store_n(&counters->last_seq, last_seq, __ATOMIC_RELAXED);
+}
+
+/// Installs the handlers for SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGTRAP and SIGFPE
+/// (`SA_SIGINFO | SA_ONSTACK`), keeping the handlers installed before to hand each signal on
+/// to, and notes the loaded images (for an address's image and offset). Once per process:
+/// later calls do nothing. Returns 0, or the `errno` of a failed `sigaction`.
+int rewind_crash_install(void);
+
+/// Whether `rewind_crash_install` has run.
+int rewind_crash_is_installed(void);
+
+/// Gives the calling thread an alternate signal stack (unless it has one), so that a stack
+/// overflow on it can still be marked. Returns the stack to pass to
+/// `rewind_crash_release_thread` before the thread ends, or NULL when it had one already
+/// (or none could be made).
+void *rewind_crash_prepare_thread(void);
+
+/// Takes the calling thread's alternate stack away and frees it.
+void rewind_crash_release_thread(void *stack);
+
+/// Makes a zeroed counters block for `rewind_crash_register`; NULL when out of memory.
+rewind_crash_counters *rewind_crash_counters_create(void);
+
+/// Frees a counters block once no slot refers to it (after `rewind_crash_unregister`).
+void rewind_crash_counters_destroy(rewind_crash_counters *counters);
+
+/// Registers the session whose mark file `descriptor` is open for writing (the slot takes
+/// it over and closes it at `rewind_crash_unregister`), with its counters. Returns the slot,
+/// or -1 when every slot is taken (the descriptor is then left to the caller).
+int rewind_crash_register(int descriptor, rewind_crash_counters *counters);
+
+/// Unregisters `slot`: waits for a handler that is writing through it to finish, then closes
+/// its descriptor. After it returns the handler never touches the slot's counters.
+void rewind_crash_unregister(int slot);
+
+/// For tests: marks every registered session as the handler would for `signal` at `address`,
+/// without a crash. Returns how many marks were written.
+int rewind_crash_write_marks_for_testing(int signal, uintptr_t address);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,54 @@
+internal import CRewindCrash
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a recorder keeps current for the crash hook: its session's mark file, registered in one
+/// of the handler's slots, and the counters a mark records (actions handed off, written, the
+/// last seq committed).
+///
+/// The dispatch path calls ``noteHandedOff(_:)`` (one relaxed atomic store); the writer thread
+/// calls the rest.
+@usableFromInline
+final class CrashMarking: @unchecked Sendable {
+    // Unchecked: `counters` is written with atomic stores only (`rewind_crash_note_…`), each
+    // field by one thread; `slot` is touched by the writer thread only, which owns this.
+    private let counters: UnsafeMutablePointer<rewind_crash_counters>
+    private var slot: Int32 = -1
+
+    /// Counters ready for a session's mark; `nil` when out of memory.
+    init?() {
+        guard let counters = rewind_crash_counters_create() else { return nil }
+        self.counters = counters
+    }
+
+    deinit {
+        follow(nil)
+        rewind_crash_counters_destroy(counters)
+    }
+
+    /// Registers `descriptor` (a session's mark file, open for writing; this takes it over) in
+    /// place of the session followed until now; `nil` stops following any.
+    func follow(_ descriptor: Int32?) {
+        if slot >= 0 {
+            rewind_crash_unregister(slot)
+            slot = -1
+        }
+        guard let descriptor else { return }
+        slot = rewind_crash_register(descriptor, counters)
+        if slot < 0 { close(descriptor) }
+    }
+
+    /// The dispatch path: `count` actions handed off so far.
+    @usableFromInline
+    func noteHandedOff(_ count: UInt64) {
+        rewind_crash_note_handed_off(counters, Int64(truncatingIfNeeded: count))
+    }
+
+    /// The writer: `count` actions written so far, the last committed seq `lastSeq`.
+    func noteWritten(_ count: UInt64, lastSeq: Int64) {
+        rewind_crash_note_written(counters, Int64(truncatingIfNeeded: count), lastSeq)
+    }
+}

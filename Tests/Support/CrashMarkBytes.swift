@@ -1,0 +1,92 @@
+import Foundation
+import Rewind
+public import RewindLog
+@testable public import RewindSQLite
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A mark as the handler writes it (CRewindCrash's `rewind_crash_mark`), little-endian.
+public struct CrashMarkBytes: Sendable {
+    public var bytes = [UInt8](repeating: 0, count: 512)
+
+    public init() {
+        bytes.replaceSubrange(0..<8, with: Array("RWNDCRSH".utf8))
+        set(8, UInt32(1))
+        set(12, UInt32(512))
+        set(16, Int32(11))
+        set(20, Int32(1))
+        set(24, UInt64(16))
+        set(32, UInt64(0x5555_0000_1234))
+        set(40, UInt64(0x1234))
+        set(48, Int64(8))
+        set(56, Int64(5))
+        set(64, Int64(5))
+        set(72, Int64(1_795_813_821))
+        set(80, Int64(500_000_000))
+        set(88, UInt32(20))
+        bytes.replaceSubrange(92..<112, with: (0..<20).map { UInt8($0) })
+        set(124, UInt32(4242))
+        bytes.replaceSubrange(128..<(128 + 11), with: Array("/bin/my-app".utf8))
+    }
+
+    public mutating func set<T: FixedWidthInteger>(_ offset: Int, _ value: T) {
+        for index in 0..<MemoryLayout<T>.size {
+            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index))
+        }
+    }
+
+    public func setting<T: FixedWidthInteger>(_ offset: Int, _ value: T) -> [UInt8] {
+        var copy = self
+        copy.set(offset, value)
+        return copy.bytes
+    }
+}
+
+extension CrashMarkBytes {
+    /// Makes a log at `path` whose first session (one event) has no end and no live writer — its
+    /// log closed without ending it, as a process that died leaves it — and returns the path of
+    /// the lock file left beside the log.
+    public static func abandonedSession(at path: String) throws -> String {
+        let first = try EventLog(path: path)
+        let session = try first.beginSession(app: AppIdentity(id: "marked"), initialState: 0)
+        try first.append([EventRecord(1, source: ActionSource())], to: session)
+        let uuid = try #require(try first.read { db in try String.fetchOne(db, sql: "SELECT uuid FROM sessions") })
+        try first.close()
+        return path + "-sessions/" + uuid + ".lock"
+    }
+
+    /// The log's next writer, having begun its own session (which marks the abandoned one).
+    public static func nextWriter(at path: String) throws -> EventLog {
+        let next = try EventLog(path: path)
+        _ = try next.beginSession(app: AppIdentity(id: "marked"), initialState: 0)
+        return next
+    }
+
+    /// The ending the next writer gives an abandoned session with `contents` in its lock file
+    /// (none: left empty), or a FIFO there.
+    public static func ending(withLockFile contents: [UInt8]?, fifo: Bool = false) throws -> SessionEnding? {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("marked.rewind")
+        let lock = try abandonedSession(at: path)
+        if fifo {
+            try FileManager.default.removeItem(atPath: lock)
+            #expect(mkfifo(lock, 0o600) == 0)
+        } else if let contents {
+            try Data(contents).write(to: URL(fileURLWithPath: lock))
+        }
+        let next = try nextWriter(at: path)
+        defer { try? next.close() }
+        return try next.sessions().first?.ending
+    }
+
+    /// A log whose first session crashed with `mark`, as its next writer found it; the log is
+    /// open, recording a second session.
+    public static func crashedLog(at path: String, mark: [UInt8] = CrashMarkBytes().bytes) throws -> EventLog {
+        try Data(mark).write(to: URL(fileURLWithPath: try abandonedSession(at: path)))
+        return try nextWriter(at: path)
+    }
+}
