@@ -50,7 +50,7 @@ struct DispatchWorkload {
             return seconds
         }
         var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
-        var ownStoreRates: [Double] = [], tapRates: [Double] = []
+        var ownStoreRates: [Double] = [], tapRates: [Double] = [], unmarkedRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             let neighbour = BusyNeighbour(encoding: session.map(\.action))
@@ -63,6 +63,14 @@ struct DispatchWorkload {
                 try recorder.flush()
             }
             try recorder.close()
+            // The same without crash marks: what the mark's counter costs the dispatch path.
+            let unmarkedPath = TemporaryLog.path("dispatch-unmarked")
+            defer { TemporaryLog.remove(unmarkedPath) }
+            let unmarkedRecorder = try Self.recorder(at: unmarkedPath, crashMarks: false)
+            let unmarked = try timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: unmarkedRecorder.middleware)) {
+                try unmarkedRecorder.flush()
+            }
+            try unmarkedRecorder.close()
             // What an app would write by hand: it encodes and commits on the dispatching thread.
             let handPath = TemporaryLog.path("dispatch-hand-written")
             defer { TemporaryLog.remove(handPath) }
@@ -83,6 +91,7 @@ struct DispatchWorkload {
                 tapRates.append(Double(actions) / ownStoreTapped)
                 baselineRates.append(Double(actions) / plain)
                 recorderRates.append(Double(actions) / recorded)
+                unmarkedRates.append(Double(actions) / unmarked)
                 handWrittenRates.append(Double(actions) / byHand)
                 controlRates.append(Double(actions) / besideBusy)
             }
@@ -106,6 +115,10 @@ struct DispatchWorkload {
             variants: [
                 .init(name: "one no-op middleware (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: baselineRates),
                 .init(name: "recorder, default configuration", value: recorded, unit: "actions/s", ratioToBaseline: recorded / baseline, runs: recorderRates),
+                .init(
+                    name: "recorder, crash marks off", value: median(unmarkedRates), unit: "actions/s",
+                    ratioToBaseline: median(unmarkedRates) / baseline, runs: unmarkedRates
+                ),
                 .init(
                     name: "an app's own store (view model), no recording", value: median(ownStoreRates), unit: "actions/s",
                     ratioToBaseline: median(ownStoreRates) / baseline, runs: ownStoreRates
@@ -133,6 +146,7 @@ struct DispatchWorkload {
             notes: [
                 "ratio in each run: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
+                "default over crash marks off in each run: " + zip(recorderRates, unmarkedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "tap over its own store's rate in each run: " + tapRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", tapRatios.min() ?? 0),
                 "control's ratio in each run: " + controlRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
@@ -171,9 +185,12 @@ struct DispatchWorkload {
         return (baseline, recorded)
     }
 
-    /// The recorder both measurements use: the default configuration.
-    private static func recorder(at path: String) throws -> Recorder<ShopState, ShopAction> {
-        Recorder(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: RecorderConfiguration())
+    /// The recorder the measurements use: the default configuration (crash marks off for the
+    /// row that says so).
+    private static func recorder(at path: String, crashMarks: Bool = true) throws -> Recorder<ShopState, ShopAction> {
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.crashMarks = crashMarks
+        return Recorder(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
     }
 }
 
