@@ -21,6 +21,10 @@ internal import CRewindCrash
 /// ``install()`` at launch if yours does not). On Apple platforms a reporter that catches Mach
 /// exceptions may end the process before any signal handler runs.
 ///
+/// A process marks at most 32 sessions at once (one per live recorder; the 33rd records without
+/// a mark and ends `unclean` after a crash). Images loaded after the hook was installed
+/// (`dlopen`) are not in its table: an instruction in one has no image or offset.
+///
 /// What a mark says is proven on Linux only; on Apple platforms it holds the signal and the
 /// faulting address, not the image, offset and build id.
 public enum CrashHook {
