@@ -369,11 +369,3 @@ void rewind_crash_release_thread(void *memory) {
     sigaltstack(&disabled, NULL);
     free(memory);
 }
-
-// MARK: - Tests
-
-int rewind_crash_write_marks_for_testing(int signal, uintptr_t address) {
-    rewind_crash_mark mark;
-    fill_mark(&mark, signal, 0, address, 0);
-    return write_marks(&mark);
-}

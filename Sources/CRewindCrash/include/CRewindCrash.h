@@ -76,10 +76,6 @@ int rewind_crash_register(int descriptor, rewind_crash_counters *counters);
 /// its descriptor. After it returns the handler never touches the slot's counters.
 void rewind_crash_unregister(int slot);
 
-/// For tests: marks every registered session as the handler would for `signal` at `address`,
-/// without a crash. Returns how many marks were written.
-int rewind_crash_write_marks_for_testing(int signal, uintptr_t address);
-
 #ifdef __cplusplus
 }
 #endif

@@ -58,8 +58,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     func start() {
         reports.setSpecific(key: reportsKey, value: true)
         let thread = Thread { [self] in
-            // Its own signal stack, so that a crash on this thread (a stack overflow in an
-            // encoder, say) is marked too.
+            // Its own signal stack (SA_ONSTACK), so that the handler still has a stack when
+            // this one is exhausted. (A stack overflow on this thread is not tested.)
             let signalStack = buffer.crashMarking == nil ? nil : rewind_crash_prepare_thread()
             defer { rewind_crash_release_thread(signalStack) }
             run()
