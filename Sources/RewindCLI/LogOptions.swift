@@ -10,7 +10,7 @@ struct LogOptions: ParsableArguments {
     @Option(
         name: .customLong("key-file"),
         help: ArgumentHelp(
-            "Keys to read encrypted sessions with: one `ID BASE64` line per key (its id, a space, its bytes in base64).",
+            "Keys to read encrypted sessions and sealed reports with: one `ID BASE64` line per key (its id, a space, its bytes in base64).",
             valueName: "path"
         )
     )
@@ -41,13 +41,14 @@ struct LogOptions: ParsableArguments {
         try await OpenLogs.openStore(url, keys: keys())
     }
 
-    /// Opens the log read-only, with the keys in `--key-file`: the file (or the one `serve`
-    /// keeps open, ``OpenLogs``), or the store's log ``prepare()`` connected to.
+    /// Opens the log read-only, with the keys in `--key-file`: the file — a log, or a sealed
+    /// report read as one — (or the one `serve` keeps open, ``OpenLogs``), or the store's log
+    /// ``prepare()`` connected to.
     func open() throws -> any LogReader {
         switch location {
         case let .file(path):
             if let kept = try OpenLogs.log(path) { return kept }
-            return try EventLog(path: path, mode: .readOnly, keys: keys())
+            return try OpenLogs.readFile(path, keys: keys())
         case let .store(url):
             guard let log = try OpenLogs.log(url) else {
                 // Only a command that skipped `prepare()` gets here: a mistake in the tool itself.

@@ -70,10 +70,17 @@ enum OpenLogs {
         return kept.log
     }
 
+    /// Opens the file at `path` read-only: a log, or a sealed report (``FieldReport``) read as
+    /// one — the one place a command tells them apart, by the report's first bytes.
+    static func readFile(_ path: String, keys: LogKeys) throws(EventLogError) -> EventLog {
+        guard FieldReport.isReport(at: path) else { return try EventLog(path: path, mode: .readOnly, keys: keys) }
+        return try EventLog.openingReport(at: path, keys: keys).log
+    }
+
     private static func open(_ path: String, keys: LogKeys) throws -> KeptFile {
         // Looked at before opening: a commit between the two makes the next call look again.
         let look = FileLook(path: path)
-        let log = try EventLog(path: path, mode: .readOnly, keys: keys)
+        let log = try readFile(path, keys: keys)
         return KeptFile(log: log, keys: keys, look: look, readsCopy: try log.schemaVersion() < EventLog.latestSchemaVersion, openedAt: .now)
     }
 }

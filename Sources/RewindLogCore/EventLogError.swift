@@ -13,6 +13,9 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file given to import is not a Rewind export (JSON Lines with a `rewind-export`
     /// header).
     case notAnExport(path: String, reason: String)
+    /// A report (``FieldReport``) that cannot be opened: damaged, tampered with, of a newer
+    /// format, or sealed to a key the reader was not given. `reason` says which.
+    case unreadableReport(path: String, reason: String)
     /// The file is a SQLite database, but not a Rewind log.
     case notARewindLog(path: String, applicationID: Int32)
     /// The log was written by a newer Rewind, whose schema this one does not know.
@@ -67,7 +70,7 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file the error is about.
     public var path: String {
         switch self {
-        case let .fileNotFound(path), let .notSQLite(path, _), let .notAnExport(path, _), let .notARewindLog(path, _),
+        case let .fileNotFound(path), let .notSQLite(path, _), let .notAnExport(path, _), let .unreadableReport(path, _), let .notARewindLog(path, _),
             let .newerSchema(path, _, _), let .corrupt(path, _), let .readOnly(path, _),
             let .fileVanished(path), let .diskFull(path), let .sqlite(path, _, _, _), let .failed(path, _),
             let .encodingFailed(path, _, _, _), let .decodingFailed(path, _, _, _, _),
@@ -89,6 +92,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): not a Rewind log (not a SQLite database: \(reason))"
         case let .notAnExport(path, reason):
             return "\(path): not a Rewind export (\(reason)); export a log with `rewind export`"
+        case let .unreadableReport(path, reason):
+            return "\(path): cannot open this report (\(reason))"
         case let .notARewindLog(path, applicationID):
             return "\(path): not a Rewind log (a SQLite database with application_id \(String(format: "0x%08X", applicationID)), expected 0x52574E44)"
         case let .newerSchema(path, found, supported):

@@ -61,7 +61,7 @@ public struct LogKey: Sendable {
         "\(id) \(bytes.base64EncodedString())"
     }
 
-    private static func validate(id: String) throws(Invalid) {
+    static func validate(id: String) throws(Invalid) {
         guard !id.isEmpty, id.count <= 128 else {
             throw Invalid(reason: "a key id has 1 to 128 characters; this one has \(id.count)")
         }

@@ -38,4 +38,14 @@ package enum LogText {
     package static func replacingNUL(_ text: String) -> String {
         isStorable(text) ? text : text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
     }
+
+    /// `text` as a message may quote it when it came from a file: control characters escaped
+    /// (a crafted file must not move a terminal's cursor) and at most `limit` characters.
+    package static func printable(_ text: String, limit: Int = 80) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(limit) {
+            shown += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return text.unicodeScalars.count > limit ? shown + "…" : shown
+    }
 }

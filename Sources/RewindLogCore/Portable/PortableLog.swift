@@ -146,7 +146,10 @@ extension LogReader {
             // and every later one up to the last chosen event.
             // (A tampered seq of Int64.min has nothing before it.)
             let start = try snapshot(session: session.id, atOrBefore: first.seq == .min ? .min : first.seq - 1)
-            for entry in try snapshotIndex(session: session.id) where entry.seq >= (start?.seq ?? 0) {
+            // Never past the last chosen event: a later snapshot would carry state the export
+            // leaves out (and a report's window must not say what came after its trigger).
+            let last = try events(sessionFilter, before: .max, count: 1).last?.seq ?? first.seq
+            for entry in try snapshotIndex(session: session.id) where entry.seq >= (start?.seq ?? 0) && entry.seq <= last {
                 guard let snapshot = try snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
                 try writer.snapshot(session: session.id, seq: snapshot.seq, time: snapshot.time, kind: snapshot.kind, state: snapshot.state, isText: isText)
             }

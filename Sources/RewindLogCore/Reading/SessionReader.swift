@@ -92,9 +92,16 @@ package struct SessionReader: Sendable {
         return (snapshot.seq, state)
     }
 
-    /// The session's state before its first event.
+    /// The session's state before its first event — or, for a part of a session (a report's
+    /// window, an export of some of its events), before the first event it holds: its earliest
+    /// snapshot.
     package func initialState<State: Decodable>(_ type: State.Type) throws(EventLogError) -> (seq: Int64, state: State) {
-        try state(type, atOrBefore: session.baseSeq)
+        do {
+            return try state(type, atOrBefore: session.baseSeq)
+        } catch .noSnapshot {
+            guard let earliest = try log.snapshotIndex(session: session.id).first else { throw .noSnapshot(path: log.path, session: session.id, seq: session.baseSeq) }
+            return try state(type, atOrBefore: earliest.seq)
+        }
     }
 
     // MARK: - Actions

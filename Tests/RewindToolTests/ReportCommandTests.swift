@@ -1,0 +1,140 @@
+import Foundation
+import RewindTestSupport
+import Testing
+
+/// The `rewind` binary and sealed reports: keygen, create, show, and every command reading a
+/// report as it reads a log — with the key; without it, only the header.
+@Suite("rewind report")
+struct ReportCommandTests {
+    let folder: TemporaryDirectory
+    let rewind = builtProduct("rewind")
+
+    /// A demo log of 600 actions, the team's keys, and a report of the log around seq 400.
+    init() async throws {
+        folder = try TemporaryDirectory()
+        let demo = try await run(rewind, ["demo", "--quiet", "--actions", "600", "--output", "shop.rewind"], in: folder.path)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        let keygen = try await run(rewind, ["report", "keygen", "--id", "team-2026", "--output", "team.key"], in: folder.path)
+        #expect(keygen.status == 0, "\(keygen.standardError)")
+        let create = try await run(
+            rewind, ["report", "create", "shop.rewind", "--session", "1", "--around", "400", "--events", "100",
+                     "--public-key-file", "team.key.pub", "--output", "r.rwreport", "--note", "total went negative"],
+            in: folder.path
+        )
+        #expect(create.status == 0, "\(create.standardError)")
+    }
+
+    func rewind(_ arguments: String...) async throws -> ProcessOutput {
+        let result = try await run(rewind, arguments, in: folder.path)
+        #expect(!result.signaled, "\(arguments): \(result.standardError)")
+        return result
+    }
+
+    func json(_ arguments: String...) async throws -> [String: Any] {
+        let result = try await run(rewind, arguments + ["--json"], in: folder.path)
+        #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        return try #require(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+
+    @Test("keygen writes an owner-only private key and a public key line, and never overwrites either")
+    func keygen() async throws {
+        let privateMode = try FileManager.default.attributesOfItem(atPath: folder.file("team.key"))[.posixPermissions] as? Int
+        #expect(privateMode == 0o600)
+        let privateLine = try String(contentsOfFile: folder.file("team.key"), encoding: .utf8)
+        let publicLine = try String(contentsOfFile: folder.file("team.key.pub"), encoding: .utf8)
+        #expect(privateLine.hasPrefix("team-2026 ") && publicLine.hasPrefix("team-2026 ") && privateLine != publicLine)
+        let again = try await rewind("report", "keygen", "--id", "team-2026", "--output", "team.key")
+        #expect(again.status == 2 && again.standardError.contains("team.key: the file exists already"))
+        #expect(try String(contentsOfFile: folder.file("team.key"), encoding: .utf8) == privateLine)
+        let badID = try await rewind("report", "keygen", "--id", "a b", "--output", "other.key")
+        #expect(badID.status == 2 && badID.standardError.contains("no spaces") && !FileManager.default.fileExists(atPath: folder.file("other.key")))
+        // The private key is nowhere in the report.
+        let secret = try #require(Data(base64Encoded: String(privateLine.split(separator: " ")[1].dropLast())))
+        #expect(try #require(fileBytes(folder.file("r.rwreport"))).range(of: secret) == nil)
+    }
+
+    @Test("show reads the header without the key, and the sealed details with it")
+    func show() async throws {
+        let header = try await rewind("report", "show", "r.rwreport")
+        #expect(header.status == 0)
+        #expect(header.standardOutput.contains("manual in com.example.shop 1.0, sealed to key 'team-2026'"))
+        #expect(header.standardOutput.contains("content sealed: open it with --key-file holding key 'team-2026'"))
+        #expect(!header.standardOutput.contains("total went negative"))
+        let opened = try await json("report", "show", "r.rwreport", "--key-file", "team.key")
+        let details = try #require(opened["details"] as? [String: Any])
+        #expect(details["note"] as? String == "total went negative" && details["triggerSeq"] as? Int == 400 && details["lastSeq"] as? Int == 400)
+        #expect((details["keptEvents"] as? Int ?? 0) >= 100)
+        let notAReport = try await rewind("report", "show", "shop.rewind")
+        #expect(notAReport.status == 2 && notAReport.standardError.contains("not a Rewind report (it does not begin with RWREPORT)"))
+    }
+
+    @Test("state, log, verify and sessions read a report as the log it came from, up to its trigger")
+    func commandsReadReports() async throws {
+        let fromLog = try await json("state", "shop.rewind", "--at", "400")
+        let fromReport = try await json("state", "r.rwreport", "--at", "400", "--key-file", "team.key")
+        #expect(NSDictionary(dictionary: try #require(fromLog["state"] as? [String: Any]))
+            == NSDictionary(dictionary: try #require(fromReport["state"] as? [String: Any])))
+        let verify = try await rewind("verify", "r.rwreport", "--key-file", "team.key")
+        #expect(verify.status == 0 && verify.standardOutput.hasPrefix("ok: replaying"), "\(verify.standardOutput)\(verify.standardError)")
+        let log = try await rewind("log", "r.rwreport", "--key-file", "team.key", "--json")
+        let seqs = log.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["seq"] as? Int
+        }
+        #expect(seqs.last == 400 && seqs.count >= 100 && seqs == Array(seqs[0]...400))
+        let after = try await rewind("state", "r.rwreport", "--at", "401", "--key-file", "team.key")
+        #expect(after.status == 2 && after.standardError.contains("no event with seq 401"))
+    }
+
+    @Test("the inspector serves a report as a log: its window and the state at its trigger")
+    func inspector() async throws {
+        let server = try ServedInspector(["r.rwreport", "--key-file", "team.key"], in: folder.path)
+        let head = try await server.get("/api/head", token: server.token)
+        let seqs = try #require(JSONSerialization.jsonObject(with: head.body) as? [String: Any])["seqs"] as? [Int]
+        #expect(head.status == 200 && seqs?.last == 400)
+        let state = try await server.get("/api/state?at=400", token: server.token)
+        let fromLog = try await json("state", "shop.rewind", "--at", "400")
+        let served = try #require(JSONSerialization.jsonObject(with: state.body) as? [String: Any])
+        #expect(state.status == 200)
+        #expect(NSDictionary(dictionary: try #require(served["state"] as? [String: Any])) == NSDictionary(dictionary: try #require(fromLog["state"] as? [String: Any])))
+    }
+
+    @Test("without the key, with a wrong one, or with a changed byte, every command says why and exits 2")
+    func refusals() async throws {
+        let locked = try await rewind("state", "r.rwreport", "--at", "400")
+        #expect(locked.status == 2 && locked.standardError.contains("it is sealed to the team's key 'team-2026'; give its private key with --key-file"))
+        _ = try await rewind("report", "keygen", "--id", "team-2026", "--output", "other.key")
+        let wrong = try await rewind("state", "r.rwreport", "--at", "400", "--key-file", "other.key")
+        #expect(wrong.status == 2 && wrong.standardError.contains("it fails authentication"))
+        var bytes = try #require(fileBytes(folder.file("r.rwreport")))
+        bytes[bytes.count / 2] ^= 1
+        try bytes.write(to: URL(fileURLWithPath: folder.file("changed.rwreport")))
+        let changed = try await rewind("sessions", "changed.rwreport", "--key-file", "team.key")
+        #expect(changed.status == 2 && changed.standardError.contains("changed.rwreport: cannot open this report (it fails authentication"))
+        try bytes.prefix(100).write(to: URL(fileURLWithPath: folder.file("cut.rwreport")))
+        let cut = try await rewind("log", "cut.rwreport", "--key-file", "team.key")
+        #expect(cut.status == 2 && cut.standardError.contains("cut.rwreport: cannot open this report"))
+    }
+
+    @Test("create refuses odd arguments before writing anything")
+    func createArguments() async throws {
+        for (arguments, message) in [
+            (["--events", "0"], "--events 0: a count is 1 or more"),
+            (["--events", "5", "--whole-session"], "give one"),
+            (["--seconds=-1"], "--seconds -1.0: give a number of seconds above 0"),
+            (["--seconds", "nan"], "--seconds nan: give a number of seconds above 0"),
+            (["--size-limit", "0"], "--size-limit 0: a size is 1 or more"),
+            (["--around", "601000"], "seq 601000"),
+            (["--session", "9"], "session 9"),
+        ] {
+            var all = ["report", "create", "shop.rewind", "--public-key-file", "team.key.pub", "--output", "new.rwreport"]
+            if !arguments.contains("--session") { all += ["--session", "1"] }
+            let result = try await run(rewind, all + arguments, in: folder.path)
+            #expect(result.status == 2 && result.standardError.contains(message), "\(arguments): \(result.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: folder.file("new.rwreport")), "\(arguments)")
+        }
+        let noKey = try await rewind("report", "create", "shop.rewind", "--session", "1", "--public-key-file", "missing.pub", "--output", "new.rwreport")
+        #expect(noKey.status == 2 && noKey.standardError.contains("--public-key-file missing.pub: no such file"))
+        let exists = try await rewind("report", "create", "shop.rewind", "--session", "1", "--public-key-file", "team.key.pub", "--output", "r.rwreport")
+        #expect(exists.status == 2 && exists.standardError.contains("r.rwreport: the file exists already"))
+    }
+}
