@@ -36,6 +36,18 @@ extension EventLog: RecordingLog {
         return descriptor >= 0 ? descriptor : nil
     }
 
+    package func takeCrashedSessions() -> [Int64] {
+        crashedSessions.withLock { sessions in
+            defer { sessions.removeAll() }
+            return sessions
+        }
+    }
+
+    package var reportReader: (any LogReader)? { self }
+
+    /// `<log>-reports`, beside the file.
+    package var reportOutbox: ReportOutbox? { ReportOutbox(besideLog: path) }
+
     /// Whether the file at ``path`` is still the one opened: not deleted, not replaced.
     package var isInPlace: Bool {
         guard let openedFile else { return true }

@@ -217,6 +217,11 @@ extension EventLog {
                             mark?.storedText, try row.required("id", in: "sessions", as: Int64.self)]
             )
             if lockable { db.afterNextTransaction { [path] _ in SessionLock.remove(log: path, session: uuid) } }
+            // Reported by the black box of the writer whose transaction marked it, once.
+            if mark != nil && db.changesCount > 0 {
+                let id = try row.required("id", in: "sessions", as: Int64.self)
+                db.afterNextTransaction { [self] _ in crashedSessions.withLock { $0.append(id) } }
+            }
         }
     }
 

@@ -35,11 +35,17 @@ struct CrashCommand: ParsableCommand {
     @Flag(help: "Install a SIGSEGV, SIGABRT, SIGILL and SIGTRAP handler before the recorder's; it prints `earlier handler SIGNAL` to standard error.")
     var earlierHandler = false
     @Flag(help: "Record without crash marks.") var noCrashMarks = false
+    @Option(help: "Seal reports of crashed sessions to the public key in this file (`ID BASE64`), into the log's outbox.")
+    var reportKeyFile: String?
 
     func run() throws {
         if earlierHandler { installEarlierHandler() }
         var configuration = RecorderConfiguration<Int, Int>()
         configuration.crashMarks = !noCrashMarks
+        if let reportKeyFile {
+            let line = try String(contentsOfFile: reportKeyFile, encoding: .utf8)
+            configuration.reports = ReportOptions(key: try ReportKey(line: line))
+        }
         // The pending actions must stay pending: the writer waits for a flush or a long delay.
         configuration.durability = .buffered(maxDelay: .seconds(3600))
         configuration.batchSize = 1_000_000

@@ -73,6 +73,18 @@ package final class OpeningLog: RecordingLog {
         opened.withLock { $0 }?.crashMarkDescriptor(for: session)
     }
 
+    package func takeCrashedSessions() -> [Int64] {
+        opened.withLock { $0 }?.takeCrashedSessions() ?? []
+    }
+
+    package var reportReader: (any LogReader)? {
+        opened.withLock { $0 }?.reportReader
+    }
+
+    package var reportOutbox: ReportOutbox? {
+        opened.withLock { $0 }?.reportOutbox
+    }
+
     /// A log not yet opened has nothing to vanish from under it.
     package var isInPlace: Bool {
         opened.withLock { $0 }?.isInPlace ?? true

@@ -108,6 +108,12 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// (``SessionEnding/Kind/crashed``). On by default; the cost on the dispatch path is one
     /// relaxed store per action. `false` installs nothing.
     public var crashMarks = true
+    /// Reports from the field (``FieldReport``): with the team's public key set here, each
+    /// session that ended in a crash is sealed into a report in the outbox
+    /// (``ReportOptions/outbox``) by the writer that finds it, at the next launch — on the
+    /// writer thread, never the app's. `nil` (the default: there is no key to seal to) makes
+    /// none; crash marks are kept either way.
+    public var reports: ReportOptions?
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log, in order.

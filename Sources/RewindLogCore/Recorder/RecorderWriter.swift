@@ -40,6 +40,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     func hold(_ session: LogSession?) {
         currentSession.withLock { $0 = session }
         buffer.crashMarking?.follow(session.flatMap { log.crashMarkDescriptor(for: $0) })
+        // Beginning it marked the sessions of writers that died before: report their crashes.
+        if session != nil { sealCrashReports() }
     }
 
     /// Hands `failure` to `onFailure`, in order, on the reports queue.
@@ -307,6 +309,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                             // a step that removed nothing (another writer's live session holds the
                             // cut) waits for the next check, not the next commit.
                             if !step.isComplete, step.removed > 0 { commitsSinceRetention = retention.checkEvery - 1 }
+                            // Retention marks dead writers' sessions too.
+                            sealCrashReports()
                         } catch {
                             report(RecorderFailure(error: error, unrecorded: []))
                         }

@@ -50,6 +50,18 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// `nil` when the log keeps no crash marks.
     func crashMarkDescriptor(for session: LogSession) -> Int32?
 
+    /// The sessions this log has marked `crashed` since it was last asked (their writers died
+    /// in a crash the hook saw), each named once: to the writer whose transaction marked it,
+    /// which seals its report (``RecorderConfiguration/reports``).
+    func takeCrashedSessions() -> [Int64]
+
+    /// The log as a reader, for sealing reports; `nil` when it cannot be read so.
+    var reportReader: (any LogReader)? { get }
+
+    /// Where reports of this log wait by default: beside a log file; `nil` for a store (an app
+    /// recording into one names its outbox, ``ReportOptions/outbox``).
+    var reportOutbox: ReportOutbox? { get }
+
     /// The recorder is done with this log: a log that belongs to it alone (a store's connection
     /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
     func recorderFinished()
@@ -71,6 +83,10 @@ extension RecordingLog {
 
     /// A store keeps no crash marks (a PostgreSQL store's sessions end `unclean` after a crash).
     package func crashMarkDescriptor(for session: LogSession) -> Int32? { nil }
+
+    package func takeCrashedSessions() -> [Int64] { [] }
+    package var reportReader: (any LogReader)? { nil }
+    package var reportOutbox: ReportOutbox? { nil }
 
     package func reopenedInPlace() throws(EventLogError) -> any RecordingLog {
         throw .failed(path: path, reason: "the log cannot be opened again in place")

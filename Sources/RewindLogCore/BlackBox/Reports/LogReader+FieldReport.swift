@@ -11,22 +11,23 @@ extension LogReader {
     ///   - reason: Why it is made.
     ///   - note: What the user or developer wrote.
     ///   - options: The key, window, bound and device details.
-    ///   - folder: Where its temporary export is written (and removed): the system's
-    ///     temporary folder by default.
+    ///   - temporaryFile: Where its temporary export is written (and removed): a new file in
+    ///     the system's temporary folder by default.
     /// - Returns: The report file's bytes.
     /// - Throws: `EventLogError` when the session or the seq is not in the log, or the log
     ///   cannot be read.
     public func sealReport(
         session id: Int64, trigger: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
-        folder: URL = FileManager.default.temporaryDirectory, now: Date = Date()
+        temporaryFile: URL? = nil, now: Date = Date()
     ) throws(EventLogError) -> Data {
         try readingConsistently { log throws(EventLogError) in
-            try log.sealReportNow(session: id, trigger: trigger, reason: reason, note: note, options: options, folder: folder, now: now)
+            let file = temporaryFile ?? FileManager.default.temporaryDirectory.appendingPathComponent("rewind-report-\(UUID().uuidString).jsonl")
+            return try log.sealReportNow(session: id, trigger: trigger, reason: reason, note: note, options: options, temporaryFile: file, now: now)
         }
     }
 
     private func sealReportNow(
-        session id: Int64, trigger: Int64?, reason: ReportReason, note: String?, options: ReportOptions, folder: URL, now: Date
+        session id: Int64, trigger: Int64?, reason: ReportReason, note: String?, options: ReportOptions, temporaryFile: URL, now: Date
     ) throws(EventLogError) -> Data {
         let session = try self.session(id)
         let triggerSeq = trigger ?? session.seqRange?.upperBound
@@ -51,7 +52,7 @@ extension LogReader {
         filter.session = id
         guard let triggerEvent else {
             // A session with no events: its snapshot alone.
-            let export = try exportBytes(filter, folder: folder)
+            let export = try exportBytes(filter, through: temporaryFile)
             details.keptEvents = export.count
             return try sealBounded(header: header, details: &details, export: export.bytes, options: options)
         }
@@ -79,7 +80,7 @@ extension LogReader {
             var window = filter
             window.seqs = (base + 1)...triggerEvent.seq
             details.firstSeq = base + 1
-            let export = try exportBytes(window, folder: folder)
+            let export = try exportBytes(window, through: temporaryFile)
             details.keptEvents = export.count
             let halfway = base + (triggerEvent.seq - base) / 2
             let later = starts.last { $0 <= halfway && $0 > base } ?? starts.first { $0 > base }
@@ -100,9 +101,8 @@ extension LogReader {
         return try FieldReport.seal(header: header, details: details, export: export, to: options.key)
     }
 
-    /// The portable export of `filter`'s events, through a temporary file in `folder`.
-    private func exportBytes(_ filter: EventFilter, folder: URL) throws(EventLogError) -> (bytes: Data, count: Int) {
-        let url = folder.appendingPathComponent("rewind-report-\(UUID().uuidString).jsonl")
+    /// The portable export of `filter`'s events, through the temporary file `url`.
+    private func exportBytes(_ filter: EventFilter, through url: URL) throws(EventLogError) -> (bytes: Data, count: Int) {
         defer { try? FileManager.default.removeItem(at: url) }
         let count = try export(to: url, filter: filter)
         do {

@@ -36,6 +36,9 @@ public struct ReportOptions: Sendable {
     /// What the report says about the device — OS, model — as the app chooses: nothing by
     /// default. Sealed, never in the header.
     public var device: [String: String] = [:]
+    /// Where the recorder puts the reports it seals: beside the log file by default
+    /// (`<log>-reports`); a recorder into a store must name one.
+    public var outbox: ReportOutbox?
 
     public init(key: ReportKey) {
         self.key = key
