@@ -2,12 +2,12 @@ import Foundation
 public import RewindLogCore
 
 extension EventLog {
-    /// Opens a report (``FieldReport``) as a read-only log: its window's events, snapshots,
+    /// Opens a report (`FieldReport`) as a read-only log: its window's events, snapshots,
     /// gaps and shapes, read by everything that reads a log file — replay, bisect, the
     /// inspector — with errors naming the report.
     ///
     /// The content is opened with the team's private key in `keys` (the one the header names),
-    /// inflated within ``FieldReport/largestContent`` and imported, with every check an import
+    /// inflated within `FieldReport.largestContent` and imported, with every check an import
     /// makes, into a temporary file that only its owner can read and that is deleted with the
     /// log (or, after a kill, by the next log opened this way).
     ///

@@ -115,6 +115,21 @@ struct ReportCommandTests {
         #expect(cut.status == 2 && cut.standardError.contains("cut.rwreport: cannot open this report"))
     }
 
+    @Test("preview shows what a report would reveal without a key, and --content is exactly what is sealed")
+    func preview() async throws {
+        let summary = try await rewind("report", "preview", "shop.rewind", "--session", "1", "--around", "400", "--events", "100")
+        #expect(summary.status == 0 && summary.standardOutput.contains("a manual report of session 1:"), "\(summary.standardOutput)\(summary.standardError)")
+        #expect(summary.standardOutput.contains("the secret scan found nothing"))
+        let content = try await rewind("report", "preview", "shop.rewind", "--session", "1", "--around", "400", "--events", "100", "--content")
+        let lines = content.standardOutput.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.first?["type"] as? String == "report" && lines.first?["triggerSeq"] as? Int == 400)
+        #expect(lines.compactMap { $0["type"] as? String == "event" ? $0["seq"] as? Int : nil }.last == 400)
+        // The report create seals holds the same details.
+        let shown = try await json("report", "show", "r.rwreport", "--key-file", "team.key")
+        let details = try #require(shown["details"] as? [String: Any])
+        #expect(details["firstSeq"] as? Int == lines.first?["firstSeq"] as? Int && details["keptEvents"] as? Int == lines.first?["keptEvents"] as? Int)
+    }
+
     @Test("create refuses odd arguments before writing anything")
     func createArguments() async throws {
         for (arguments, message) in [

@@ -81,8 +81,9 @@ package final class OpeningLog: RecordingLog {
         opened.withLock { $0 }?.reportReader
     }
 
+    /// Known before it is opened: an opening log is a file's, and its outbox is beside it.
     package var reportOutbox: ReportOutbox? {
-        opened.withLock { $0 }?.reportOutbox
+        opened.withLock { $0 }?.reportOutbox ?? ReportOutbox(besideLog: path)
     }
 
     /// A log not yet opened has nothing to vanish from under it.

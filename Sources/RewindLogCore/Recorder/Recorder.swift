@@ -90,6 +90,14 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         return alreadyClosing
     }
 
+    /// Where this recorder's reports wait to be delivered (``RecorderConfiguration/reports``):
+    /// ``ReportOptions/outbox``, or the folder beside the log file; `nil` when reports are off,
+    /// or a store's recorder names no outbox.
+    public var outbox: ReportOutbox? {
+        guard let reports = configuration.reports else { return nil }
+        return reports.outbox ?? writer.log.reportOutbox
+    }
+
     /// The session being recorded, once a store has bound ``middleware``. The writer thread
     /// begins it; this waits until it has (`nil` when it could not: see ``flush()-2pv67``), so on a
     /// store that does not answer it waits as long: ask ``currentSession()`` from async code.
@@ -388,19 +396,18 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         try await Self.offCaller { [self] () throws(EventLogError) in try close() }
     }
 
-    /// Runs a blocking wait on a Dispatch thread and resumes with its outcome.
-    private static func offCaller(_ wait: @escaping @Sendable () throws(EventLogError) -> Void) async throws(EventLogError) {
-        let outcome: Result<Void, EventLogError> = await withCheckedContinuation { continuation in
+    /// Runs a blocking wait (or work) on a Dispatch thread and resumes with its outcome.
+    static func offCaller<T: Sendable>(_ wait: @escaping @Sendable () throws(EventLogError) -> T) async throws(EventLogError) -> T {
+        let outcome: Result<T, EventLogError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 do throws(EventLogError) {
-                    try wait()
-                    continuation.resume(returning: .success(()))
+                    continuation.resume(returning: .success(try wait()))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
             }
         }
-        try outcome.get()
+        return try outcome.get()
     }
 
     /// Writes what is buffered, stops the writer thread and refuses further actions (they are

@@ -30,3 +30,13 @@ private let url = URL(fileURLWithPath: "/tmp/shop.rewind")
 private let identity = AppIdentity(id: "com.example.shop")
 private let upgrades = SchemaUpgrades(app: identity, upcaster: Upcaster())
 private let log = try! EventLog(path: ":memory:")
+
+// The reports' examples: the key line `rewind report keygen` printed, a recorder with reports
+// on, and the app's upload.
+private let teamPublicKeyLine = try! ReportKey.generate(id: "team-2026").publicKey.line
+private let recorder = {
+    var configuration = RecorderConfiguration<ShopState, ShopAction>()
+    configuration.reports = ReportOptions(key: try! ReportKey(line: teamPublicKeyLine))
+    return Recorder<ShopState, ShopAction>(log: try! EventLog(path: ":memory:"), app: identity, configuration: configuration)
+}()
+private func upload(_ report: Data) async throws {}

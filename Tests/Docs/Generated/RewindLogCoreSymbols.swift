@@ -36,19 +36,55 @@ private let identity = AppIdentity(id: "com.example.shop")
 private let upgrades = SchemaUpgrades(app: identity, upcaster: Upcaster())
 private let log = try! EventLog(path: ":memory:")
 
+// The reports' examples: the key line `rewind report keygen` printed, a recorder with reports
+// on, and the app's upload.
+private let teamPublicKeyLine = try! ReportKey.generate(id: "team-2026").publicKey.line
+private let recorder = {
+    var configuration = RecorderConfiguration<ShopState, ShopAction>()
+    configuration.reports = ReportOptions(key: try! ReportKey(line: teamPublicKeyLine))
+    return Recorder<ShopState, ShopAction>(log: try! EventLog(path: ":memory:"), app: identity, configuration: configuration)
+}()
+private func upload(_ report: Data) async throws {}
+
 // Sources/RewindLogCore/AppIdentity.swift, block 1
 private let shop = AppIdentity(id: "com.example.shop", version: "2.3.1", actionSchemaVersion: 4, stateSchemaVersion: 7)
 
-// Sources/RewindLogCore/Encryption/LogKey.swift, block 2
+// Sources/RewindLogCore/BlackBox/Reports/ReportKey.swift, block 2
 private func snippet2() async throws {
+    // Once, by the team: `rewind report keygen --id team-2026 --output team.key` prints
+    // the public key line to put in the app.
+    let key = try ReportKey(line: "team-2026 q83vEjRWeJq83vEjRWeJq83vEjRWeJq83vEjRWeJq80=")
+    _ = key
+}
+
+// Sources/RewindLogCore/BlackBox/Reports/ReportOptions.swift, block 3
+private func snippet3() async throws {
+    var options = ReportOptions(key: try ReportKey(line: teamPublicKeyLine))
+    options.window = .events(500)
+    options.device = ["os": "iOS 18.2"]        // nothing about the device by default
+    _ = options
+}
+
+// Sources/RewindLogCore/BlackBox/Reports/ReportOutbox.swift, block 4
+private func snippet4() async throws {
+    if let outbox = recorder.outbox {
+        for report in outbox.reports() {
+            try await upload(Data(contentsOf: report))
+            outbox.delivered(report)
+        }
+    }
+}
+
+// Sources/RewindLogCore/Encryption/LogKey.swift, block 5
+private func snippet5() async throws {
     let key = try LogKey(id: "2026-11", bytes: keychainData)   // 16 to 64 random bytes
     let log = try EventLog(path: path, keys: LogKeys(current: key))
     _ = key
     _ = log
 }
 
-// Sources/RewindLogCore/Encryption/LogKeys.swift, block 3
-private func snippet3() async throws {
+// Sources/RewindLogCore/Encryption/LogKeys.swift, block 6
+private func snippet6() async throws {
     let keys = LogKeys(current: try LogKey(id: "2026-11", bytes: newKey),
                        others: [try LogKey(id: "2026-05", bytes: oldKey)])
     let log = try EventLog(path: path, keys: keys)
@@ -56,13 +92,13 @@ private func snippet3() async throws {
     _ = log
 }
 
-// Sources/RewindLogCore/Invariant.swift, block 4
+// Sources/RewindLogCore/Invariant.swift, block 7
 private let nonNegativeTotal = Invariant<ShopState>(name: "non-negative-total", description: "the cart total is never negative") {
     $0.cart.total >= 0
 }
 
-// Sources/RewindLogCore/Persistence/LogReader+Restore.swift, block 5
-private func snippet5() async throws {
+// Sources/RewindLogCore/Persistence/LogReader+Restore.swift, block 8
+private func snippet8() async throws {
     let log = try EventLog(path: url.path)
     let state = try log.restoredState(app: identity, reducer: Shop.reducer) ?? ShopState()
     let recorder = Recorder<ShopState, ShopAction>(log: log, app: identity)
@@ -73,8 +109,8 @@ private func snippet5() async throws {
     _ = store
 }
 
-// Sources/RewindLogCore/Persistence/Upcaster.swift, block 6
-private func snippet6() async throws {
+// Sources/RewindLogCore/Persistence/Upcaster.swift, block 9
+private func snippet9() async throws {
     let upcaster = Upcaster(state: { data, version in
         guard version < 2 else { return data }
         var object = try JSONSerialization.jsonObject(with: data) as! [String: Any]
@@ -84,39 +120,39 @@ private func snippet6() async throws {
     _ = upcaster
 }
 
-// Sources/RewindLogCore/Reading/EventCursor.swift, block 7
-private func snippet7() async throws {
+// Sources/RewindLogCore/Reading/EventCursor.swift, block 10
+private func snippet10() async throws {
     var cursor = log.events(EventFilter(actionCase: "cart.*"))
     while let event = try cursor.next() { print(event.seq, event.actionCase) }
     _ = cursor
 }
 
-// Sources/RewindLogCore/Reading/EventFilter.swift, block 8
+// Sources/RewindLogCore/Reading/EventFilter.swift, block 11
 private let filter = EventFilter(session: 3, actionCase: "cart.*", file: "CartScreen", limit: 50)
 
-// Sources/RewindLogCore/Reading/LogReader.swift, block 9
+// Sources/RewindLogCore/Reading/LogReader.swift, block 12
 private func lastState(of log: some LogReader) throws -> ShopState? {
     guard let session = try log.sessions().last else { return nil }
     return try Replayer(log: log, reducer: Shop.reducer).finalState(session: session.id)
 }
 
-// Sources/RewindLogCore/Reading/SchemaDrift.swift, block 10
-private func snippet10() async throws {
+// Sources/RewindLogCore/Reading/SchemaDrift.swift, block 13
+private func snippet13() async throws {
     for drift in try log.schemaDrift(session: 3, state: ShopState.self, action: ShopAction.self, upgrades: upgrades) {
         print(drift)
     }
 }
 
-// Sources/RewindLogCore/Reading/SessionReader.swift, block 11
-private func snippet11() async throws {
+// Sources/RewindLogCore/Reading/SessionReader.swift, block 14
+private func snippet14() async throws {
     let event = try log.event(at: 12)
     let action = try log.decodeAction(of: event, as: ShopAction.self)
     _ = event
     _ = action
 }
 
-// Sources/RewindLogCore/Recorder/Recorder.swift, block 12
-private func snippet12() async throws {
+// Sources/RewindLogCore/Recorder/Recorder.swift, block 15
+private func snippet15() async throws {
     let log = try EventLog(path: "shop.rewind")
     let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.shop"))
     let store = Store(initialState: ShopState(), reducer: Shop.reducer,
@@ -128,8 +164,8 @@ private func snippet12() async throws {
     _ = store
 }
 
-// Sources/RewindLogCore/Recorder/RecorderConfiguration.swift, block 13
-private func snippet13() async throws {
+// Sources/RewindLogCore/Recorder/RecorderConfiguration.swift, block 16
+private func snippet16() async throws {
     var configuration = RecorderConfiguration<AppState, AppAction>()
     configuration.durability = .buffered(maxDelay: .milliseconds(50))
     configuration.snapshotInterval = 500
@@ -138,7 +174,7 @@ private func snippet13() async throws {
     _ = configuration
 }
 
-// Sources/RewindLogCore/Recorder/RecorderTap.swift, block 14
+// Sources/RewindLogCore/Recorder/RecorderTap.swift, block 17
 private final class ShopModel {
     private(set) var state = ShopState()
     private let tap: RecorderTap<ShopState, ShopAction>
@@ -154,7 +190,7 @@ private final class ShopModel {
     }
 }
 
-// Sources/RewindLogCore/Redaction.swift, block 15
+// Sources/RewindLogCore/Redaction.swift, block 18
 private let redaction = Redaction<AppState, AppAction> { action in
     switch action {
     case let .login(.submit(user, _)): .scrub(.login(.submit(user: user, password: "•••")))
@@ -165,8 +201,8 @@ private let redaction = Redaction<AppState, AppAction> { action in
 .scrubbing(\.session.token, with: nil)
 .scrubbing(\.payment.cardNumber, with: "")
 
-// Sources/RewindLogCore/Retention.swift, block 16
-private func snippet16() async throws {
+// Sources/RewindLogCore/Retention.swift, block 19
+private func snippet19() async throws {
     var configuration = RecorderConfiguration<ShopState, ShopAction>()
     configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))
     _ = configuration

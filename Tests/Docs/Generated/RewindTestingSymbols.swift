@@ -2,6 +2,7 @@
 // (The article's context: Tests/Docs/Context/RewindTestingSymbols.swift.)
 
 import Foundation
+import Rewind
 import RewindExamples
 import RewindLog
 import RewindReplay
@@ -13,6 +14,16 @@ import SnapshotTesting
 private let replayer = Replayer(log: try! EventLog(path: ":memory:"), reducer: Shop.reducer)
 private let id = UUID()
 private let date = Date()
+
+// assertNoSecrets's example: an app that signs in, and its redaction.
+private struct AppState: Codable, Sendable { var token: String? }
+private enum AppAction: Codable, Sendable { case signedIn(token: String) }
+private let appReducer = Reducer<AppState, AppAction> { state, action in
+    if case let .signedIn(token) = action { state.token = token }
+}
+private let appRedaction = Redaction<AppState, AppAction> { _ in .scrub(.signedIn(token: "•••")) }.scrubbing(\.token, with: nil)
+private let app = AppIdentity(id: "com.example.app")
+private let path = NSTemporaryDirectory() + "rewind-docs-\(UUID().uuidString).rewind"
 
 // Sources/RewindTesting/AssertInvariant.swift, block 1
 private func totalNeverNegative() throws {
@@ -30,29 +41,41 @@ private func invariantHoldsThroughout() throws {
     try assertInvariant(nonNegativeTotal, throughout: fixtureLog("bug-1234.jsonl"), reducer: Shop.reducer)
 }
 
-// Sources/RewindTesting/AssertRecordingRoundTrip.swift, block 3
+// Sources/RewindTesting/AssertNoSecrets.swift, block 3
+private func tokensNeverReachTheLog() throws {
+    let log = try EventLog(path: path)
+    var configuration = RecorderConfiguration<AppState, AppAction>()
+    configuration.redaction = appRedaction
+    let recorder = Recorder<AppState, AppAction>(log: log, app: app, configuration: configuration)
+    let store = Store(initialState: AppState(), reducer: appReducer, middleware: recorder.middleware)
+    store.dispatch(.signedIn(token: "tok_PLANTED_4242"))
+    try recorder.close()
+    assertNoSecrets(in: log, planted: ["tok_PLANTED_4242"])
+}
+
+// Sources/RewindTesting/AssertRecordingRoundTrip.swift, block 4
 private func shopRoundTrip() {
     assertRecordingRoundTrip(initialState: ShopState(), reducer: Shop.reducer, sequences: 1_000) { random, state in
         Shop.randomAction(using: &random, in: state)
     }
 }
 
-// Sources/RewindTesting/AssertReplay.swift, block 4
+// Sources/RewindTesting/AssertReplay.swift, block 5
 private func cartSession() throws {
     assertReplay(try fixtureLog("cart-session.rewind"), reducer: Shop.reducer, at: .seqs([12, 60]))
 }
 
-// Sources/RewindTesting/ReplayedLog.swift, block 5
-private func snippet5() async throws {
+// Sources/RewindTesting/ReplayedLog.swift, block 6
+private func snippet6() async throws {
     assertSnapshot(of: ReplayedLog(try fixtureLog("cart-bug.rewind"), reducer: Shop.reducer), as: .timeline)
 }
 
-// Sources/RewindTesting/Snapshotting+Rewind.swift, block 6
-private func snippet6() async throws {
+// Sources/RewindTesting/Snapshotting+Rewind.swift, block 7
+private func snippet7() async throws {
     assertSnapshot(of: try replayer.state(at: 120), as: .dumped)
 }
 
-// Sources/RewindTesting/TestStore.swift, block 7
+// Sources/RewindTesting/TestStore.swift, block 8
 private func checkout() async {
     let store = TestStore(initialState: ShopState(), reducer: Shop.reducer, middleware: Shop.effects(environment: .simulated))
     await store.send(.catalogue(.loaded(products: Product.samples, discounts: []))) {

@@ -16,41 +16,15 @@ struct ReportCreateCommand: LogReadingCommand {
     )
 
     @OptionGroup var options: LogOptions
-    @Option(help: ArgumentHelp("The session to report.", valueName: "n")) var session: Int64
-    @Option(help: ArgumentHelp("The seq the report is about: its window ends there.", valueName: "seq")) var around: Int64?
+    @OptionGroup var window: ReportWindowOptions
     @Option(help: ArgumentHelp("The team's public key: a file holding its `ID BASE64` line (keygen's FILE.pub).", valueName: "path"))
     var publicKeyFile: String
     @Option(name: .shortAndLong, help: "The report file to write (must not exist).") var output: String
-    @Option(help: ArgumentHelp("Keep this many events up to the trigger.", valueName: "n")) var events: Int?
-    @Option(help: ArgumentHelp("Keep the events of this many seconds up to the trigger.", valueName: "s")) var seconds: Double?
-    @Flag(help: "Keep the whole session up to the trigger.") var wholeSession = false
-    @Option(help: ArgumentHelp("The largest report, in bytes (524288 by default).", valueName: "bytes")) var sizeLimit: Int?
-    @Option(help: ArgumentHelp("A note to seal with it.", valueName: "text")) var note: String?
-    @Flag(help: "Seal the trigger's action case and source too, rather than leave them in the clear header.") var sealTrigger = false
-
-    func validate() throws {
-        try InputError.requirePositive(session, "--session", what: "a session number")
-        try InputError.requirePositive(around, "--around")
-        try InputError.requirePositive(events, "--events", what: "a count")
-        try InputError.requirePositive(sizeLimit, "--size-limit", what: "a size")
-        if let seconds, !(seconds > 0 && seconds.isFinite) { throw InputError("--seconds \(seconds): give a number of seconds above 0") }
-        if [events != nil, seconds != nil, wholeSession].filter({ $0 }).count > 1 {
-            throw InputError("--events, --seconds and --whole-session each choose the window: give one")
-        }
-    }
 
     func run() throws {
         let key = try Self.readPublicKey(publicKeyFile)
-        var reportOptions = ReportOptions(key: key)
-        if let events { reportOptions.window = .events(events) }
-        if let seconds { reportOptions.window = .seconds(seconds) }
-        if wholeSession { reportOptions.window = .session }
-        if let sizeLimit { reportOptions.sizeLimit = sizeLimit }
-        reportOptions.sealsTrigger = sealTrigger
         let log = try options.open()
-        let ending = try log.session(session).ending
-        let reason = ending?.crash.map { ReportReason(kind: .crash, name: $0.signalName) } ?? ReportReason(kind: .manual)
-        let sealed = try log.sealReport(session: session, trigger: around, reason: reason, note: note, options: reportOptions)
+        let sealed = try window.preview(of: log, key: key).sealed
         try ReportKeygenCommand.createExclusively(output, data: sealed, mode: 0o600, what: "the report")
         let report = try FieldReport(bytes: sealed, path: output)
         try options.print(Report(output: output, bytes: sealed.count, header: report.header))

@@ -126,18 +126,11 @@ public struct FieldReport: Sendable {
     ///   - header: The clear header; its key id must be `key`'s.
     ///   - details: The `report` line.
     ///   - export: The window's portable export (JSON Lines).
+    ///   - key: The team's public key.
     /// - Returns: The report file's bytes.
     public static func seal(header: ReportHeader, details: ReportDetails, export: Data, to key: ReportKey) throws(EventLogError) -> Data {
         precondition(header.keyID == key.id, "a report's header names the key it is sealed to")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let headerBytes: Data, detailsLine: Data
-        do {
-            headerBytes = try encoder.encode(header)
-            detailsLine = try encoder.encode(details)
-        } catch {
-            throw .encodingFailed(path: "report", seq: nil, actionCase: nil, reason: ValueFreeErrorText.describe(error))
-        }
+        let headerBytes = try encoded(header)
         guard headerBytes.count <= largestHeader else {
             throw .failed(path: "report", reason: "its header has \(headerBytes.count) bytes, more than \(largestHeader)")
         }
@@ -145,10 +138,7 @@ public struct FieldReport: Sendable {
         authenticated.append(contentsOf: [UInt8(formatVersion >> 8), UInt8(formatVersion & 0xFF)])
         authenticated.append(contentsOf: withUnsafeBytes(of: UInt32(headerBytes.count).bigEndian, Array.init))
         authenticated.append(headerBytes)
-        var content = detailsLine
-        content.append(0x0A)
-        content.append(export)
-        let deflated = try ReportCompression.compressed(content)
+        let deflated = try ReportCompression.compressed(try content(details: details, export: export))
         do {
             let recipient = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: key.publicKey)
             var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: info)
@@ -160,6 +150,24 @@ public struct FieldReport: Sendable {
             return file
         } catch {
             throw .failed(path: "report", reason: "HPKE could not seal the report (\(error))")
+        }
+    }
+
+    /// The content a report seals: the `report` line, then the window's export.
+    package static func content(details: ReportDetails, export: Data) throws(EventLogError) -> Data {
+        var content = try encoded(details)
+        content.append(0x0A)
+        content.append(export)
+        return content
+    }
+
+    private static func encoded(_ value: some Encodable) throws(EventLogError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw .encodingFailed(path: "report", seq: nil, actionCase: nil, reason: ValueFreeErrorText.describe(error))
         }
     }
 

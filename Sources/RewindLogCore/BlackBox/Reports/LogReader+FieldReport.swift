@@ -6,13 +6,14 @@ extension LogReader {
     /// shapes, bounded by ``ReportOptions/sizeLimit``.
     ///
     /// - Parameters:
-    ///   - session: The session's id.
+    ///   - id: The session's id.
     ///   - trigger: The seq the report is about; the session's last event when `nil`.
     ///   - reason: Why it is made.
     ///   - note: What the user or developer wrote.
     ///   - options: The key, window, bound and device details.
     ///   - temporaryFile: Where its temporary export is written (and removed): a new file in
     ///     the system's temporary folder by default.
+    ///   - now: When it is sealed (its header's time).
     /// - Returns: The report file's bytes.
     /// - Throws: `EventLogError` when the session or the seq is not in the log, or the log
     ///   cannot be read.
@@ -20,6 +21,16 @@ extension LogReader {
         session id: Int64, trigger: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
         temporaryFile: URL? = nil, now: Date = Date()
     ) throws(EventLogError) -> Data {
+        try previewReport(session: id, trigger: trigger, reason: reason, note: note, options: options, temporaryFile: temporaryFile, now: now).sealed
+    }
+
+    /// The report ``sealReport(session:trigger:reason:note:options:temporaryFile:now:)`` makes,
+    /// with exactly what it reveals: its header, its details (the secret scan's findings among
+    /// them) and the content it seals.
+    public func previewReport(
+        session id: Int64, trigger: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
+        temporaryFile: URL? = nil, now: Date = Date()
+    ) throws(EventLogError) -> ReportPreview {
         try readingConsistently { log throws(EventLogError) in
             let file = temporaryFile ?? FileManager.default.temporaryDirectory.appendingPathComponent("rewind-report-\(UUID().uuidString).jsonl")
             return try log.sealReportNow(session: id, trigger: trigger, reason: reason, note: note, options: options, temporaryFile: file, now: now)
@@ -28,7 +39,7 @@ extension LogReader {
 
     private func sealReportNow(
         session id: Int64, trigger: Int64?, reason: ReportReason, note: String?, options: ReportOptions, temporaryFile: URL, now: Date
-    ) throws(EventLogError) -> Data {
+    ) throws(EventLogError) -> ReportPreview {
         let session = try self.session(id)
         let triggerSeq = trigger ?? session.seqRange?.upperBound
         var triggerEvent: LoggedEvent?
@@ -88,17 +99,23 @@ extension LogReader {
                 return try sealBounded(header: header, details: &details, export: export.bytes, options: options)
             }
             let sealed = try FieldReport.seal(header: header, details: details, export: export.bytes, to: options.key)
-            if sealed.count <= options.sizeLimit { return sealed }
+            if sealed.count <= options.sizeLimit {
+                return try sealBounded(header: header, details: &details, export: export.bytes, options: options)
+            }
             base = later
         }
     }
 
-    /// The report sealed, flagged when it is larger than its bound: as small as it gets.
-    private func sealBounded(header: ReportHeader, details: inout ReportDetails, export: Data, options: ReportOptions) throws(EventLogError) -> Data {
-        let sealed = try FieldReport.seal(header: header, details: details, export: export, to: options.key)
-        guard sealed.count > options.sizeLimit else { return sealed }
-        details.exceedsBound = true
-        return try FieldReport.seal(header: header, details: details, export: export, to: options.key)
+    /// The report sealed, with what the scan found in `export`, and flagged when it is larger
+    /// than its bound: as small as it gets.
+    private func sealBounded(header: ReportHeader, details: inout ReportDetails, export: Data, options: ReportOptions) throws(EventLogError) -> ReportPreview {
+        details.secrets = Array(SecretScan.findings(in: export).prefix(SecretScan.largestReported))
+        var sealed = try FieldReport.seal(header: header, details: details, export: export, to: options.key)
+        if sealed.count > options.sizeLimit {
+            details.exceedsBound = true
+            sealed = try FieldReport.seal(header: header, details: details, export: export, to: options.key)
+        }
+        return ReportPreview(header: header, details: details, content: try FieldReport.content(details: details, export: export), sealed: sealed)
     }
 
     /// The portable export of `filter`'s events, through the temporary file `url`.

@@ -25,6 +25,9 @@ public struct ReportDetails: Codable, Sendable, Hashable {
     public var ending: SessionEnding?
     /// What the app chose to say about the device (OS, model): nothing by default.
     public var device: [String: String]
+    /// The secret-looking strings the scan found in the window (``SecretScan``), masked; at
+    /// most ``SecretScan/largestReported``.
+    public var secrets: [SecretFinding] = []
 
     public init(
         reason: ReportReason, note: String? = nil, session: Int64, triggerSeq: Int64? = nil, firstSeq: Int64? = nil, lastSeq: Int64? = nil,

@@ -10,17 +10,19 @@ import Darwin
 ///
 /// - A report is written to a temporary name, synced, and renamed into place (then the folder
 ///   synced): a crash or a full disk while sealing leaves the earlier reports as they were, and
-///   no half report among them (a leftover temporary file is removed by the next ``add(_:)``).
+///   no half report among them (a leftover temporary file is removed by the next ``add(_:now:)``).
 /// - It is bounded: at most ``maxCount`` reports and ``maxBytes`` bytes. Adding one past a bound
 ///   deletes the oldest first; those dropped are counted (``dropped``), never silently lost.
-/// - Reports older than ``maxAge`` are deleted by the next ``add(_:)`` or
+/// - Reports older than ``maxAge`` are deleted by the next ``add(_:now:)`` or
 ///   ``removeExpired(now:)``, and counted as dropped too.
 /// - A report is otherwise deleted only by ``delivered(_:)``, once the app has sent it.
 ///
 /// ```swift
-/// for report in recorder.outbox.reports() {
-///     try await upload(Data(contentsOf: report))
-///     recorder.outbox.delivered(report)
+/// if let outbox = recorder.outbox {
+///     for report in outbox.reports() {
+///         try await upload(Data(contentsOf: report))
+///         outbox.delivered(report)
+///     }
 /// }
 /// ```
 ///
