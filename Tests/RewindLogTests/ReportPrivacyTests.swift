@@ -30,6 +30,13 @@ struct ReportPrivacyTests {
         ])
         #expect(SecretScan.findings(in: binary, planted: ["tok_PLANTED"]).map(\.kind) == [.planted, .email])
         #expect(SecretScan.findings(in: Data(#"{"type":"event","seq":1,"payload":"{\"count\":12345}"}"#.utf8)).isEmpty)
+        // Edges: a card number inside a longer number, before a decimal point, or after one; a
+        // time stamp; "bearer" with no token; an address ending a sentence.
+        #expect(SecretScan.cardNumbers(in: Array("14242424242424242 4242424242424242.5 0.4242424242424242 1795824891.6417813".utf8)).isEmpty)
+        #expect(SecretScan.cardNumbers(in: Array("card 4242-4242-4242-4242, and 4000 0566 5566 5556".utf8)) == ["4242424242424242", "4000056655665556"])
+        #expect(SecretScan.bearerTokens(in: Array("the bearer of bad news; Bearer short".utf8)).isEmpty)
+        #expect(SecretScan.emailAddresses(in: Array("write to ada@example.com. Or @handle, or a@b, or x@y.z1".utf8)) == ["ada@example.com"])
+        #expect(SecretScan.jsonWebTokens(in: Array("xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefgh \(Self.jwt)".utf8)) == [Self.jwt])
     }
 
     /// A recorder of notes (each action appends its text to the state) with reports on.

@@ -31,7 +31,8 @@ struct RewindBench: AsyncParsableCommand {
             starting to record costs the calling thread: opening a log, then recorder, store and first \
             dispatch, on a new file and an existing one, vs a store alone; not in the default list), \
             recorder-memory (the peak resident memory recording adds to the shop app, each run in a process of \
-            its own, vs the store alone). Each runs \
+            its own, vs the store alone), report (sealing and opening a crash report, vs exporting its window; \
+            not in the default list). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -51,6 +52,7 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Timed runs per variant (the median is reported).") var runs = 5
     @Option(help: "Seed of the generated sessions.") var seed: UInt64 = 7
     @Option(help: "Samples of the launch workload, each on a log of its own.") var launchSamples = 30
+    @Option(help: "Actions in the report workload's session (a heavy tester's day).") var reportActions = 20_000
     @Option(help: "The launch workload also launches on a log of this many MB that needs a migration (at most 6 samples; 0: none).") var launchLargeMb = 0
     @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "recorder-memory"]
     @Option(help: .hidden) var memoryProbe: String?
@@ -68,7 +70,7 @@ struct RewindBench: AsyncParsableCommand {
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory", "report"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
         guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
@@ -105,6 +107,9 @@ struct RewindBench: AsyncParsableCommand {
         }
         if workload.contains("defaults") {
             emit(try DefaultsWorkload(session: shop, actions: defaultsActions, runs: runs).measure())
+        }
+        if workload.contains("report") {
+            emit(try ReportWorkload(session: shop, actions: reportActions, runs: runs).measure())
         }
         if workload.contains("launch") {
             emit(try LaunchWorkload(session: shop, samples: launchSamples, largeMegabytes: launchLargeMb).measure())
