@@ -48,5 +48,6 @@ let package = Package(
         .executableTarget(name: "fuzz-generated-code", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/GeneratedCode", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-seeds", dependencies: ["FuzzSupport"], path: "Targets/Seeds", linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-jsonl-import", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/JSONLinesImport", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+        .executableTarget(name: "fuzz-report", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/Report", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
     ]
 )

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets and runs each for a set time over the committed seed corpus.
 #
 #   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
-#                                         binary-payload, generated-code, jsonl-import (default: all)
+#                                         binary-payload, generated-code, jsonl-import, report (default: all)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
 #
 # New inputs that add coverage go to .build/corpus/TARGET (kept between runs); a crash, hang or
@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 
 seconds=${1:-60}
 shift || true
-targets=${*:-binary-payload generated-code jsonl-import}
+targets=${*:-binary-payload generated-code jsonl-import report}
 configuration=${FUZZ_CONFIGURATION:-release}
 
 # libFuzzer without its main, from the toolchain's clang runtime (see Package.swift).
@@ -33,6 +33,7 @@ for target in $targets; do
     case $target in
         binary-payload|generated-code) seeds=Corpus/binary ;;
         jsonl-import) seeds=Corpus/jsonl ;;
+        report) seeds=Corpus/report ;;
         *) echo "unknown target $target" >&2; exit 2 ;;
     esac
     corpus=.build/corpus/$target
