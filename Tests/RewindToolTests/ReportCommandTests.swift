@@ -85,6 +85,20 @@ struct ReportCommandTests {
         #expect(after.status == 2 && after.standardError.contains("no event with seq 401"))
     }
 
+    @Test("import makes a log of a report, given the key; the log replays as the report does")
+    func importReport() async throws {
+        let locked = try await rewind("import", "r.rwreport", "--output", "locked.rewind")
+        #expect(locked.status == 2 && locked.standardError.contains("sealed to the team's key 'team-2026'"))
+        #expect(!FileManager.default.fileExists(atPath: folder.file("locked.rewind")))
+        let imported = try await rewind("import", "r.rwreport", "--key-file", "team.key", "--output", "imported.rewind")
+        #expect(imported.status == 0 && imported.standardOutput.contains("…400 into imported.rewind"), "\(imported.standardOutput)\(imported.standardError)")
+        let fromImport = try await json("state", "imported.rewind", "--at", "400")
+        let fromLog = try await json("state", "shop.rewind", "--at", "400")
+        #expect(NSDictionary(dictionary: try #require(fromImport["state"] as? [String: Any])) == NSDictionary(dictionary: try #require(fromLog["state"] as? [String: Any])))
+        let again = try await rewind("import", "r.rwreport", "--key-file", "team.key", "--output", "imported.rewind")
+        #expect(again.status == 2 && again.standardError.contains("imported.rewind: cannot write to the log (the file exists already"), "\(again.standardError)")
+    }
+
     @Test("the inspector serves a report as a log: its window and the state at its trigger")
     func inspector() async throws {
         let server = try ServedInspector(["r.rwreport", "--key-file", "team.key"], in: folder.path)

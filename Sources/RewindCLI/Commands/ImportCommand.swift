@@ -6,15 +6,24 @@ import RewindLog
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Create a log from a portable export (JSON Lines)."
+        abstract: "Create a log from a portable export (JSON Lines), or from a sealed report."
     )
 
-    @Argument(help: "The export to read.") var file: String
+    @Argument(help: "The export (or report) to read.") var file: String
     @Option(name: .shortAndLong, help: "The log to create (must not exist).") var output: String
+    @Option(name: .customLong("key-file"), help: ArgumentHelp("For a report: the team's private key (a key file).", valueName: "path"))
+    var keyFile: String?
     @OptionGroup var format: OutputFormat
 
     func run() throws {
-        let log = try EventLog.importLog(from: URL(fileURLWithPath: file), to: output)
+        let log: EventLog
+        if FieldReport.isReport(at: file) {
+            let keys: LogKeys
+            do { keys = try keyFile.map(LogKeys.reading(keyFileAt:)) ?? LogKeys() } catch { throw InputError("--key-file \(keyFile ?? ""): \(error.reason)") }
+            log = try EventLog.importReport(at: file, keys: keys, to: output).log
+        } else {
+            log = try EventLog.importLog(from: URL(fileURLWithPath: file), to: output)
+        }
         let range = try log.seqRange()
         try log.close()
         try format.print(Report(output: output, firstSeq: range?.lowerBound, lastSeq: range?.upperBound))
