@@ -182,7 +182,24 @@ def main():
 
         tab(driver, "sessions")
         wait_text(driver, "#stats", "Actions per case")
+        check("closed" in text_of(driver, "#sessions table"), "the sessions table says the demo's session ended closed")
         shot(driver, "sessions")
+
+        # A session that crashed: the table says so, with the signal (its mark as a store keeps it).
+        crashed = os.path.join(WORK, "crashed.rewind")
+        shutil.copyfile(demo, crashed)
+        database = sqlite3.connect(crashed)
+        mark = ('{"address":16,"buildID":"00","code":1,"image":"/app/Shop","imageOffset":4660,"instruction":1,'
+                '"lastSeq":60,"processID":7,"signal":11,"signalName":"SIGSEGV","time":1795813821.5,"uncommitted":3}')
+        database.execute("UPDATE sessions SET ending = 'crashed', crash = ?", (mark,))
+        database.commit()
+        database.close()
+        driver.get(serve(crashed))
+        tab(driver, "sessions")
+        wait_text(driver, "#sessions table", "crashed (SIGSEGV)")
+        cell = driver.find_element(By.XPATH, "//td[text()='crashed (SIGSEGV)']")
+        check("Shop+0x1234" in cell.get_attribute("title") and "3 action(s)" in cell.get_attribute("title"),
+              "the crash's place and loss are in the cell's title")
 
         # Drift: the same log, as if recorded before the cart's `clear` case existed.
         check(not driver.find_element(By.ID, "drift").is_displayed(), "a log recorded with today's types shows no drift")

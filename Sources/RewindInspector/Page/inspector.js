@@ -309,6 +309,17 @@ function renderDiff(node, diff, empty) {
   }
 }
 
+// How a session ended: its kind, and for a crash the signal, with where it struck as a tooltip.
+function ended(ending) {
+  if (!ending) return el("td", {}, "\u2014");
+  const crash = ending.crash;
+  if (!crash) return el("td", { class: ending.kind === "unclean" ? "bad" : "" }, ending.kind);
+  const place = crash.image ? ` in ${crash.image.split("/").pop()}+0x${(crash.imageOffset || 0).toString(16)}` : "";
+  const lost = crash.uncommitted > 0 ? `; ${crash.uncommitted} action(s) reduced, never committed` : "";
+  return el("td", { class: "bad", title: `${crash.signalName} at 0x${crash.address.toString(16)}${place}${lost}` },
+    `crashed (${crash.signalName})`);
+}
+
 async function showSessions() {
   const overview = view.overview;
   const rows = (overview.sessions || []).map((s) => el("tr", {},
@@ -317,9 +328,10 @@ async function showSessions() {
       s.actionFingerprint || s.stateFingerprint ? `${(s.actionFingerprint || "\u2014").slice(0, 8)}/${(s.stateFingerprint || "\u2014").slice(0, 8)}` : "\u2014"),
     el("td", {}, s.codec + (s.keyID ? ` \u00b7 key ${s.keyID}` : "")), el("td", {}, s.startedAt), el("td", {}, s.events),
     el("td", {}, s.firstSeq ? `${s.firstSeq}\u2013${s.lastSeq}` : "\u2014"),
+    ended(s.ending),
     el("td", { class: s.gap ? "bad" : "" }, s.gap ? `gap: ${s.gap.lost} actions lost after seq ${s.gap.afterSeq}` : "")));
   fill($("sessions"), el("h2", {}, "Sessions"), el("table", {},
-    el("tr", {}, ["session", "app", "version", "schemas", "types", "codec", "started", "events", "seqs", ""].map((h) => el("th", {}, h))), rows));
+    el("tr", {}, ["session", "app", "version", "schemas", "types", "codec", "started", "events", "seqs", "ended", ""].map((h) => el("th", {}, h))), rows));
   const stats = await busy("stats", () => api("stats", { top: 20, session: view.filter.session, buckets: 60 }));
   const cases = Object.entries(stats.actionCases).sort((a, b) => b[1] - a[1]).slice(0, 20);
   const max = Math.max(1, ...cases.map((c) => c[1]), ...stats.sources.map((s) => s.count));
