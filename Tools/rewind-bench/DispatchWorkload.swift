@@ -50,7 +50,7 @@ struct DispatchWorkload {
             return seconds
         }
         var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
-        var ownStoreRates: [Double] = [], tapRates: [Double] = [], unmarkedRates: [Double] = []
+        var ownStoreRates: [Double] = [], tapRates: [Double] = [], unmarkedRates: [Double] = [], triggerRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             let neighbour = BusyNeighbour(encoding: session.map(\.action))
@@ -71,6 +71,15 @@ struct DispatchWorkload {
                 try unmarkedRecorder.flush()
             }
             try unmarkedRecorder.close()
+            // The same with reports on and error actions marked: what the field triggers cost
+            // the dispatch path (their checks run on the writer thread).
+            let triggeredPath = TemporaryLog.path("dispatch-triggers")
+            defer { TemporaryLog.remove(triggeredPath); try? FileManager.default.removeItem(atPath: triggeredPath + "-reports") }
+            let triggeredRecorder = try Self.recorder(at: triggeredPath, triggers: true)
+            let triggered = try timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: triggeredRecorder.middleware)) {
+                try triggeredRecorder.flush()
+            }
+            try triggeredRecorder.close()
             // What an app would write by hand: it encodes and commits on the dispatching thread.
             let handPath = TemporaryLog.path("dispatch-hand-written")
             defer { TemporaryLog.remove(handPath) }
@@ -92,6 +101,7 @@ struct DispatchWorkload {
                 baselineRates.append(Double(actions) / plain)
                 recorderRates.append(Double(actions) / recorded)
                 unmarkedRates.append(Double(actions) / unmarked)
+                triggerRates.append(Double(actions) / triggered)
                 handWrittenRates.append(Double(actions) / byHand)
                 controlRates.append(Double(actions) / besideBusy)
             }
@@ -118,6 +128,10 @@ struct DispatchWorkload {
                 .init(
                     name: "recorder, crash marks off", value: median(unmarkedRates), unit: "actions/s",
                     ratioToBaseline: median(unmarkedRates) / baseline, runs: unmarkedRates
+                ),
+                .init(
+                    name: "recorder, reports and error actions on", value: median(triggerRates), unit: "actions/s",
+                    ratioToBaseline: median(triggerRates) / baseline, runs: triggerRates
                 ),
                 .init(
                     name: "an app's own store (view model), no recording", value: median(ownStoreRates), unit: "actions/s",
@@ -147,6 +161,7 @@ struct DispatchWorkload {
                 "ratio in each run: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
                 "default over crash marks off in each run: " + zip(recorderRates, unmarkedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
+                "triggers on over the default in each run: " + zip(triggerRates, recorderRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "tap over its own store's rate in each run: " + tapRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", tapRatios.min() ?? 0),
                 "control's ratio in each run: " + controlRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
@@ -185,11 +200,16 @@ struct DispatchWorkload {
         return (baseline, recorded)
     }
 
-    /// The recorder the measurements use: the default configuration (crash marks off for the
-    /// row that says so).
-    private static func recorder(at path: String, crashMarks: Bool = true) throws -> Recorder<ShopState, ShopAction> {
+    /// The recorder the measurements use: the default configuration (crash marks off, or the
+    /// field triggers on — reports to a key, payments that fail marked as errors — for the rows
+    /// that say so).
+    private static func recorder(at path: String, crashMarks: Bool = true, triggers: Bool = false) throws -> Recorder<ShopState, ShopAction> {
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.crashMarks = crashMarks
+        if triggers {
+            configuration.reports = ReportOptions(key: try ReportKey.generate(id: "bench").publicKey)
+            configuration.errorActions = { action in if case .checkout(.paymentFailed) = action { true } else { false } }
+        }
         return Recorder(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
     }
 }

@@ -114,6 +114,12 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// writer thread, never the app's. `nil` (the default: there is no key to seal to) makes
     /// none; crash marks are kept either way.
     public var reports: ReportOptions?
+    /// The actions the app marks as errors (a failed payment, an answer the app did not
+    /// expect): with ``reports`` on, the first one of a session seals a report — its window
+    /// before the action, and ``ReportOptions/eventsAfterTrigger`` actions after it (fewer when
+    /// the session ends first: a suspension or `close()`). Asked on the writer thread, of each
+    /// action written, never on the dispatch path. `nil` (the default) asks nothing.
+    public var errorActions: (@Sendable (Action) -> Bool)?
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log, in order.

@@ -336,6 +336,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 progress.gap = nil
             }
             if let session {
+                sealErrorReport(progress: &progress, sessionEnding: true)
                 try log.endSession(session.id, as: kind, at: configuration.clock())
             }
             return true
@@ -351,6 +352,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> UInt64 {
         let weighedBefore = progress.spacing.snapshotsWeighed
         let (failures, events) = write(items, after: previous, progress: &progress)
+        sealErrorReport(progress: &progress, sessionEnding: false)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
         // A snapshot written: the next ones are spaced from it on. (Counted while writing, not
@@ -401,6 +403,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         var gap: PendingGap<Action>?
         /// The session's tally of event and snapshot sizes, which spaces periodic snapshots.
         var spacing: SnapshotSpacing
+        /// The first error action of a session whose report waits for the actions after it
+        /// (``RecorderConfiguration/errorActions``).
+        var errorTrigger: (session: Int64, seq: Int64)?
+        /// The session whose error action has been reported: one report a session.
+        var errorReported: Int64?
     }
 
     /// Encodes and commits one batch; returns what to report and how many events it held.
@@ -476,6 +483,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         }
         if let written { progress.lastSeq = written.upperBound }
         guard let batch else { return (lostEarlier, lostEarlier.reduce(0) { $0 + $1.unrecorded.count }) }
+        if let written, batch.events == written.count { noteErrorAction(in: rest, from: written.lowerBound, session: session.id, progress: &progress) }
         progress.spacing = batch.spacing
         return (lostEarlier + batch.failures, batch.events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
     }

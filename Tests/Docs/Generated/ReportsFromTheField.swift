@@ -26,6 +26,9 @@ private func snippet1() async throws {
     configuration.reports = ReportOptions(key: try ReportKey(line: teamPublicKeyLine))
     configuration.reports?.window = .events(2_000)           // the default
     configuration.reports?.device = ["os": systemVersion]    // nothing by default
+    configuration.errorActions = { action in                 // optional: errors worth a report
+        if case .checkout(.paymentFailed) = action { true } else { false }
+    }
     let recorder = Recorder<ShopState, ShopAction>(at: try EventLog.defaultPath(for: app), app: app,
                                                    configuration: configuration)
     _ = configuration

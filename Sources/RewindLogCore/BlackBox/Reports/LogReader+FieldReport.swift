@@ -8,6 +8,8 @@ extension LogReader {
     /// - Parameters:
     ///   - id: The session's id.
     ///   - trigger: The seq the report is about; the session's last event when `nil`.
+    ///   - through: Where the window ends, at or after `trigger` (the actions after an error
+    ///     action, say); at the trigger when `nil`.
     ///   - reason: Why it is made.
     ///   - note: What the user or developer wrote.
     ///   - options: The key, window, bound and device details.
@@ -18,27 +20,31 @@ extension LogReader {
     /// - Throws: `EventLogError` when the session or the seq is not in the log, or the log
     ///   cannot be read.
     public func sealReport(
-        session id: Int64, trigger: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
+        session id: Int64, trigger: Int64? = nil, through: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
         temporaryFile: URL? = nil, now: Date = Date()
     ) throws(EventLogError) -> Data {
-        try previewReport(session: id, trigger: trigger, reason: reason, note: note, options: options, temporaryFile: temporaryFile, now: now).sealed
+        try previewReport(
+            session: id, trigger: trigger, through: through, reason: reason, note: note, options: options, temporaryFile: temporaryFile, now: now
+        ).sealed
     }
 
-    /// The report ``sealReport(session:trigger:reason:note:options:temporaryFile:now:)`` makes,
+    /// The report ``sealReport(session:trigger:through:reason:note:options:temporaryFile:now:)`` makes,
     /// with exactly what it reveals: its header, its details (the secret scan's findings among
     /// them) and the content it seals.
     public func previewReport(
-        session id: Int64, trigger: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
+        session id: Int64, trigger: Int64? = nil, through: Int64? = nil, reason: ReportReason, note: String? = nil, options: ReportOptions,
         temporaryFile: URL? = nil, now: Date = Date()
     ) throws(EventLogError) -> ReportPreview {
         try readingConsistently { log throws(EventLogError) in
             let file = temporaryFile ?? FileManager.default.temporaryDirectory.appendingPathComponent("rewind-report-\(UUID().uuidString).jsonl")
-            return try log.sealReportNow(session: id, trigger: trigger, reason: reason, note: note, options: options, temporaryFile: file, now: now)
+            return try log.sealReportNow(
+                session: id, trigger: trigger, through: through, reason: reason, note: note, options: options, temporaryFile: file, now: now
+            )
         }
     }
 
     private func sealReportNow(
-        session id: Int64, trigger: Int64?, reason: ReportReason, note: String?, options: ReportOptions, temporaryFile: URL, now: Date
+        session id: Int64, trigger: Int64?, through: Int64?, reason: ReportReason, note: String?, options: ReportOptions, temporaryFile: URL, now: Date
     ) throws(EventLogError) -> ReportPreview {
         let session = try self.session(id)
         let triggerSeq = trigger ?? session.seqRange?.upperBound
@@ -49,6 +55,8 @@ extension LogReader {
             }
             triggerEvent = try event(at: triggerSeq)
         }
+        // The window's last event: the trigger, or up to `through` after it, within the session.
+        let end = max(min(through ?? triggerSeq ?? 0, session.seqRange?.upperBound ?? 0), triggerSeq ?? 0)
         var header = ReportHeader(keyID: options.key.id, app: session.app, reason: reason, createdAt: now.timeIntervalSince1970)
         if !options.sealsTrigger {
             header.triggerAction = triggerEvent?.actionCase
@@ -86,14 +94,14 @@ extension LogReader {
         // snapshot later — until the one before the trigger.
         let starts = try snapshotIndex(session: id).map(\.seq).filter { $0 < triggerEvent.seq }
         var base = starts.last { $0 < first } ?? (first - 1)
-        details.lastSeq = triggerEvent.seq
+        details.lastSeq = end
         while true {
             var window = filter
-            window.seqs = (base + 1)...triggerEvent.seq
+            window.seqs = (base + 1)...end
             details.firstSeq = base + 1
             let export = try exportBytes(window, through: temporaryFile)
             details.keptEvents = export.count
-            let halfway = base + (triggerEvent.seq - base) / 2
+            let halfway = base + (end - base) / 2
             let later = starts.last { $0 <= halfway && $0 > base } ?? starts.first { $0 > base }
             guard let later else {
                 return try sealBounded(header: header, details: &details, export: export.bytes, options: options)

@@ -29,6 +29,9 @@ public struct ReportOptions: Sendable {
     /// not fit with the trigger alone is kept whole and flagged
     /// (``ReportDetails/exceedsBound``), never dropped.
     public var sizeLimit = 512 << 10
+    /// How many actions after a trigger that does not end the app (an error action) its report
+    /// keeps, to show what followed: 20 by default.
+    public var eventsAfterTrigger = 20
     /// Whether the trigger's action case and source line are sealed too, rather than in the
     /// clear header where a server groups reports by them (the default: they are code
     /// identifiers, not user data).
