@@ -11,7 +11,7 @@ public struct ReportPreview: Sendable {
     /// The content exactly as it would be sealed: the `report` line, then the window's
     /// portable export (JSON Lines).
     public var content: Data
-    /// The sealed report, as ``LogReader/sealReport(session:trigger:reason:note:options:temporaryFile:now:)``
+    /// The sealed report, as ``LogReader/sealReport(session:trigger:through:reason:note:options:temporaryFile:now:)``
     /// would return it.
     public var sealed: Data
 
