@@ -26,8 +26,9 @@ import Darwin
 /// }
 /// ```
 ///
-/// Syncing files and folders is proven on Linux only (Apple platforms get `fsync`, not
-/// `F_FULLFSYNC`, here: a report is not a commit, and the worst a power cut does is lose one).
+/// The report and the folder are synced with `fsync` (not `F_FULLFSYNC` on Apple platforms: a
+/// report is not a commit). No power-cut test covers the outbox: what is tested is a write that
+/// fails midway (the earlier reports stay whole, no half report is left) and the bounds.
 public struct ReportOutbox: Sendable, Hashable {
     /// The folder.
     public var folder: URL
