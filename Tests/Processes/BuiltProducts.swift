@@ -1,5 +1,10 @@
 public import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The folder SwiftPM built the test bundle into, where the package's executables are too.
 public var builtProductsDirectory: URL {
@@ -43,36 +48,130 @@ public func run(
 
 /// ``run(_:_:in:environment:timeout:)`` on the calling thread, for code that cannot await (a
 /// test's condition trait). Never call it from a test's body: see ``run(_:_:in:environment:timeout:)``.
+///
+/// The child is spawned and reaped here (`posix_spawn`, `waitpid`), not with Foundation's
+/// `Process`: on Linux, `Process` reports a child's exit only once every holder of its output
+/// pipes has closed them, so a grandchild left behind (an orphaned `swift-backtrace` after a
+/// crash) held a test until CI's limit. Here the exit is seen at once; the pipes then get
+/// ``pipeGrace`` seconds to close, after which what is left of the child's process group is
+/// killed and the output read so far is returned.
 public func runBlocking(
     _ executable: String, _ arguments: [String], in directory: String? = nil,
     environment: [String: String] = [:], timeout: Double = 600
 ) throws -> ProcessOutput {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if !environment.isEmpty {
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let child = try SpawnedChild(executable, arguments, in: directory, environment: environment)
+    let start = ContinuousClock.now
+    var output = [Data(), Data()]
+    var open = [true, true]
+    var exit: Int32?
+    var closedBy: ContinuousClock.Instant?
+    var killed = false
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while open.contains(true) {
+        if exit == nil, let status = child.exitStatus() {
+            exit = status
+            closedBy = .now + .seconds(pipeGrace)
+        }
+        if let closedBy, ContinuousClock.now >= closedBy {
+            kill(-child.pid, SIGKILL)  // what is left of its group (a stuck grandchild)
+            break
+        }
+        if exit == nil, !killed, ContinuousClock.now - start >= .seconds(timeout) {
+            kill(-child.pid, SIGKILL)
+            killed = true
+        }
+        var fds = [0, 1].map { pollfd(fd: open[$0] ? child.pipes[$0] : -1, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, 2, 50) >= 0 || errno == EINTR else { break }
+        for index in 0..<2 where open[index] && fds[index].revents != 0 {
+            let count = read(child.pipes[index], &buffer, buffer.count)
+            if count > 0 {
+                output[index].append(contentsOf: buffer[..<count])
+            } else if count == 0 || errno != EINTR {
+                open[index] = false
+            }
+        }
     }
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-    defer { watchdog.cancel() }
-    // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
-    let errorData = Mutex<Data>(Data())
-    let errorReader = Thread { errorData.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
-    errorReader.start()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while errorReader.isExecuting || !errorReader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+    let status = exit ?? child.waitForExit()
     return ProcessOutput(
-        status: process.terminationStatus,
-        signaled: process.terminationReason == .uncaughtSignal,
-        standardOutput: String(decoding: outputData, as: UTF8.self),
-        standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self)
+        status: isSignaled(status) ? status & 0x7f : (status >> 8) & 0xff,
+        signaled: isSignaled(status),
+        standardOutput: String(decoding: output[0], as: UTF8.self),
+        standardError: String(decoding: output[1], as: UTF8.self)
     )
+}
+
+/// How long a child's output pipes may stay open after it exits, held by a process it left
+/// behind, before that process is killed.
+public let pipeGrace = 10.0
+
+private func isSignaled(_ status: Int32) -> Bool { status & 0x7f != 0 && status & 0x7f != 0x7f }
+
+/// A child process in a process group of its own, its standard output and error on pipes.
+private final class SpawnedChild {
+    let pid: pid_t
+    /// The read ends of its standard output and standard error.
+    let pipes: [Int32]
+    private var reaped = false
+
+    init(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String]) throws {
+        var outputPipe: [Int32] = [0, 0], errorPipe: [Int32] = [0, 0]
+        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        for fd in [outputPipe[0], errorPipe[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        defer { close(outputPipe[1]); close(errorPipe[1]) }
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t?
+        var attributes: posix_spawnattr_t?
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawn_file_actions_destroy(&actions); posix_spawnattr_destroy(&attributes) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        // Its own process group, so what it leaves behind can be killed with it; every signal at
+        // its default and none blocked, whatever the test process set for itself.
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        // In another folder through `sh`, which changes to it and execs the child in its own
+        // place (same pid): glibc's `posix_spawn_file_actions_addchdir_np` is not visible to Swift.
+        let command = directory.map { ["/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", $0, executable] } ?? [executable]
+        let argv = (command + arguments).map { strdup($0) } + [nil]
+        let envp = variables.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            close(outputPipe[0]); close(errorPipe[0])
+            throw POSIXError(.init(rawValue: result) ?? .EIO)
+        }
+        self.pid = pid
+        pipes = [outputPipe[0], errorPipe[0]]
+    }
+
+    /// Its wait status once it has exited, without waiting.
+    func exitStatus() -> Int32? {
+        var status: Int32 = 0
+        guard !reaped, waitpid(pid, &status, WNOHANG) == pid else { return nil }
+        reaped = true
+        return status
+    }
+
+    /// Waits for its exit.
+    func waitForExit() -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        reaped = true
+        return status
+    }
+
+    deinit { for fd in pipes { close(fd) } }
 }

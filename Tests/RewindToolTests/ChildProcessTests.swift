@@ -1,0 +1,41 @@
+import Foundation
+import RewindTestProcesses
+import Testing
+
+/// The harness every CLI and child-process test runs through: what it promises those tests.
+@Suite("Child processes")
+struct ChildProcessTests {
+    @Test("A grandchild holding the pipes holds the test only for the grace")
+    func grandchildHoldingPipes() async throws {
+        let started = ContinuousClock.now
+        let result = try await run("/bin/sh", ["-c", "echo before; sleep 120 & exit 3"], timeout: 60)
+        let took = ContinuousClock.now - started
+        #expect(result.status == 3)
+        #expect(!result.signaled)
+        #expect(result.standardOutput == "before\n")
+        #expect(took >= .seconds(pipeGrace) && took < .seconds(pipeGrace + 20))
+        // The grandchild was killed with its group: nothing is left asleep.
+        let left = try await run("/bin/sh", ["-c", "pgrep -f 'sleep 12[0]' || true"])
+        #expect(left.standardOutput.isEmpty)
+    }
+
+    @Test("Output, status, signals, folder and environment reach the test")
+    func outputAndStatus() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await run(
+            "/bin/sh", ["-c", "pwd; echo \"$REWIND_TEST_VALUE\" >&2; head -c 200000 /dev/zero | tr '\\0' x; exit 7"],
+            in: folder.path, environment: ["REWIND_TEST_VALUE": "it's here"]
+        )
+        #expect(result.status == 7 && !result.signaled)
+        #expect(result.standardOutput.hasPrefix(folder.resolvingSymlinksInPath().path + "\n"))
+        #expect(result.standardOutput.count == folder.resolvingSymlinksInPath().path.count + 1 + 200_000)
+        #expect(result.standardError == "it's here\n")
+        let crashed = try await run("/bin/sh", ["-c", "kill -SEGV $$"])
+        #expect(crashed.signaled && crashed.status == SIGSEGV)
+        let slow = try await run("/bin/sh", ["-c", "exec sleep 60"], timeout: 1)
+        #expect(slow.signaled && slow.status == SIGKILL)
+        #expect(throws: (any Error).self) { try runBlocking("/nonexistent/rewind", []) }
+    }
+}
