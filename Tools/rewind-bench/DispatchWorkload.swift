@@ -51,6 +51,7 @@ struct DispatchWorkload {
         }
         var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
         var ownStoreRates: [Double] = [], tapRates: [Double] = [], unmarkedRates: [Double] = [], triggerRates: [Double] = []
+        var handedRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             let neighbour = BusyNeighbour(encoding: session.map(\.action))
@@ -80,6 +81,20 @@ struct DispatchWorkload {
                 try triggeredRecorder.flush()
             }
             try triggeredRecorder.close()
+            // The alternative to the shadow fold: the default recorder, and every state after an
+            // action handed to a thread that checks the invariant — the app's next mutation then
+            // copies what that thread still holds (copy-on-write), on the dispatching thread.
+            let handedPath = TemporaryLog.path("dispatch-states-handed")
+            defer { TemporaryLog.remove(handedPath) }
+            let handedRecorder = try Self.recorder(at: handedPath)
+            let checker = StateChecker(Shop.nonNegativeTotal)
+            let handed = try timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer,
+                                              middleware: .combine(handedRecorder.middleware, checker.middleware))) {
+                try handedRecorder.flush()
+                checker.drain()
+            }
+            try handedRecorder.close()
+            checker.stop()
             // What an app would write by hand: it encodes and commits on the dispatching thread.
             let handPath = TemporaryLog.path("dispatch-hand-written")
             defer { TemporaryLog.remove(handPath) }
@@ -102,6 +117,7 @@ struct DispatchWorkload {
                 recorderRates.append(Double(actions) / recorded)
                 unmarkedRates.append(Double(actions) / unmarked)
                 triggerRates.append(Double(actions) / triggered)
+                handedRates.append(Double(actions) / handed)
                 handWrittenRates.append(Double(actions) / byHand)
                 controlRates.append(Double(actions) / besideBusy)
             }
@@ -134,6 +150,10 @@ struct DispatchWorkload {
                     ratioToBaseline: median(triggerRates) / baseline, runs: triggerRates
                 ),
                 .init(
+                    name: "alternative: default recorder + every state handed to a checking thread", value: median(handedRates), unit: "actions/s",
+                    ratioToBaseline: median(handedRates) / baseline, runs: handedRates
+                ),
+                .init(
                     name: "an app's own store (view model), no recording", value: median(ownStoreRates), unit: "actions/s",
                     ratioToBaseline: median(ownStoreRates) / baseline, runs: ownStoreRates
                 ),
@@ -162,6 +182,8 @@ struct DispatchWorkload {
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
                 "default over crash marks off in each run: " + zip(recorderRates, unmarkedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "triggers on over the default in each run: " + zip(triggerRates, recorderRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
+                "states handed over per action, over the shadow fold (triggers on) in each run: "
+                    + zip(handedRates, triggerRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "tap over its own store's rate in each run: " + tapRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", tapRatios.min() ?? 0),
                 "control's ratio in each run: " + controlRatios.map { String(format: "%.2f", $0) }.joined(separator: " ")
@@ -201,7 +223,8 @@ struct DispatchWorkload {
     }
 
     /// The recorder the measurements use: the default configuration (crash marks off, or the
-    /// field triggers on — reports to a key, payments that fail marked as errors — for the rows
+    /// field triggers on — reports to a key, payments that fail marked as errors, the cart's
+    /// total checked on the writer's shadow fold — for the rows
     /// that say so).
     private static func recorder(at path: String, crashMarks: Bool = true, triggers: Bool = false) throws -> Recorder<ShopState, ShopAction> {
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
@@ -209,9 +232,49 @@ struct DispatchWorkload {
         if triggers {
             configuration.reports = ReportOptions(key: try ReportKey.generate(id: "bench").publicKey)
             configuration.errorActions = { action in if case .checkout(.paymentFailed) = action { true } else { false } }
+            configuration.invariants = FieldInvariants(reducer: Shop.reducer, [Shop.nonNegativeTotal])
         }
         return Recorder(log: try EventLog(path: path), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
     }
+}
+
+/// The alternative to a shadow fold, for the dispatch workload: a middleware that hands each
+/// state after an action to a thread of its own, which checks an invariant on it — as the
+/// recorder would if its hand-off carried states.
+final class StateChecker: Sendable {
+    private let states = Mutex<[ShopState]>([])
+    private let wake = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+    private let broken = Atomic<Int>(0)
+    private let idle = Atomic<Bool>(true)
+
+    init(_ invariant: Invariant<ShopState>) {
+        Thread { [self] in
+            var taken: [ShopState] = []
+            while !stopped.load(ordering: .relaxed) {
+                _ = wake.wait(timeout: .now() + .milliseconds(10))
+                idle.store(false, ordering: .relaxed)
+                states.withLock { swap(&$0, &taken) }
+                for state in taken where !invariant.holds(state) { broken.add(1, ordering: .relaxed) }
+                taken.removeAll(keepingCapacity: true)
+                idle.store(true, ordering: .relaxed)
+            }
+        }.start()
+    }
+
+    var middleware: Middleware<ShopState, ShopAction> {
+        Middleware(didReduce: { [self] _, state, _ in
+            let count = states.withLock { $0.append(state); return $0.count }
+            if count == 1 { wake.signal() }
+        })
+    }
+
+    /// Waits until every state handed over has been checked (untimed, between bursts).
+    func drain() {
+        while states.withLock({ !$0.isEmpty }) || !idle.load(ordering: .relaxed) { wake.signal(); usleep(100) }
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed); wake.signal() }
 }
 
 /// A thread that JSON-encodes actions in a loop until stopped: the writer's kind of work, with
@@ -252,5 +315,12 @@ final class ShopViewModel {
     func send(_ action: ShopAction, from source: ActionSource) {
         guard let tap else { return Shop.reducer(&state, action) }
         tap.record(action, from: source, reducing: &state) { Shop.reducer(&$0, action) }
+    }
+}
+
+extension Shop {
+    /// The invariant the benchmarks check in the field (the `rewind` tool registers it too).
+    static let nonNegativeTotal = Invariant<ShopState>(name: "non-negative-total", description: "the cart total is never negative") {
+        $0.cart.total >= 0
     }
 }

@@ -24,11 +24,13 @@ struct RecordWorkload {
         var sizes: [WorkloadResult.Variant] = []
         for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] where codecs.contains(codec.name) {
             var rawRates: [Double] = [], recorderRates: [Double] = [], bytes: [Double] = []
-            var rawCPU: [Double] = [], writerCPU: [Double] = []
+            var rawCPU: [Double] = [], writerCPU: [Double] = [], checkingCPU: [Double] = []
             for run in 0...runs {
                 let raw = try rawInsert(codec: codec)
                 let recorded = try record(codec: codec)
+                let checking = codec.name == "json" ? try record(codec: codec, checkingInvariant: true) : nil
                 guard run > 0 else { continue }
+                if let checking { checkingCPU.append(checking.writerCPUPerThousand) }
                 rawRates.append(raw.rate)
                 rawCPU.append(raw.cpuPerThousand)
                 recorderRates.append(recorded.rate)
@@ -45,6 +47,13 @@ struct RecordWorkload {
             variants.append(.init(name: "CPU per 1,000: raw inserts, \(codec.name)", value: rawMilliseconds, unit: "ms", ratioToBaseline: 1, runs: rawCPU))
             variants.append(.init(name: "CPU per 1,000: recorder's writer, \(codec.name)", value: writerMilliseconds, unit: "ms",
                                   ratioToBaseline: rawMilliseconds / writerMilliseconds, runs: writerCPU))
+            if !checkingCPU.isEmpty {
+                // The writer's cost of an invariant checked in the field: its shadow fold (the
+                // shop's reducer again) and the check, per action (FieldInvariants).
+                let checking = median(checkingCPU)
+                variants.append(.init(name: "CPU per 1,000: recorder's writer, \(codec.name), an invariant checked (shadow fold)", value: checking,
+                                      unit: "ms", ratioToBaseline: rawMilliseconds / checking, runs: checkingCPU))
+            }
             if codec.name == "json" {
                 // What an app would write by hand (JSON with Foundation, GRDB), against the same baseline.
                 let (handWritten, handWrittenRates) = try medianThroughput(actions: actions, runs: runs) { try self.handWritten() }
@@ -76,13 +85,17 @@ struct RecordWorkload {
     /// Dispatches every action through a store with the recorder and waits until all are
     /// committed; returns actions per second, the writer thread's CPU milliseconds per 1,000
     /// actions and bytes per event on disk.
-    private func record(codec: any PayloadCodec) throws -> (rate: Double, writerCPUPerThousand: Double, bytesPerEvent: Double) {
+    private func record(codec: any PayloadCodec, checkingInvariant: Bool = false) throws -> (rate: Double, writerCPUPerThousand: Double, bytesPerEvent: Double) {
         let path = TemporaryLog.path("record")
-        defer { TemporaryLog.remove(path) }
+        defer { TemporaryLog.remove(path); try? FileManager.default.removeItem(atPath: path + "-reports") }
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = codec
         configuration.snapshotInterval = 0
         configuration.batchSize = batchSize
+        if checkingInvariant {
+            configuration.reports = ReportOptions(key: try ReportKey.generate(id: "bench").publicKey)
+            configuration.invariants = FieldInvariants(reducer: Shop.reducer, [Shop.nonNegativeTotal])
+        }
         return try Self.recordCommitted(session, actions: actions, into: path, configuration: configuration)
     }
 

@@ -120,6 +120,11 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// the session ends first: a suspension or `close()`). Asked on the writer thread, of each
     /// action written, never on the dispatch path. `nil` (the default) asks nothing.
     public var errorActions: (@Sendable (Action) -> Bool)?
+    /// The invariants checked in the field (``FieldInvariants``): with ``reports`` on, the first
+    /// action of a session after which one fails seals a report, as an error action does.
+    /// Checked on the writer thread, on a state of its own folded with the app's reducer,
+    /// never on the dispatch path. `nil` (the default) checks nothing.
+    public var invariants: FieldInvariants<State, Action>?
     /// The clock that stamps events (inject a fixed one in tests).
     public var clock: @Sendable () -> Date = { Date() }
     /// Receives every failure to record, with the actions that are not in the log, in order.

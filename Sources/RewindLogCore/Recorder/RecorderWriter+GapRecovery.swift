@@ -22,6 +22,7 @@ extension RecorderWriter {
         var gap = gap
         gap.add(items)
         progress.gap = gap
+        progress.shadow = nil
         buffer.freshStateWanted.store(true, ordering: .releasing)
         return Self.unwritten(items, gap.latest)
     }
@@ -72,6 +73,7 @@ extension RecorderWriter {
         }
         hold(resumed)
         progress = Progress(lastSeq: nil, gap: nil, spacing: newSpacing())
+        if checksInvariants { progress.shadow = state }
         let lost = lostHere.isEmpty ? [] : [RecorderFailure(error: gap.latest, unrecorded: lostHere)]
         return .resumed(resumed, lost: lost, rest: items[(resume + 1)...])
     }

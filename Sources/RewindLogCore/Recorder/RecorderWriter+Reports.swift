@@ -31,45 +31,68 @@ extension RecorderWriter {
         }
     }
 
-    /// Notes the first error action among the events just written (`items`, whose first event
-    /// got seq `first`), when the app marks some and reports are on. A pass over the batch only
-    /// then: this code runs unspecialised for the app's types.
-    func noteErrorAction(
+    /// Notes the first trigger among the events just written (`items`, whose first event got
+    /// seq `first`): an action the app marks as an error, or one after which an invariant fails
+    /// (folding `progress.shadow` on). A pass over the batch only when reports are on and the
+    /// session has no trigger yet: this code runs unspecialised for the app's types.
+    func noteTriggers(
         in items: ArraySlice<RecordingBuffer<State, Action>.Item>, from first: Int64, session: Int64, progress: inout Progress
     ) {
-        guard let isError = configuration.errorActions, configuration.reports != nil,
-              progress.errorTrigger == nil, progress.errorReported != session else { return }
+        guard configuration.reports != nil, progress.trigger == nil, progress.triggerReported != session else {
+            progress.shadow = nil  // no more reports this session: nothing to fold for
+            return
+        }
+        let isError = configuration.errorActions
+        let invariants = checksInvariants ? configuration.invariants : nil
+        guard isError != nil || invariants != nil else { return }
         var seq = first
         for item in items {
-            guard case let .event(dispatched, _) = item else { continue }
-            if isError(dispatched.action) {
-                progress.errorTrigger = (session, seq)
-                return
+            switch item {
+            case let .event(dispatched, _):
+                defer { seq += 1 }
+                if let isError, isError(dispatched.action) {
+                    progress.trigger = (session, seq, ReportReason(kind: .errorAction))
+                    progress.shadow = nil
+                    return
+                }
+                if let invariants, progress.shadow != nil {
+                    invariants.reducer(&progress.shadow!, dispatched.action)
+                    if let broken = invariants.firstBroken(by: progress.shadow!) {
+                        progress.trigger = (session, seq, ReportReason(kind: .invariant, name: broken.name))
+                        progress.shadow = nil
+                        return
+                    }
+                }
+            case let .snapshot(state, _), let .freshState(state, _):
+                // The live state: the shadow starts again from it (a reducer that reads the
+                // clock drifts no further than a snapshot interval).
+                if invariants != nil { progress.shadow = state }
             }
-            seq += 1
         }
     }
 
-    /// Seals the report of the error action noted, once the actions after it are written — or
-    /// now, with those there are, when its session is ending.
-    func sealErrorReport(progress: inout Progress, sessionEnding: Bool) {
-        guard let trigger = progress.errorTrigger, let options = configuration.reports else { return }
+    /// Seals the report of the trigger noted, once the actions after it are written — or now,
+    /// with those there are, when its session is ending.
+    func sealTriggerReport(progress: inout Progress, sessionEnding: Bool) {
+        guard let trigger = progress.trigger, let options = configuration.reports else { return }
         let through = trigger.seq + Int64(max(options.eventsAfterTrigger, 0))
         guard sessionEnding || (progress.lastSeq ?? 0) >= through || session?.id != trigger.session else { return }
-        progress.errorTrigger = nil
-        progress.errorReported = trigger.session
+        progress.trigger = nil
+        progress.triggerReported = trigger.session
         guard let reader = log.reportReader, let outbox = options.outbox ?? log.reportOutbox else {
             report(RecorderFailure(
-                error: .failed(path: log.path, reason: "an error action was not reported: this log has no outbox beside it; set reports.outbox"),
+                error: .failed(path: log.path, reason: "a \(trigger.reason.kind) trigger was not reported: this log has no outbox beside it; set reports.outbox"),
                 unrecorded: []
             ))
             return
         }
         do {
-            let name = try reader.event(at: trigger.seq).actionCase
+            var reason = trigger.reason
+            // An error action is named by its case, as the log stores it.
+            if reason.name == nil { reason.name = try reader.event(at: trigger.seq).actionCase }
             try outbox.makeFolder()
             let sealed = try reader.sealReport(
-                session: trigger.session, trigger: trigger.seq, through: through, reason: ReportReason(kind: .errorAction, name: name),
+                session: trigger.session, trigger: trigger.seq, through: through, reason: reason,
                 options: options, temporaryFile: outbox.temporaryFile(), now: configuration.clock()
             )
             try outbox.add(sealed, now: configuration.clock())

@@ -171,6 +171,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         let started = try startSession(app: pending.app, state: pending.state, at: pending.date)
         unstarted.withLock { $0 = nil }
         hold(started)
+        if checksInvariants { progress.shadow = pending.state }
         progress.gap?.record.session = started.id
         progress.gap?.record.afterSeq = started.baseSeq
     }
@@ -336,7 +337,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 progress.gap = nil
             }
             if let session {
-                sealErrorReport(progress: &progress, sessionEnding: true)
+                sealTriggerReport(progress: &progress, sessionEnding: true)
                 try log.endSession(session.id, as: kind, at: configuration.clock())
             }
             return true
@@ -352,7 +353,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> UInt64 {
         let weighedBefore = progress.spacing.snapshotsWeighed
         let (failures, events) = write(items, after: previous, progress: &progress)
-        sealErrorReport(progress: &progress, sessionEnding: false)
+        sealTriggerReport(progress: &progress, sessionEnding: false)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
         // A snapshot written: the next ones are spaced from it on. (Counted while writing, not
@@ -384,6 +385,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         return through
     }
 
+    /// Whether the writer folds a state of its own to check invariants in the field.
+    var checksInvariants: Bool {
+        configuration.reports != nil && !(configuration.invariants?.invariants.isEmpty ?? true)
+    }
+
     /// A session's snapshot spacing, before any periodic snapshot.
     func newSpacing() -> SnapshotSpacing {
         SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget)
@@ -403,11 +409,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         var gap: PendingGap<Action>?
         /// The session's tally of event and snapshot sizes, which spaces periodic snapshots.
         var spacing: SnapshotSpacing
-        /// The first error action of a session whose report waits for the actions after it
-        /// (``RecorderConfiguration/errorActions``).
-        var errorTrigger: (session: Int64, seq: Int64)?
-        /// The session whose error action has been reported: one report a session.
-        var errorReported: Int64?
+        /// The first trigger of a session (an error action, a broken invariant) whose report
+        /// waits for the actions after it.
+        var trigger: (session: Int64, seq: Int64, reason: ReportReason)?
+        /// The session whose trigger has been reported: one report a session.
+        var triggerReported: Int64?
+        /// The writer's own state of the session, folded from its committed actions, for
+        /// ``RecorderConfiguration/invariants``; `nil` when not checking (none configured, or
+        /// after a loss until recording resumes from a fresh state).
+        var shadow: State?
     }
 
     /// Encodes and commits one batch; returns what to report and how many events it held.
@@ -483,7 +493,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         }
         if let written { progress.lastSeq = written.upperBound }
         guard let batch else { return (lostEarlier, lostEarlier.reduce(0) { $0 + $1.unrecorded.count }) }
-        if let written, batch.events == written.count { noteErrorAction(in: rest, from: written.lowerBound, session: session.id, progress: &progress) }
+        if let written, batch.events == written.count {
+            noteTriggers(in: rest, from: written.lowerBound, session: session.id, progress: &progress)
+        } else {
+            progress.shadow = nil  // some of them failed: the shadow waits for a fresh state
+        }
         progress.spacing = batch.spacing
         return (lostEarlier + batch.failures, batch.events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
     }
