@@ -117,6 +117,26 @@ void rewind_crash_unregister(int slot) {
     atomic_store(&slots[slot].descriptor, -1);
 }
 
+// Set by the handler before it writes: a note written after a crash mark would hide it.
+static atomic_int crashing;
+
+int rewind_crash_write_note(rewind_crash_counters *counters, const void *bytes, int length) {
+    if (counters == NULL || bytes == NULL || length != REWIND_CRASH_MARK_SIZE || !atomic_load(&slots_ready)) return 0;
+    int written = 0;
+    for (int index = 0; index < REWIND_CRASH_SLOTS; index++) {
+        rewind_crash_slot *slot = &slots[index];
+        if (atomic_load(&slot->counters) != counters) continue;
+        // The same protection as the handler's: an unregister waits for this write.
+        atomic_fetch_add(&slot->busy, 1);
+        int descriptor = atomic_load(&slot->descriptor);
+        if (descriptor >= 0 && atomic_load(&slot->counters) == counters && !atomic_load(&crashing)) {
+            if (pwrite(descriptor, bytes, (size_t)length, 0) == (ssize_t)length) written++;
+        }
+        atomic_fetch_sub(&slot->busy, 1);
+    }
+    return written;
+}
+
 // MARK: - Images (for an address's image, offset and build id)
 
 typedef struct rewind_crash_image {
@@ -265,6 +285,7 @@ static int write_marks(rewind_crash_mark *mark) {
 
 static void handle(int signal, siginfo_t *info, void *context) {
     int saved_errno = errno;
+    atomic_store(&crashing, 1);
     rewind_crash_mark mark;
     fill_mark(&mark, signal, info ? info->si_code : 0, info ? (uintptr_t)info->si_addr : 0, interrupted_pc(context));
     write_marks(&mark);

@@ -21,6 +21,11 @@ public struct SessionEnding: Codable, Sendable, Hashable {
         /// Its process crashed while recording it, and the crash hook marked it (``CrashHook``):
         /// ``SessionEnding/crash`` says with which signal and where. (Schema 14.)
         case crashed
+        /// Its process stopped while its store was stuck inside one action longer than the
+        /// hang watchdog's limit (``RecorderConfiguration/hangLimit``) — ended by the system's
+        /// watchdog or by the user — and the watchdog marked it: ``SessionEnding/hang`` says
+        /// which action. (Schema 15.)
+        case hung
         /// Recorded before schema 12, which did not say.
         case unknown
     }
@@ -35,12 +40,58 @@ public struct SessionEnding: Codable, Sendable, Hashable {
 
     /// What the crash hook marked, for ``Kind/crashed``; `nil` otherwise.
     public var crash: CrashMark?
+    /// What the hang watchdog marked, for ``Kind/hung``; `nil` otherwise.
+    public var hang: HangMark?
 
     /// An ending.
-    public init(kind: Kind, seq: Int64, time: Double?, crash: CrashMark? = nil) {
+    public init(kind: Kind, seq: Int64, time: Double?, crash: CrashMark? = nil, hang: HangMark? = nil) {
         self.kind = kind
         self.seq = seq
         self.time = time
         self.crash = crash
+        self.hang = hang
+    }
+
+    /// The mark's one line (``CrashMark/summary``, ``HangMark/summary``), when it has one.
+    public var markSummary: String? {
+        crash?.summary ?? hang?.summary
+    }
+
+    /// Why a report of the session would be made: its crash or its hang; `nil` for an ending
+    /// without a mark.
+    public var reportReason: ReportReason? {
+        if let crash { return ReportReason(kind: .crash, name: crash.signalName) }
+        if let hang { return ReportReason(kind: .hang, name: hang.actionCase) }
+        return nil
+    }
+
+    /// One line for people: `crashed (SIGSEGV)`, `hung (cart.checkout)`, `closed`.
+    public var label: String {
+        if let crash { return "\(kind.rawValue) (\(crash.signalName))" }
+        if let hang { return "\(kind.rawValue) (\(hang.actionCase))" }
+        return kind.rawValue
+    }
+}
+
+extension SessionEnding {
+    /// The mark a store keeps in `sessions.crash`: the crash mark or the hang mark, as JSON.
+    package var storedMarkText: String? {
+        crash?.storedText ?? hang?.storedText
+    }
+
+    /// Sets the mark from a store's `sessions.crash` text, read as the ending's kind says;
+    /// `false` when the text is not such a mark. Text beside any other kind is ignored.
+    package mutating func setMark(storedText text: String?) -> Bool {
+        guard let text else { return true }
+        switch kind {
+        case .crashed:
+            crash = CrashMark(storedText: text)
+            return crash != nil
+        case .hung:
+            hang = HangMark(storedText: text)
+            return hang != nil
+        default:
+            return true
+        }
     }
 }

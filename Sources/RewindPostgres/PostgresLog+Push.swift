@@ -183,7 +183,7 @@ private struct Pusher {
                                              action_shape_id, state_shape_id, ending, end_seq, ended_at, crash)
                 VALUES (\(origin), \(session.id), \(install), \(app.id), \(app.version), \(app.actionSchemaVersion), \(app.stateSchemaVersion),
                         \(session.codec), \(space), \(session.startedAt), nextval('rewind.seqs'), \(session.info), \(key?.keyID), \(key?.salt), \(key?.check),
-                        \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time), \(session.ending?.crash?.storedText))
+                        \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time), \(session.ending?.storedMarkText))
                 ON CONFLICT (origin, origin_session) DO NOTHING
                 RETURNING id, base_seq
                 """).first.map { try $0.decode((Int64, Int64).self) }
@@ -214,7 +214,7 @@ private struct Pusher {
         guard let ending = session.ending else { return }
         _ = try await store.rows("""
             UPDATE rewind.sessions SET ending = \(ending.kind.rawValue), end_seq = \(ending.seq), ended_at = \(ending.time),
-                                      crash = \(ending.crash?.storedText)
+                                      crash = \(ending.storedMarkText)
             WHERE id = \(target.id) AND ending IS NULL
             """)
     }

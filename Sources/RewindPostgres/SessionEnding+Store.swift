@@ -1,7 +1,8 @@
 import RewindLog
 
 extension SessionEnding {
-    /// A session's ending as a store's row holds it (`ending`, `end_seq`, `ended_at`, `crash`); `nil`
+    /// A session's ending as a store's row holds it (`ending`, `end_seq`, `ended_at`, and the
+    /// crash or hang mark in `crash`); `nil`
     /// while it has none.
     ///
     /// - Throws: ``EventLogError/corrupt(path:detail:)`` for a kind this build does not know.
@@ -10,10 +11,10 @@ extension SessionEnding {
         guard let known = Kind(rawValue: kind) else {
             throw .corrupt(path: path, detail: "session \(session)'s ending is not one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let mark = try crash.map { text throws(EventLogError) in
-            guard let mark = CrashMark(storedText: text) else { throw .corrupt(path: path, detail: "session \(session)'s crash is not a crash mark") }
-            return mark
+        var ending = SessionEnding(kind: known, seq: seq ?? 0, time: time)
+        guard ending.setMark(storedText: crash) else {
+            throw .corrupt(path: path, detail: "session \(session)'s crash is not a \(known == .hung ? "hang" : "crash") mark")
         }
-        return SessionEnding(kind: known, seq: seq ?? 0, time: time, crash: mark)
+        return ending
     }
 }

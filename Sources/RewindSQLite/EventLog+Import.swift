@@ -119,8 +119,9 @@ extension EventLog {
                     var ending = session.ending ?? SessionEnding(kind: .unknown, seq: session.baseSeq, time: nil)
                     try requireSeq(ending.seq, "session end seq", min: 0)
                     if ending.time?.isFinite == false { ending.time = nil }
-                    // A crash mark belongs to a crashed session only.
+                    // A crash mark belongs to a crashed session only, a hang mark to a hung one.
                     if ending.kind != .crashed { ending.crash = nil }
+                    if ending.kind != .hung { ending.hang = nil }
                     try db.execute(
                         sql: """
                             INSERT INTO sessions (id, app_id, app_version, action_schema_version, state_schema_version, codec, started_at, base_seq, info,
@@ -130,7 +131,7 @@ extension EventLog {
                         arguments: [session.id, session.app.id, session.app.version, session.app.actionSchemaVersion,
                                     session.app.stateSchemaVersion, session.codec, session.startedAt, session.baseSeq, session.info,
                                     encryption?.keyID, encryption?.salt, encryption?.check, actionShape, stateShape,
-                                    UUID().uuidString.lowercased(), ending.kind.rawValue, ending.seq, ending.time, ending.crash?.storedText]
+                                    UUID().uuidString.lowercased(), ending.kind.rawValue, ending.seq, ending.time, ending.storedMarkText]
                     )
                     if session.ending == nil { unended.insert(session.id) }
                     codecs[session.id] = log.storesText(session)

@@ -36,8 +36,8 @@ extension EventLog: RecordingLog {
         return descriptor >= 0 ? descriptor : nil
     }
 
-    package func takeCrashedSessions() -> [Int64] {
-        crashedSessions.withLock { sessions in
+    package func takeMarkedSessions() -> [Int64] {
+        markedSessions.withLock { sessions in
             defer { sessions.removeAll() }
             return sessions
         }

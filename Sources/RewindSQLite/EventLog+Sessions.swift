@@ -207,11 +207,12 @@ extension EventLog {
             // writer (which may be recording as it runs) from beginning its own.
             let lockable = UUID(uuidString: uuid) != nil
             if lockable, sessionLocks.withLock({ $0[uuid] != nil }) || SessionLock.isHeld(log: path, session: uuid) { continue }
-            // A crash the hook saw left its mark in the lock file (`CrashHook`).
-            let mark = lockable ? SessionLock.crashMark(log: path, session: uuid) : nil
+            // A crash the hook saw (`CrashHook`), or a hang the watchdog saw and the process
+            // never came out of (`HangMark`), left its mark in the lock file.
+            let mark = lockable ? SessionLock.mark(log: path, session: uuid) : nil
             try db.execute(
                 sql: "UPDATE sessions SET ending = ?, end_seq = ?, ended_at = ?, crash = ? WHERE id = ? AND ending IS NULL",
-                arguments: [mark == nil ? SessionEnding.Kind.unclean.rawValue : SessionEnding.Kind.crashed.rawValue,
+                arguments: [(mark?.kind ?? .unclean).rawValue,
                             try row.required("seq", in: "sessions", as: Int64.self),
                             mark?.time ?? (try row.required("time", in: "sessions", as: Double.self)),
                             mark?.storedText, try row.required("id", in: "sessions", as: Int64.self)]
@@ -220,7 +221,7 @@ extension EventLog {
             // Reported by the black box of the writer whose transaction marked it, once.
             if mark != nil && db.changesCount > 0 {
                 let id = try row.required("id", in: "sessions", as: Int64.self)
-                db.afterNextTransaction { [self] _ in crashedSessions.withLock { $0.append(id) } }
+                db.afterNextTransaction { [self] _ in markedSessions.withLock { $0.append(id) } }
             }
         }
     }
@@ -353,18 +354,17 @@ extension EventLog {
         guard let kind = SessionEnding.Kind(rawValue: text) else {
             throw RowDamage("sessions.ending holds text that is not one of \(SessionEnding.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let crash = try row.optional("crash", in: "sessions", as: String.self).map { text throws in
-            guard let mark = CrashMark(storedText: text) else { throw RowDamage("sessions.crash holds text that is not a crash mark") }
-            return mark
-        }
-        return SessionEnding(
+        var ending = SessionEnding(
             kind: kind, seq: try row.required("end_seq", in: "sessions"),
             time: try row.optional("ended_at", in: "sessions", as: Double.self).map { time throws in
                 guard time.isFinite else { throw RowDamage("sessions.ended_at holds a time that is not a finite number") }
                 return time
-            },
-            crash: crash
+            }
         )
+        guard ending.setMark(storedText: try row.optional("crash", in: "sessions", as: String.self)) else {
+            throw RowDamage("sessions.crash holds text that is not a \(kind == .hung ? "hang" : "crash") mark")
+        }
+        return ending
     }
 
     /// Sets the bounds and count of every session that has events, in one pass over them, as

@@ -50,8 +50,8 @@ public final class EventLog: LogReader {
     /// The locks of the sessions this log began and has not ended, by session uuid: held while
     /// the log is open (``SessionLock``).
     let sessionLocks = Mutex<[String: SessionLock]>([:])
-    /// The sessions this log marked `crashed` and nobody has asked about yet (``takeCrashedSessions()``).
-    let crashedSessions = Mutex<[Int64]>([])
+    /// The sessions this log marked `crashed` or `hung` and nobody has asked about yet (``takeMarkedSessions()``).
+    let markedSessions = Mutex<[Int64]>([])
     /// The highest symbol id read from the file (see ``refreshSymbols(_:)``).
     let symbolWatermark = Mutex<Int64>(0)
     /// The schema version of the file itself. A log of an older schema opened read-only is read

@@ -18,14 +18,18 @@ struct CrashCommand: ParsableCommand {
             Dispatches --committed actions and flushes them, prints `committed N STATE` (how many and
             the state after them), dispatches --pending more without a flush, \
             then ends: `fatal` (fatalError), `segv` (a write through a bad pointer), `abort`, \
-            `trap` (a failed precondition), `kill` (SIGKILL), or `none` (closes the recorder and \
-            exits 0: a later launch, which marks the sessions of earlier ones).
+            `trap` (a failed precondition), `kill` (SIGKILL), `hang` (an action whose reducer never \
+            returns, until the process kills itself with SIGKILL after --kill-after seconds, as a \
+            system's watchdog would), `hang-ends` (an action whose reducer takes --hang-seconds, then \
+            a clean close), or `none` (closes the recorder and exits 0: a later launch, which marks \
+            the sessions of earlier ones). Before the hanging action it prints `hanging at LINE`, \
+            the line it is dispatched from.
             """,
         shouldDisplay: false
     )
 
     enum Ending: String, ExpressibleByArgument, CaseIterable {
-        case fatal, segv, abort, trap, kill, none
+        case fatal, segv, abort, trap, kill, hang, hangEnds = "hang-ends", none
     }
 
     @Option var log: String
@@ -37,6 +41,10 @@ struct CrashCommand: ParsableCommand {
     @Flag(help: "Record without crash marks.") var noCrashMarks = false
     @Option(help: "Seal reports of crashed sessions to the public key in this file (`ID BASE64`), into the log's outbox.")
     var reportKeyFile: String?
+    @Option(help: "The hang watchdog's limit, in seconds (the recorder's default when not given).")
+    var hangLimit: Double?
+    @Option(help: "How long the `hang-ends` action takes, in seconds.") var hangSeconds = 1.0
+    @Option(help: "When `hang` kills the process, in seconds after the hanging action began.") var killAfter = 2.0
 
     func run() throws {
         if earlierHandler { installEarlierHandler() }
@@ -46,11 +54,18 @@ struct CrashCommand: ParsableCommand {
             let line = try String(contentsOfFile: reportKeyFile, encoding: .utf8)
             configuration.reports = ReportOptions(key: try ReportKey(line: line))
         }
+        if let hangLimit { configuration.hangLimit = .milliseconds(Int(hangLimit * 1_000)) }
         // The pending actions must stay pending: the writer waits for a flush or a long delay.
         configuration.durability = .buffered(maxDelay: .seconds(3600))
         configuration.batchSize = 1_000_000
         let recorder = Recorder<Int, Int>(log: try EventLog(path: log), app: AppIdentity(id: "com.example.crash"), configuration: configuration)
-        let store = Store(initialState: 0, reducer: Reducer<Int, Int> { total, value in total += value }, middleware: recorder.middleware)
+        // -1 never returns; -2 takes --hang-seconds.
+        let hangSeconds = self.hangSeconds
+        let reducer = Reducer<Int, Int> { total, value in
+            if value == -1 { while true { sleep(60) } }
+            if value == -2 { usleep(useconds_t(hangSeconds * 1_000_000)) } else { total += value }
+        }
+        let store = Store(initialState: 0, reducer: reducer, middleware: recorder.middleware)
         for value in 1...max(1, committed) where committed > 0 { store.dispatch(value) }
         try recorder.flush()
         // Written at once, unbuffered: the process is about to crash.
@@ -68,6 +83,20 @@ struct CrashCommand: ParsableCommand {
             precondition(store.state < 0, "the crash test's failed precondition")
         case .kill:
             kill(getpid(), SIGKILL)
+        case .hang:
+            let killAfter = self.killAfter
+            Thread {
+                usleep(useconds_t(killAfter * 1_000_000))
+                kill(getpid(), SIGKILL)
+            }.start()
+            FileHandle.standardOutput.write(Data("hanging at \(#line + 1)\n".utf8))
+            store.dispatch(-1)
+        case .hangEnds:
+            FileHandle.standardOutput.write(Data("hanging at \(#line + 1)\n".utf8))
+            store.dispatch(-2)
+            for value in 0..<pending { store.dispatch(2_000 + value) }
+            try recorder.close()
+            return
         case .none:
             try recorder.close()
             return

@@ -76,6 +76,12 @@ int rewind_crash_register(int descriptor, rewind_crash_counters *counters);
 /// its descriptor. After it returns the handler never touches the slot's counters.
 void rewind_crash_unregister(int slot);
 
+/// Writes `bytes` (a mark of another kind, composed by the caller: exactly
+/// `REWIND_CRASH_MARK_SIZE` of them) at offset 0 of the mark file of the session registered
+/// with `counters`, outside any signal handler: the hang watchdog's mark, or zeros to clear it.
+/// Never after a crash has begun writing its marks. Returns how many files were written (0 or 1).
+int rewind_crash_write_note(rewind_crash_counters *counters, const void *bytes, int length);
+
 #ifdef __cplusplus
 }
 #endif

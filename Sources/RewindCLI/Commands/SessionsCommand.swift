@@ -106,7 +106,9 @@ extension SessionsCommand {
             guard !sessions.isEmpty else { return "no sessions" }
             let header = ["session", "app", "version", "schemas (action/state)", "types (action/state)", "codec", "started", "events", "seqs", "ended"]
             let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + $0.summary }
-                + sessions.compactMap { session in session.ending?.crash.map { "session \(session.id) crashed: " + $0.summary } }
+                + sessions.compactMap { session in
+                    session.ending.flatMap { ending in ending.markSummary.map { "session \(session.id) \(ending.kind.rawValue): " + $0 } }
+                }
             return Rendering.table([header] + sessions.map { session in
                 [
                     "\(session.id)", session.app, session.appVersion,
@@ -115,7 +117,7 @@ extension SessionsCommand {
                         ? "—" : "\(session.actionFingerprint?.prefix(8) ?? "—")/\(session.stateFingerprint?.prefix(8) ?? "—")",
                     session.codec + (session.keyID.map { ", encrypted (key \($0))" } ?? ""), session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
-                    session.ending.map { ending in ending.kind.rawValue + (ending.crash.map { " (\($0.signalName))" } ?? "") } ?? "—",
+                    session.ending?.label ?? "—",
                 ]
             }) + (gaps.isEmpty ? "" : "\n" + gaps.joined(separator: "\n"))
         }

@@ -309,9 +309,16 @@ function renderDiff(node, diff, empty) {
   }
 }
 
-// How a session ended: its kind, and for a crash the signal, with where it struck as a tooltip.
+// How a session ended: its kind, and for a crash the signal, with where it struck as a tooltip;
+// for a hang the action the store was stuck in, with where it was sent from.
 function ended(ending) {
   if (!ending) return el("td", {}, "\u2014");
+  const hang = ending.hang;
+  if (hang) {
+    const where = `${hang.source.file}:${hang.source.line} ${hang.source.function}`;
+    return el("td", { class: "bad", title: `inside ${hang.actionCase} for over ${hang.limit} s, sent from ${where}` },
+      `hung (${hang.actionCase})`);
+  }
   const crash = ending.crash;
   if (!crash) return el("td", { class: ending.kind === "unclean" ? "bad" : "" }, ending.kind);
   const place = crash.image ? ` in ${crash.image.split("/").pop()}+0x${(crash.imageOffset || 0).toString(16)}` : "";

@@ -47,6 +47,14 @@ final class CrashMarking: @unchecked Sendable {
         rewind_crash_note_handed_off(counters, Int64(truncatingIfNeeded: count))
     }
 
+    /// Writes `bytes` (a whole mark, ``CrashMark/size`` of them) into the mark file of the
+    /// session followed, from outside a signal handler (the hang watchdog's thread); `false`
+    /// when no session is followed, or a crash is being marked.
+    @discardableResult
+    func writeNote(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { rewind_crash_write_note(counters, $0.baseAddress, Int32($0.count)) } == 1
+    }
+
     /// The writer: `count` actions written so far, the last committed seq `lastSeq`.
     func noteWritten(_ count: UInt64, lastSeq: Int64) {
         rewind_crash_note_written(counters, Int64(truncatingIfNeeded: count), lastSeq)

@@ -73,8 +73,8 @@ package final class OpeningLog: RecordingLog {
         opened.withLock { $0 }?.crashMarkDescriptor(for: session)
     }
 
-    package func takeCrashedSessions() -> [Int64] {
-        opened.withLock { $0 }?.takeCrashedSessions() ?? []
+    package func takeMarkedSessions() -> [Int64] {
+        opened.withLock { $0 }?.takeMarkedSessions() ?? []
     }
 
     package var reportReader: (any LogReader)? {

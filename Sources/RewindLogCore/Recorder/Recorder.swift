@@ -54,16 +54,19 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         if configuration.crashMarks {
             do throws(CrashHookError) { try CrashHook.install() } catch { hookFailure = error }
         }
+        let crashMarking = configuration.crashMarks && hookFailure == nil ? CrashMarking() : nil
         buffer = RecordingBuffer(
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
             snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast,
-            crashMarking: configuration.crashMarks && hookFailure == nil ? CrashMarking() : nil
+            crashMarking: crashMarking,
+            hangWatchdog: configuration.hangLimit.flatMap { $0 > .zero ? HangWatchdog(limit: $0, crashMarking: crashMarking, clock: configuration.clock) : nil }
         )
         writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration)
         if let hookFailure {
             writer.report(RecorderFailure(error: .failed(path: destination.name, reason: "\(hookFailure); sessions are recorded without crash marks"), unrecorded: []))
         }
         writer.start()
+        buffer.hangWatchdog?.start()
     }
 
     /// Releasing the recorder asks its writer to commit what is buffered and stop, and does not
@@ -138,7 +141,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         // Named once per binding: a store's name is built from its location.
         let path = destination.name
         return Middleware.Hooks(
-            willReduce: { [buffer, configuration] _, state in
+            willReduce: { [buffer, configuration] dispatched, state in
+                buffer.hangWatchdog?.enter(dispatched)
                 // After a failed write, the writer asks for the live state to resume from in
                 // a new session: the state before this action, so the action itself is the
                 // new session's first event. One relaxed load per action otherwise.
@@ -157,8 +161,10 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 }
             },
             didReduce: { [self] dispatched, state in
+                // Out of the action before the hand-off: a wait for room is the recorder's, not a hang.
+                let hang = buffer.hangWatchdog?.leave()
                 Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
-                             synchronous: synchronous, capacity: capacity, path: path)
+                             synchronous: synchronous, capacity: capacity, path: path, hang: hang)
             }
         )
     }
@@ -183,7 +189,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         configuration: RecorderConfiguration<State, Action>,
         synchronous: Bool,
         capacity: Int,
-        path: String
+        path: String,
+        hang: HangMark? = nil
     ) {
         let time = configuration.clock().timeIntervalSince1970
         let batchSize = configuration.batchSize
@@ -211,6 +218,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 contents.items.append(.event(dispatched, time: time))
                 contents.handedOff += 1
                 buffer.crashMarking?.noteHandedOff(contents.handedOff)
+                if let hang { contents.endedHangs.append((contents.handedOff, hang)) }
                 contents.sinceSnapshot += 1
                 if contents.sinceSnapshot >= contents.snapshotAfter {
                     contents.items.append(.snapshot(state, time: time))

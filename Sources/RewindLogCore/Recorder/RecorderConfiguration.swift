@@ -108,6 +108,16 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// (``SessionEnding/Kind/crashed``). On by default; the cost on the dispatch path is one
     /// relaxed store per action. `false` installs nothing.
     public var crashMarks = true
+    /// The hang watchdog's limit (``HangMark``): a store inside one action — its reducer, and
+    /// the middleware hooks between the recorder's `willReduce` and `didReduce` — for longer
+    /// than this marks its session. A process that never comes out of the action (the system
+    /// or the user ends it) leaves the session ``SessionEnding/Kind/hung`` at the next launch,
+    /// with the action's case and source (the mark is written where crash marks are: off with
+    /// ``crashMarks``). With ``reports`` on, a hang is reported either way: at the next launch,
+    /// or, when the action ends, as a trigger like an error action. By default 2 seconds; the
+    /// cost on the dispatch path is an uncontended lock and three atomic operations per action
+    /// (`rewind-bench --workload dispatch`). `nil` watches nothing. A pause in a debugger counts.
+    public var hangLimit: Duration? = .seconds(2)
     /// Reports from the field (``FieldReport``): with the team's public key set here, each
     /// session that ended in a crash is sealed into a report in the outbox
     /// (``ReportOptions/outbox``) by the writer that finds it, at the next launch — on the

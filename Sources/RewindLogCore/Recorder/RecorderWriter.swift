@@ -274,6 +274,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // Reported before anyone waiting goes on: `suspend()` drains the reports after its wait.
                 for waiter in waiters { waiter.signal() }
             case .exit:
+                buffer.hangWatchdog?.stop()
                 _ = finishSession(as: .closed, progress: &progress)
                 buffer.crashMarking?.follow(nil)
                 log.recorderFinished()
@@ -468,10 +469,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
         var batch: EncodedBatch<Action>?
         var written: ClosedRange<Int64>?
+        // Tickets count every event handed off, lost ones too: those skipped above first.
+        let skipped = items[..<rest.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
+        let firstTicket = previous + UInt64(skipped)
         do {
             let path = log.path, spacing = progress.spacing
-            // Tickets count every event handed off, lost ones too: those skipped above first.
-            let skipped = items[..<rest.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
             let buffer = self.buffer
             written = try log.write(session: session) { codec in
                 // Encoding is the writer's own work, not a wait on the store: each snapshot
@@ -479,7 +481,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // moment a full buffer counts as stuck from, so that only the store's silence
                 // counts toward the stall limit.
                 let encoded = EncodedBatch(
-                    encoding: rest, firstTicket: previous + UInt64(skipped), codec: codec, configuration: configuration, path: path, spacing: spacing,
+                    encoding: rest, firstTicket: firstTicket, codec: codec, configuration: configuration, path: path, spacing: spacing,
                     progressed: { buffer.contents.withLock { $0.busySince = .now } }
                 )
                 buffer.contents.withLock { $0.busySince = .now }
@@ -494,7 +496,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         if let written { progress.lastSeq = written.upperBound }
         guard let batch else { return (lostEarlier, lostEarlier.reduce(0) { $0 + $1.unrecorded.count }) }
         if let written, batch.events == written.count {
-            noteTriggers(in: rest, from: written.lowerBound, session: session.id, progress: &progress)
+            noteTriggers(in: rest, from: written.lowerBound, firstTicket: firstTicket, session: session.id, progress: &progress)
         } else {
             progress.shadow = nil  // some of them failed: the shadow waits for a fresh state
         }

@@ -98,6 +98,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         var suspendWaiters: [DispatchSemaphore] = []
         /// Set by the writer as it exits, having ended its session.
         var writerGone = false
+        /// Actions the hang watchdog found hung and that have since ended, by ticket: with
+        /// reports on, triggers for the writer (``HangWatchdog``).
+        @usableFromInline var endedHangs: [(ticket: UInt64, mark: HangMark)] = []
 
         init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
             items.reserveCapacity(itemCapacity)
@@ -118,10 +121,13 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     /// The crash hook's counters for the session being recorded; `nil` without crash marks
     /// (``RecorderConfiguration/crashMarks``).
     @usableFromInline let crashMarking: CrashMarking?
+    /// The store's hang watchdog; `nil` without one (``RecorderConfiguration/hangLimit``).
+    @usableFromInline let hangWatchdog: HangWatchdog<Action>?
 
-    init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil) {
+    init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil, hangWatchdog: HangWatchdog<Action>? = nil) {
         contents = Mutex(Contents(itemCapacity: itemCapacity, snapshotForecast: snapshotForecast))
         self.crashMarking = crashMarking
+        self.hangWatchdog = hangWatchdog
     }
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh

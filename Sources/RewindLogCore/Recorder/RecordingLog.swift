@@ -50,10 +50,11 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// `nil` when the log keeps no crash marks.
     func crashMarkDescriptor(for session: LogSession) -> Int32?
 
-    /// The sessions this log has marked `crashed` since it was last asked (their writers died
-    /// in a crash the hook saw), each named once: to the writer whose transaction marked it,
+    /// The sessions this log has marked `crashed` or `hung` since it was last asked (their
+    /// writers died in a crash the hook saw, or inside an action the hang watchdog saw), each
+    /// named once: to the writer whose transaction marked it,
     /// which seals its report (``RecorderConfiguration/reports``).
-    func takeCrashedSessions() -> [Int64]
+    func takeMarkedSessions() -> [Int64]
 
     /// The log as a reader, for sealing reports; `nil` when it cannot be read so.
     var reportReader: (any LogReader)? { get }
@@ -84,7 +85,7 @@ extension RecordingLog {
     /// A store keeps no crash marks (a PostgreSQL store's sessions end `unclean` after a crash).
     package func crashMarkDescriptor(for session: LogSession) -> Int32? { nil }
 
-    package func takeCrashedSessions() -> [Int64] { [] }
+    package func takeMarkedSessions() -> [Int64] { [] }
     package var reportReader: (any LogReader)? { nil }
     package var reportOutbox: ReportOutbox? { nil }
 

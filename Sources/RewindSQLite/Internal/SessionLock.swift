@@ -72,10 +72,41 @@ final class SessionLock: Sendable {
         rmdir((path as NSString).deletingLastPathComponent)
     }
 
-    /// The crash mark in session `uuid`'s lock file (``CrashHook``), if its process left a
-    /// whole one; `nil` for an empty file, a missing one, or bytes that are not a mark. Reads at
-    /// most one mark's size plus one byte, whatever the file holds.
-    static func crashMark(log: String, session uuid: String) -> CrashMark? {
+    /// What a dead writer's process left in a session's lock file: the crash hook's mark
+    /// (``CrashHook``), or the hang watchdog's (``HangMark``).
+    enum Mark {
+        case crash(CrashMark)
+        case hang(HangMark)
+
+        /// The ending the session gets.
+        var kind: SessionEnding.Kind {
+            switch self {
+            case .crash: .crashed
+            case .hang: .hung
+            }
+        }
+
+        /// When: the crash, or the moment the hang was found over the limit.
+        var time: Double {
+            switch self {
+            case let .crash(mark): mark.time
+            case let .hang(mark): mark.detected
+            }
+        }
+
+        /// The mark as `sessions.crash` keeps it.
+        var storedText: String {
+            switch self {
+            case let .crash(mark): mark.storedText
+            case let .hang(mark): mark.storedText
+            }
+        }
+    }
+
+    /// The mark in session `uuid`'s lock file, if its process left a whole one; `nil` for an
+    /// empty file, a missing one, or bytes that are not a mark. Reads at most one mark's size
+    /// plus one byte, whatever the file holds.
+    static func mark(log: String, session uuid: String) -> Mark? {
         // Not through a link, never waiting on a FIFO, and only from a regular file.
         let descriptor = open(path(forLog: log, session: uuid), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
@@ -92,7 +123,9 @@ final class SessionLock: Sendable {
             guard read > 0 else { break }
             count += read
         }
-        return CrashMark(bytes: bytes.prefix(count))
+        let read = bytes.prefix(count)
+        if let crash = CrashMark(bytes: read) { return .crash(crash) }
+        return HangMark(bytes: read).map { .hang($0) }
     }
 
     /// Whether a process holds session `uuid`'s lock. A missing file means no one does (a

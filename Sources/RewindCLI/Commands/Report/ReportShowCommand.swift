@@ -60,7 +60,7 @@ extension ReportShowCommand {
             if let trigger = details.triggerSeq { window += ", trigger seq \(trigger)" }
             lines.append(window)
             if let ending = details.ending {
-                lines.append("ended \(ending.kind.rawValue) at seq \(ending.seq)" + (ending.crash.map { ": \($0.summary)" } ?? ""))
+                lines.append("ended \(ending.kind.rawValue) at seq \(ending.seq)" + (ending.markSummary.map { ": \($0)" } ?? ""))
             }
             if details.exceedsBound { lines.append("larger than its size bound even with the trigger alone (kept, flagged)") }
             if let note = details.note { lines.append("note: \(shown(note))") }

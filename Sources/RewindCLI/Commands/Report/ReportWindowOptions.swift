@@ -35,9 +35,9 @@ struct ReportWindowOptions: ParsableArguments {
         return options
     }
 
-    /// Why a report of the session is made: its crash, or by hand.
+    /// Why a report of the session is made: its crash or hang, or by hand.
     func reason(in log: any LogReader) throws -> ReportReason {
-        try log.session(session).ending?.crash.map { ReportReason(kind: .crash, name: $0.signalName) } ?? ReportReason(kind: .manual)
+        try log.session(session).ending?.reportReason ?? ReportReason(kind: .manual)
     }
 
     /// The preview of the report, sealed to `key`.

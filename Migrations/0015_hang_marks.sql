@@ -1,0 +1,11 @@
+-- Rewind log, schema version 15: sessions ended in a hang.
+--
+-- `sessions.ending` may also be 'hung': the store recording the session stayed inside one
+-- action longer than its recorder's hang limit, the recorder's watchdog wrote a mark into the
+-- session's lock file (`<log>-sessions/<uuid>.lock`), and the process ended before the action
+-- did (the system's watchdog, or the user). The next writer of the log reads the mark and keeps
+-- it in `crash`, which holds whichever mark ended the session: for 'hung', JSON with the
+-- action's case and source, when the watchdog first saw it and when it found it over the limit
+-- (RewindLogCore's `HangMark`). No table changes: builds before this version refuse the file
+-- (a newer schema) instead of calling the new ending damage.
+SELECT 1;

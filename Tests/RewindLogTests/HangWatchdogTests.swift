@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Rewind
+import RewindLog
+import RewindTestSupport
+import Testing
+
+/// The hang watchdog, as an app meets it: a child process (`rewind-stress crash`) records with
+/// the recorder's defaults (its hang limit lowered to 0.2 s), commits 5 actions, hands off 3
+/// more, then dispatches an action whose reducer does not return.
+@Suite("Hang watchdog")
+struct HangWatchdogTests {
+    static let limit = 0.2
+
+    /// The line the child printed as the hanging action's, and the source it should be recorded with.
+    static func hangingLine(_ output: ProcessOutput) throws -> UInt {
+        let line = try #require(output.standardOutput.split(separator: "\n").first { $0.hasPrefix("hanging at ") })
+        return try #require(UInt(line.dropFirst("hanging at ".count)))
+    }
+
+    @Test("a hang the process never comes out of: the next launch ends the session hung with the action's case and source, and reports it")
+    func neverEnds() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("hang.rewind")
+        let keys = try ReportKey.generate(id: "team")
+        try keys.publicKey.line.write(toFile: folder.file("team.pub"), atomically: true, encoding: .utf8)
+        let child = try await run(
+            builtProduct("rewind-stress"),
+            ["crash", "--log", path, "--how", "hang", "--committed", "5", "--pending", "3", "--hang-limit", "\(Self.limit)", "--kill-after", "1.5"],
+            environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: 120
+        )
+        #expect(child.signaled && child.status == SIGKILL, "\(child)")
+        let line = try Self.hangingLine(child)
+        // The next launch marks it, and seals its report.
+        let next = try await run(
+            builtProduct("rewind-stress"), ["crash", "--log", path, "--how", "none", "--committed", "0", "--report-key-file", folder.file("team.pub")],
+            timeout: 120
+        )
+        #expect(next.status == 0, "\(next)")
+        let log = try EventLog(path: path, mode: .readOnly)
+        let first = try #require(try log.sessions().first)
+        let ending = try #require(first.ending)
+        #expect(ending.kind == .hung && ending.seq == 5, "\(ending)")
+        let mark = try #require(ending.hang)
+        #expect(mark.actionCase == "Int" && mark.source.line == line && mark.source.file.hasSuffix("CrashCommand.swift"), "\(mark)")
+        #expect(mark.limit == Self.limit && mark.detected - mark.began >= Self.limit && mark.detected - mark.began < 1.5, "\(mark)")
+        #expect(abs(mark.detected - Date().timeIntervalSince1970) < 300)
+        // One report, of the hang, replaying to what was committed.
+        let reports = ReportOutbox(besideLog: path).reports()
+        try #require(reports.count == 1)
+        let report = try FieldReport(contentsOf: reports[0].path)
+        #expect(report.header.reason == ReportReason(kind: .hang, name: "Int"))
+        let (opened, details) = try EventLog.openingReport(at: reports[0].path, keys: LogKeys(others: [keys.privateKey]))
+        #expect(details.ending?.hang == mark && details.lastSeq == 5)
+        #expect(try opened.restoredState(app: AppIdentity(id: "com.example.crash"), reducer: Reducer<Int, Int> { $0 += $1 }) == 15)
+        // The CLI says how it ended.
+        let sessions = try await run(builtProduct("rewind"), ["sessions", path])
+        #expect(sessions.standardOutput.contains("hung (Int)") && sessions.standardOutput.contains("session \(first.id) hung: inside Int for over"), "\(sessions)")
+    }
+
+    @Test("a hang that ends: its action is a trigger, sealed into one report; the session ends closed")
+    func ends() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("hang.rewind")
+        let keys = try ReportKey.generate(id: "team")
+        try keys.publicKey.line.write(toFile: folder.file("team.pub"), atomically: true, encoding: .utf8)
+        let child = try await run(
+            builtProduct("rewind-stress"),
+            ["crash", "--log", path, "--how", "hang-ends", "--committed", "5", "--pending", "3", "--hang-limit", "\(Self.limit)",
+             "--hang-seconds", "1", "--report-key-file", folder.file("team.pub")],
+            environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: 120
+        )
+        #expect(child.status == 0 && !child.signaled, "\(child)")
+        let line = try Self.hangingLine(child)
+        let log = try EventLog(path: path, mode: .readOnly)
+        let session = try #require(try log.sessions().first)
+        #expect(session.ending?.kind == .closed && session.ending?.seq == 12)
+        let reports = ReportOutbox(besideLog: path).reports()
+        try #require(reports.count == 1)
+        let report = try FieldReport(contentsOf: reports[0].path)
+        #expect(report.header.reason == ReportReason(kind: .hang, name: "Int"))
+        #expect(report.header.triggerSource?.line == line)
+        let details = try report.open(with: LogKeys(others: [keys.privateKey])).details
+        // 5 committed, 3 pending (6…8), the hung action (9), 3 after it (10…12).
+        #expect(details.triggerSeq == 9 && details.lastSeq == 12, "\(details)")
+    }
+
+    @Test("no hang, no mark: a store quicker than the limit, and a store idle far longer than it, leave nothing")
+    func quickStore() async throws {
+        let folder = try TemporaryDirectory()
+        let keys = try ReportKey.generate(id: "team")
+        var configuration = RecorderConfiguration<Int, Int>()
+        configuration.hangLimit = .milliseconds(100)
+        configuration.reports = ReportOptions(key: keys.publicKey)
+        let recorder = Recorder<Int, Int>(log: try EventLog(path: folder.file("quick.rewind")), app: AppIdentity(id: "com.example.quick"), configuration: configuration)
+        let store = Store(initialState: 0, reducer: Reducer<Int, Int> { $0 += $1 }, middleware: recorder.middleware)
+        for value in 0..<10_000 { store.dispatch(value) }
+        try await Task.sleep(for: .milliseconds(500))  // idle: the watchdog parks
+        for value in 0..<10 {
+            store.dispatch(value)
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        try await recorder.close()
+        #expect(recorder.outbox?.reports().isEmpty ?? true)
+        #expect(try EventLog(path: folder.file("quick.rewind"), mode: .readOnly).sessions().first?.ending?.kind == .closed)
+    }
+}
