@@ -51,7 +51,7 @@ struct DispatchWorkload {
         }
         var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
         var ownStoreRates: [Double] = [], tapRates: [Double] = [], unmarkedRates: [Double] = [], triggerRates: [Double] = []
-        var handedRates: [Double] = []
+        var handedRates: [Double] = [], unwatchedRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             let neighbour = BusyNeighbour(encoding: session.map(\.action))
@@ -72,6 +72,14 @@ struct DispatchWorkload {
                 try unmarkedRecorder.flush()
             }
             try unmarkedRecorder.close()
+            // The same without the hang watchdog: what its enter and leave cost the dispatch path.
+            let unwatchedPath = TemporaryLog.path("dispatch-unwatched")
+            defer { TemporaryLog.remove(unwatchedPath) }
+            let unwatchedRecorder = try Self.recorder(at: unwatchedPath, hangWatchdog: false)
+            let unwatched = try timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: unwatchedRecorder.middleware)) {
+                try unwatchedRecorder.flush()
+            }
+            try unwatchedRecorder.close()
             // The same with reports on and error actions marked: what the field triggers cost
             // the dispatch path (their checks run on the writer thread).
             let triggeredPath = TemporaryLog.path("dispatch-triggers")
@@ -116,6 +124,7 @@ struct DispatchWorkload {
                 baselineRates.append(Double(actions) / plain)
                 recorderRates.append(Double(actions) / recorded)
                 unmarkedRates.append(Double(actions) / unmarked)
+                unwatchedRates.append(Double(actions) / unwatched)
                 triggerRates.append(Double(actions) / triggered)
                 handedRates.append(Double(actions) / handed)
                 handWrittenRates.append(Double(actions) / byHand)
@@ -146,7 +155,11 @@ struct DispatchWorkload {
                     ratioToBaseline: median(unmarkedRates) / baseline, runs: unmarkedRates
                 ),
                 .init(
-                    name: "recorder, reports and error actions on", value: median(triggerRates), unit: "actions/s",
+                    name: "recorder, hang watchdog off", value: median(unwatchedRates), unit: "actions/s",
+                    ratioToBaseline: median(unwatchedRates) / baseline, runs: unwatchedRates
+                ),
+                .init(
+                    name: "recorder, reports, error actions and an invariant on", value: median(triggerRates), unit: "actions/s",
                     ratioToBaseline: median(triggerRates) / baseline, runs: triggerRates
                 ),
                 .init(
@@ -181,6 +194,7 @@ struct DispatchWorkload {
                 "ratio in each run: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
                 "default over crash marks off in each run: " + zip(recorderRates, unmarkedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
+                "default over hang watchdog off in each run: " + zip(recorderRates, unwatchedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "triggers on over the default in each run: " + zip(triggerRates, recorderRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "states handed over per action, over the shadow fold (triggers on) in each run: "
                     + zip(handedRates, triggerRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
@@ -222,13 +236,13 @@ struct DispatchWorkload {
         return (baseline, recorded)
     }
 
-    /// The recorder the measurements use: the default configuration (crash marks off, or the
-    /// field triggers on — reports to a key, payments that fail marked as errors, the cart's
-    /// total checked on the writer's shadow fold — for the rows
-    /// that say so).
-    private static func recorder(at path: String, crashMarks: Bool = true, triggers: Bool = false) throws -> Recorder<ShopState, ShopAction> {
+    /// The recorder the measurements use: the default configuration (crash marks or the hang
+    /// watchdog off, or the field triggers on — reports to a key, payments that fail marked as
+    /// errors, the cart's total checked on the writer's shadow fold — for the rows that say so).
+    private static func recorder(at path: String, crashMarks: Bool = true, hangWatchdog: Bool = true, triggers: Bool = false) throws -> Recorder<ShopState, ShopAction> {
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.crashMarks = crashMarks
+        if !hangWatchdog { configuration.hangLimit = nil }
         if triggers {
             configuration.reports = ReportOptions(key: try ReportKey.generate(id: "bench").publicKey)
             configuration.errorActions = { action in if case .checkout(.paymentFailed) = action { true } else { false } }

@@ -29,6 +29,10 @@ private func snippet1() async throws {
     configuration.errorActions = { action in                 // optional: errors worth a report
         if case .checkout(.paymentFailed) = action { true } else { false }
     }
+    configuration.invariants = FieldInvariants(reducer: Shop.reducer, [  // optional
+        Invariant(name: "non-negative-total", description: "the cart total is never negative") { $0.cart.total >= 0 },
+    ])
+    configuration.hangLimit = .seconds(2)                    // the default
     let recorder = Recorder<ShopState, ShopAction>(at: try EventLog.defaultPath(for: app), app: app,
                                                    configuration: configuration)
     _ = configuration

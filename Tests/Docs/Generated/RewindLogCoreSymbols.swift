@@ -151,8 +151,14 @@ private func snippet14() async throws {
     _ = action
 }
 
-// Sources/RewindLogCore/Recorder/Recorder.swift, block 15
+// Sources/RewindLogCore/Recorder/FieldInvariants.swift, block 15
 private func snippet15() async throws {
+    configuration.reports = ReportOptions(key: teamKey)
+    configuration.invariants = FieldInvariants(reducer: Shop.reducer, [nonNegativeTotal])
+}
+
+// Sources/RewindLogCore/Recorder/Recorder.swift, block 16
+private func snippet16() async throws {
     let log = try EventLog(path: "shop.rewind")
     let recorder = Recorder<ShopState, ShopAction>(log: log, app: AppIdentity(id: "com.example.shop"))
     let store = Store(initialState: ShopState(), reducer: Shop.reducer,
@@ -164,8 +170,8 @@ private func snippet15() async throws {
     _ = store
 }
 
-// Sources/RewindLogCore/Recorder/RecorderConfiguration.swift, block 16
-private func snippet16() async throws {
+// Sources/RewindLogCore/Recorder/RecorderConfiguration.swift, block 17
+private func snippet17() async throws {
     var configuration = RecorderConfiguration<AppState, AppAction>()
     configuration.durability = .buffered(maxDelay: .milliseconds(50))
     configuration.snapshotInterval = 500
@@ -174,7 +180,7 @@ private func snippet16() async throws {
     _ = configuration
 }
 
-// Sources/RewindLogCore/Recorder/RecorderTap.swift, block 17
+// Sources/RewindLogCore/Recorder/RecorderTap.swift, block 18
 private final class ShopModel {
     private(set) var state = ShopState()
     private let tap: RecorderTap<ShopState, ShopAction>
@@ -190,7 +196,7 @@ private final class ShopModel {
     }
 }
 
-// Sources/RewindLogCore/Redaction.swift, block 18
+// Sources/RewindLogCore/Redaction.swift, block 19
 private let redaction = Redaction<AppState, AppAction> { action in
     switch action {
     case let .login(.submit(user, _)): .scrub(.login(.submit(user: user, password: "•••")))
@@ -201,8 +207,8 @@ private let redaction = Redaction<AppState, AppAction> { action in
 .scrubbing(\.session.token, with: nil)
 .scrubbing(\.payment.cardNumber, with: "")
 
-// Sources/RewindLogCore/Retention.swift, block 19
-private func snippet19() async throws {
+// Sources/RewindLogCore/Retention.swift, block 20
+private func snippet20() async throws {
     var configuration = RecorderConfiguration<ShopState, ShopAction>()
     configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))
     _ = configuration
