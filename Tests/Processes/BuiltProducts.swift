@@ -26,6 +26,9 @@ public struct ProcessOutput: Sendable {
     public var standardOutput: String
     /// Everything it wrote to standard error.
     public var standardError: String
+    /// From its spawn until its output was read, measured on the thread that waited for it
+    /// (not including the time a test's task waited to run again after).
+    public var duration: Duration = .zero
 }
 
 /// Runs an executable to completion and captures its output. A child still running after
@@ -96,7 +99,8 @@ public func runBlocking(
         status: isSignaled(status) ? status & 0x7f : (status >> 8) & 0xff,
         signaled: isSignaled(status),
         standardOutput: String(decoding: output[0], as: UTF8.self),
-        standardError: String(decoding: output[1], as: UTF8.self)
+        standardError: String(decoding: output[1], as: UTF8.self),
+        duration: ContinuousClock.now - start
     )
 }
 
@@ -116,7 +120,7 @@ private final class SpawnedChild {
     init(_ executable: String, _ arguments: [String], in directory: String?, environment: [String: String]) throws {
         var outputPipe: [Int32] = [0, 0], errorPipe: [Int32] = [0, 0]
         guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        for fd in [outputPipe[0], errorPipe[0]] { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        for fd in outputPipe + errorPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         defer { close(outputPipe[1]); close(errorPipe[1]) }
         #if canImport(Darwin)
         var actions: posix_spawn_file_actions_t?
@@ -131,6 +135,16 @@ private final class SpawnedChild {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], 2)
+        // Nothing else the test process has open reaches the child: another test's pipe kept
+        // open by it would hold that test, and a file being written (a binary just copied)
+        // would make its exec fail with ETXTBSY.
+        #if canImport(Darwin)
+        let closeOthers = Int16(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #else
+        let closeOthers: Int16 = 0
+        guard let closeFrom = Self.addCloseFrom else { throw POSIXError(.ENOSYS) }
+        _ = closeFrom(&actions, 3)
+        #endif
         // Its own process group, so what it leaves behind can be killed with it; every signal at
         // its default and none blocked, whatever the test process set for itself.
         var none = sigset_t(), all = sigset_t()
@@ -139,7 +153,7 @@ private final class SpawnedChild {
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | closeOthers)
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         // In another folder through `sh`, which changes to it and execs the child in its own
         // place (same pid): glibc's `posix_spawn_file_actions_addchdir_np` is not visible to Swift.
@@ -156,6 +170,15 @@ private final class SpawnedChild {
         self.pid = pid
         pipes = [outputPipe[0], errorPipe[0]]
     }
+
+    #if !canImport(Darwin)
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+    /// time: Swift's Glibc module does not declare it.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+    #endif
 
     /// Its wait status once it has exited, without waiting.
     func exitStatus() -> Int32? {

@@ -109,3 +109,30 @@ struct HangWatchdogTests {
         #expect(try EventLog(path: folder.file("quick.rewind"), mode: .readOnly).sessions().first?.ending?.kind == .closed)
     }
 }
+
+extension HangWatchdogTests {
+    struct Refused: Error {}
+
+    @Test("a tap whose reducer throws has left the action: an idle store after it is no hang")
+    func throwingTap() async throws {
+        let folder = try TemporaryDirectory()
+        var configuration = RecorderConfiguration<Int, Int>()
+        configuration.hangLimit = .milliseconds(100)
+        let recorder = Recorder<Int, Int>(log: try EventLog(path: folder.file("tap.rewind")), app: AppIdentity(id: "com.example.tap"), configuration: configuration)
+        let tap = recorder.tap(initialState: 0)
+        var state = 0
+        tap.record(1, from: ActionSource(), reducing: &state) { $0 += 1 }
+        #expect(throws: Refused.self) { try tap.record(2, from: ActionSource(), reducing: &state) { _ in throw Refused() } }
+        _ = await recorder.currentSession()
+        try await Task.sleep(for: .milliseconds(600))
+        // The live session's lock file holds no hang mark.
+        let locks = folder.file("tap.rewind-sessions")
+        let files = try FileManager.default.contentsOfDirectory(atPath: locks)
+        #expect(files.count == 1)
+        for file in files {
+            #expect(HangMark(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: locks + "/" + file)))) == nil)
+        }
+        try await recorder.close()
+        #expect(try EventLog(path: folder.file("tap.rewind"), mode: .readOnly).sessions().first?.ending?.kind == .closed)
+    }
+}

@@ -13,8 +13,11 @@ public import Rewind
 /// whichever trigger comes first (an error action, an invariant).
 ///
 /// ```swift
-/// configuration.reports = ReportOptions(key: teamKey)
-/// configuration.invariants = FieldInvariants(reducer: Shop.reducer, [nonNegativeTotal])
+/// var configuration = RecorderConfiguration<ShopState, ShopAction>()
+/// configuration.reports = ReportOptions(key: try ReportKey(line: teamPublicKeyLine))
+/// configuration.invariants = FieldInvariants(reducer: Shop.reducer, [
+///     Invariant(name: "non-negative-total", description: "the cart total is never negative") { $0.cart.total >= 0 },
+/// ])
 /// ```
 ///
 /// Why a shadow fold rather than the states the store reduces: handing the writer the state

@@ -90,14 +90,20 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
         defer { leave() }
         let dispatched = DispatchedAction(action, from: source)
         hooks.willReduce?(dispatched, state)
+        var reduced = false
+        // A reducer that throws has left the action too: the hang watchdog must not count the
+        // time after it as spent inside.
+        defer { if !reduced { _ = recorder.buffer.hangWatchdog?.leave() } }
         let result = try reduce(&state)
+        reduced = true
         hooks.didReduce?(dispatched, state)
         return result
     }
 
     /// Tells the recorder the store is about to reduce `action` from `state`; call
-    /// ``didReduce(_:from:state:)`` once it has. Pass the state straight from the store's getter
-    /// (`getState()`), without keeping it.
+    /// ``didReduce(_:from:state:)`` once it has — after every `willReduce`, even when the reducer
+    /// failed: the hang watchdog counts the time between the two as spent inside the action.
+    /// Pass the state straight from the store's getter (`getState()`), without keeping it.
     @inlinable
     public func willReduce(_ action: Action, from source: ActionSource, state: State) {
         enter()

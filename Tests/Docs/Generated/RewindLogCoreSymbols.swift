@@ -153,8 +153,12 @@ private func snippet14() async throws {
 
 // Sources/RewindLogCore/Recorder/FieldInvariants.swift, block 15
 private func snippet15() async throws {
-    configuration.reports = ReportOptions(key: teamKey)
-    configuration.invariants = FieldInvariants(reducer: Shop.reducer, [nonNegativeTotal])
+    var configuration = RecorderConfiguration<ShopState, ShopAction>()
+    configuration.reports = ReportOptions(key: try ReportKey(line: teamPublicKeyLine))
+    configuration.invariants = FieldInvariants(reducer: Shop.reducer, [
+        Invariant(name: "non-negative-total", description: "the cart total is never negative") { $0.cart.total >= 0 },
+    ])
+    _ = configuration
 }
 
 // Sources/RewindLogCore/Recorder/Recorder.swift, block 16
