@@ -22,12 +22,18 @@ struct HangWatchdogTests {
         return try #require(UInt(line.dropFirst("hanging at ".count)))
     }
 
+    /// The team's keys, the public one written where the child reads it (`team.pub`).
+    static func teamKey(in folder: TemporaryDirectory) throws -> (publicKey: ReportKey, privateKey: LogKey) {
+        let keys = try ReportKey.generate(id: "team")
+        try keys.publicKey.line.write(toFile: folder.file("team.pub"), atomically: true, encoding: .utf8)
+        return keys
+    }
+
     @Test("a hang the process never comes out of: the next launch ends the session hung with the action's case and source, and reports it")
     func neverEnds() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("hang.rewind")
-        let keys = try ReportKey.generate(id: "team")
-        try keys.publicKey.line.write(toFile: folder.file("team.pub"), atomically: true, encoding: .utf8)
+        let keys = try Self.teamKey(in: folder)
         let child = try await run(
             builtProduct("rewind-stress"),
             ["crash", "--log", path, "--how", "hang", "--committed", "5", "--pending", "3", "--hang-limit", "\(Self.limit)", "--kill-after", "1.5"],
@@ -66,8 +72,7 @@ struct HangWatchdogTests {
     func ends() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("hang.rewind")
-        let keys = try ReportKey.generate(id: "team")
-        try keys.publicKey.line.write(toFile: folder.file("team.pub"), atomically: true, encoding: .utf8)
+        let keys = try Self.teamKey(in: folder)
         let child = try await run(
             builtProduct("rewind-stress"),
             ["crash", "--log", path, "--how", "hang-ends", "--committed", "5", "--pending", "3", "--hang-limit", "\(Self.limit)",

@@ -113,9 +113,12 @@ public struct CrashMark: Codable, Sendable, Hashable {
     }
 }
 
-extension CrashMark {
-    /// The mark as a store keeps it beside a `crashed` ending (SQLite's and PostgreSQL's
-    /// `sessions.crash`): JSON, keys sorted.
+/// A mark that a store keeps as JSON in `sessions.crash` (SQLite's and PostgreSQL's), beside
+/// the ending it explains: a ``CrashMark`` beside `crashed`, a ``HangMark`` beside `hung`.
+package protocol StoredMark: Codable {}
+
+extension StoredMark {
+    /// The mark as a store keeps it: JSON, keys sorted.
     package var storedText: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -125,7 +128,9 @@ extension CrashMark {
 
     /// A mark from a store's `sessions.crash`; `nil` when the text is not one.
     package init?(storedText: String) {
-        guard let mark = try? JSONDecoder().decode(CrashMark.self, from: Data(storedText.utf8)) else { return nil }
+        guard let mark = try? JSONDecoder().decode(Self.self, from: Data(storedText.utf8)) else { return nil }
         self = mark
     }
 }
+
+extension CrashMark: StoredMark {}

@@ -120,18 +120,4 @@ public struct HangMark: Codable, Sendable, Hashable {
     }
 }
 
-extension HangMark {
-    /// The mark as a store keeps it beside a `hung` ending (SQLite's and PostgreSQL's
-    /// `sessions.crash`, which holds whichever mark ended the session): JSON, keys sorted.
-    package var storedText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    /// A mark from a store's `sessions.crash`; `nil` when the text is not one.
-    package init?(storedText: String) {
-        guard let mark = try? JSONDecoder().decode(HangMark.self, from: Data(storedText.utf8)) else { return nil }
-        self = mark
-    }
-}
+extension HangMark: StoredMark {}
