@@ -24,7 +24,7 @@ extension RecorderWriter {
                 let sealed = try reader.sealReport(
                     session: id, reason: reason, options: options, temporaryFile: outbox.temporaryFile(), now: configuration.clock()
                 )
-                try outbox.add(sealed, now: configuration.clock())
+                try outbox.add(sealed, held: options.consent == .askFirst, now: configuration.clock())
             } catch {
                 report(RecorderFailure(error: error, unrecorded: []))
             }
@@ -109,7 +109,7 @@ extension RecorderWriter {
                 session: trigger.session, trigger: trigger.seq, through: through, reason: reason,
                 options: options, temporaryFile: outbox.temporaryFile(), now: configuration.clock()
             )
-            try outbox.add(sealed, now: configuration.clock())
+            try outbox.add(sealed, held: options.consent == .askFirst, now: configuration.clock())
         } catch {
             report(RecorderFailure(error: error, unrecorded: []))
         }

@@ -15,3 +15,4 @@ private let recorder = {
 }()
 private let note: String? = "the total went negative"
 private func userAgreed(_ preview: ReportPreview) -> Bool { true }
+private func userAgreesToSend(_ report: URL) async -> Bool { true }

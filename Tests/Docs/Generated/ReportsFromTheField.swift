@@ -19,6 +19,7 @@ private let recorder = {
 }()
 private let note: String? = "the total went negative"
 private func userAgreed(_ preview: ReportPreview) -> Bool { true }
+private func userAgreesToSend(_ report: URL) async -> Bool { true }
 
 // Sources/RewindLogCore/RewindLogCore.docc/ReportsFromTheField.md, block 1
 private func snippet1() async throws {
@@ -49,6 +50,25 @@ private func snippet2() async throws {
 
 // Sources/RewindLogCore/RewindLogCore.docc/ReportsFromTheField.md, block 3
 private func snippet3() async throws {
+    var configuration = RecorderConfiguration<ShopState, ShopAction>()
+    configuration.reports = ReportOptions(key: try ReportKey(line: teamPublicKeyLine))
+    configuration.reports?.consent = .askFirst
+    _ = configuration
+}
+
+// Sources/RewindLogCore/RewindLogCore.docc/ReportsFromTheField.md, block 4
+private func snippet4() async throws {
+    for report in recorder.outbox?.heldReports() ?? [] {
+        if await userAgreesToSend(report) {
+            try recorder.outbox?.grant(report)
+        } else {
+            recorder.outbox?.decline(report)
+        }
+    }
+}
+
+// Sources/RewindLogCore/RewindLogCore.docc/ReportsFromTheField.md, block 5
+private func snippet5() async throws {
     let preview = try await recorder.previewReport(note: note)
     if preview.secrets.isEmpty || userAgreed(preview) {
         try await recorder.report(note: note)

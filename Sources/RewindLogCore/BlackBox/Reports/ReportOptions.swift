@@ -39,6 +39,11 @@ public struct ReportOptions: Sendable {
     /// What the report says about the device — OS, model — as the app chooses: nothing by
     /// default. Sealed, never in the header.
     public var device: [String: String] = [:]
+    /// Whether a report the recorder seals by itself (a crash, a hang, an invariant, an error
+    /// action) may leave the device as it is, or waits for the user's answer: ready by
+    /// default. A report asked for with ``Recorder/report(note:)`` is always ready: the app asks
+    /// after the user agreed.
+    public var consent = ReportConsent.granted
     /// Where the recorder puts the reports it seals: beside the log file by default
     /// (`<log>-reports`); a recorder into a store must name one.
     public var outbox: ReportOutbox?
@@ -46,4 +51,16 @@ public struct ReportOptions: Sendable {
     public init(key: ReportKey) {
         self.key = key
     }
+}
+
+/// Whether reports may leave the device without asking the user each time
+/// (``ReportOptions/consent``). The outbox keeps the answer: ``ReportOutbox/reports()`` lists
+/// only the reports ready to send — what an uploader sends — and ``ReportOutbox/heldReports()``
+/// those waiting for the user, until ``ReportOutbox/grant(_:)`` or ``ReportOutbox/decline(_:)``.
+public enum ReportConsent: String, Sendable, Hashable, CaseIterable {
+    /// The user agreed to reports being sent (or the app asks elsewhere): each is ready at once.
+    case granted
+    /// Each report waits in the outbox, held, until the app asks the user and grants or
+    /// declines it. Held reports count toward the outbox's bounds and expire like the others.
+    case askFirst
 }

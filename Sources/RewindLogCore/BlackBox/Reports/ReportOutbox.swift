@@ -15,7 +15,11 @@ import Darwin
 ///   deletes the oldest first; those dropped are counted (``dropped``), never silently lost.
 /// - Reports older than ``maxAge`` are deleted by the next ``add(_:now:)`` or
 ///   ``removeExpired(now:)``, and counted as dropped too.
-/// - A report is otherwise deleted only by ``delivered(_:)``, once the app has sent it.
+/// - A report is otherwise deleted only by ``delivered(_:)``, once the app has sent it, or
+///   ``decline(_:)``, when the user said no.
+/// - A report sealed while ``ReportOptions/consent`` is ``ReportConsent/askFirst`` is held:
+///   ``reports()`` leaves it out, ``heldReports()`` lists it, until ``grant(_:)`` makes it
+///   ready. What an uploader sends is ``reports()``, so it honours the user's answer.
 ///
 /// ```swift
 /// if let outbox = recorder.outbox {
@@ -42,6 +46,8 @@ public struct ReportOutbox: Sendable, Hashable {
     /// The report files' extension.
     public static let fileExtension = "rwreport"
     private static let partialSuffix = ".partial"
+    /// Added to a report's name while it waits for consent.
+    private static let heldSuffix = ".held"
     private static let droppedFile = "dropped"
 
     /// An outbox in `folder`.
@@ -54,9 +60,46 @@ public struct ReportOutbox: Sendable, Hashable {
         self.init(folder: URL(fileURLWithPath: path + "-reports"))
     }
 
-    /// The reports waiting, oldest first.
+    /// The reports ready to send, oldest first: not held for the user's consent.
     public func reports() -> [URL] {
-        entries().map(\.url)
+        entries().filter { !$0.held }.map(\.url)
+    }
+
+    /// The reports held until the user agrees to send them (``ReportConsent/askFirst``),
+    /// oldest first.
+    public func heldReports() -> [URL] {
+        entries().filter(\.held).map(\.url)
+    }
+
+    /// Makes a held report ready to send, and returns its file as ``reports()`` lists it.
+    ///
+    /// - Throws: `EventLogError` when it is not a held report of this outbox, or cannot be renamed.
+    @discardableResult
+    public func grant(_ report: URL) throws(EventLogError) -> URL {
+        let name = report.lastPathComponent
+        guard report.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path,
+              name.hasSuffix(Self.heldSuffix) else {
+            throw .failed(path: report.path, reason: "not a report this outbox holds for consent")
+        }
+        let ready = folder.appendingPathComponent(String(name.dropLast(Self.heldSuffix.count)))
+        guard rename(report.path, ready.path) == 0 else { throw Self.failure(folder.path, errno) }
+        Self.syncFolder(folder.path)
+        return ready
+    }
+
+    /// Makes every held report ready to send (the user agreed to all); returns them.
+    ///
+    /// - Throws: The first report that could not be made ready; those before it are.
+    @discardableResult
+    public func grantAll() throws(EventLogError) -> [URL] {
+        var granted: [URL] = []
+        for report in heldReports() { granted.append(try grant(report)) }
+        return granted
+    }
+
+    /// Deletes a report the user does not want sent (held or ready). Not counted as dropped.
+    public func decline(_ report: URL) {
+        try? FileManager.default.removeItem(at: report)
     }
 
     /// How many reports were dropped to keep the bounds, or expired, since the outbox began.
@@ -67,15 +110,21 @@ public struct ReportOutbox: Sendable, Hashable {
 
     /// Adds a sealed report, then keeps the bounds.
     ///
+    /// - Parameters:
+    ///   - report: The sealed report's bytes.
+    ///   - held: Whether it waits for the user's consent (``heldReports()``) rather than being
+    ///     ready to send (``reports()``).
+    ///   - now: The time it is added at, which orders and expires it.
     /// - Returns: The report's file.
     /// - Throws: `EventLogError` when the folder or the file cannot be written (a full disk):
     ///   nothing is left of this report, and the earlier ones are untouched.
     @discardableResult
-    public func add(_ report: Data, now: Date = Date()) throws(EventLogError) -> URL {
+    public func add(_ report: Data, held: Bool = false, now: Date = Date()) throws(EventLogError) -> URL {
         let path = folder.path
         try makeFolder()
         // Named by time, so that names sort oldest first; the UUID keeps two in one millisecond apart.
         let name = String(format: "%015lld-", Int64((now.timeIntervalSince1970 * 1000).rounded(.down))) + UUID().uuidString + "." + Self.fileExtension
+            + (held ? Self.heldSuffix : "")
         let final = folder.appendingPathComponent(name)
         let partial = final.path + ".\(getpid())" + Self.partialSuffix
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -132,16 +181,18 @@ public struct ReportOutbox: Sendable, Hashable {
         var url: URL
         var time: Double
         var size: Int
+        var held: Bool
     }
 
-    /// The reports, oldest first (by the time in their names).
+    /// The reports, ready and held, oldest first (by the time in their names).
     private func entries() -> [Entry] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
-        return names.filter { $0.hasSuffix("." + Self.fileExtension) }.sorted().map { name in
+        let ready = "." + Self.fileExtension, held = ready + Self.heldSuffix
+        return names.filter { $0.hasSuffix(ready) || $0.hasSuffix(held) }.sorted().map { name in
             let url = folder.appendingPathComponent(name)
             let size = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.intValue ?? 0
             let time = Double(name.prefix { $0.isNumber }).map { $0 / 1000 } ?? 0
-            return Entry(url: url, time: time, size: size)
+            return Entry(url: url, time: time, size: size, held: name.hasSuffix(held))
         }
     }
 
