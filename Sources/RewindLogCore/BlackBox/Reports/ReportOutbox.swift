@@ -10,10 +10,10 @@ import Darwin
 ///
 /// - A report is written to a temporary name, synced, and renamed into place (then the folder
 ///   synced): a crash or a full disk while sealing leaves the earlier reports as they were, and
-///   no half report among them (a leftover temporary file is removed by the next ``add(_:now:)``).
+///   no half report among them (a leftover temporary file is removed by the next ``add(_:held:now:)``).
 /// - It is bounded: at most ``maxCount`` reports and ``maxBytes`` bytes. Adding one past a bound
 ///   deletes the oldest first; those dropped are counted (``dropped``), never silently lost.
-/// - Reports older than ``maxAge`` are deleted by the next ``add(_:now:)`` or
+/// - Reports older than ``maxAge`` are deleted by the next ``add(_:held:now:)`` or
 ///   ``removeExpired(now:)``, and counted as dropped too.
 /// - A report is otherwise deleted only by ``delivered(_:)``, once the app has sent it, or
 ///   ``decline(_:)``, when the user said no.
