@@ -7,7 +7,8 @@ public import Synchronization
 /// recorder's two — for longer than ``RecorderConfiguration/hangLimit``.
 ///
 /// The dispatch path tells it each action it enters (``enter(_:)``) and leaves (``leave()``):
-/// two atomic stores and an uncontended lock holding the action, no clock read and no wake-up.
+/// an uncontended lock to keep the action (to name a hang) and a few atomic operations, no
+/// clock read and no wake-up.
 /// A thread of its own looks every quarter of the limit (between 10 ms and 1 s) while the
 /// store is busy, and sleeps while it is idle (the first action after wakes it), so an idle
 /// app pays no timer.
