@@ -30,11 +30,11 @@ struct CrashReportTests {
     }
 
     /// Runs the child with the key; `how` ends it.
-    func launch(_ how: String, committed: Int = 5, pending: Int = 0, withKey: Bool = true) async throws -> ProcessOutput {
+    func launch(_ how: String, committed: Int = 5, pending: Int = 0, withKey: Bool = true, suspended: Bool = false) async throws -> ProcessOutput {
         try await run(
             builtProduct("rewind-stress"),
             ["crash", "--log", log, "--how", how, "--committed", "\(committed)", "--pending", "\(pending)"]
-                + (withKey ? ["--report-key-file", folder.file("team.pub")] : []),
+                + (withKey ? ["--report-key-file", folder.file("team.pub")] : []) + (suspended ? ["--suspend"] : []),
             environment: ["SWIFT_BACKTRACE": "enable=no"], timeout: 120
         )
     }
@@ -82,6 +82,16 @@ struct CrashReportTests {
         _ = try await launch("none", committed: 0)
         #expect(try EventLog(path: log, mode: .readOnly).sessions().first?.ending?.kind == .unclean)
         #expect(outbox.reports().isEmpty)
+    }
+
+    @Test("an app suspended, then ended by the system (SIGKILL), is no crash: its session ended suspended, no report")
+    func suspendedThenKilled() async throws {
+        let killed = try await launch("kill", suspended: true)
+        #expect(killed.signaled && killed.status == SIGKILL && killed.standardOutput.contains("committed 5 15"), "\(killed)")
+        _ = try await launch("none", committed: 0)
+        let first = try #require(try EventLog(path: log, mode: .readOnly).sessions().first)
+        #expect(first.ending?.kind == .suspended && first.ending?.seq == 5, "\(String(describing: first.ending))")
+        #expect(outbox.reports().isEmpty && outbox.heldReports().isEmpty)
     }
 
     @Test("without a key configured, a crash is marked and no report is made")

@@ -41,6 +41,8 @@ struct CrashCommand: ParsableCommand {
     @Flag(help: "Record without crash marks.") var noCrashMarks = false
     @Option(help: "Seal reports of crashed sessions to the public key in this file (`ID BASE64`), into the log's outbox.")
     var reportKeyFile: String?
+    @Flag(help: "Suspend the recorder (as an app going to the background) after the committed actions, before ending.")
+    var suspend = false
     @Option(help: "The hang watchdog's limit, in seconds (the recorder's default when not given).")
     var hangLimit: Double?
     @Option(help: "How long the `hang-ends` action takes, in seconds.") var hangSeconds = 1.0
@@ -68,6 +70,7 @@ struct CrashCommand: ParsableCommand {
         let store = Store(initialState: 0, reducer: reducer, middleware: recorder.middleware)
         for value in 1...max(1, committed) where committed > 0 { store.dispatch(value) }
         try recorder.flush()
+        if suspend { try recorder.suspend() }
         // Written at once, unbuffered: the process is about to crash.
         FileHandle.standardOutput.write(Data("committed \(committed) \(store.state)\n".utf8))
         for value in 0..<pending { store.dispatch(1_000 + value) }
