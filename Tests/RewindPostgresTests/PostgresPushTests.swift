@@ -199,13 +199,17 @@ struct PostgresPushTests {
         }
     }
 
-    @Test("a crashed session's mark arrives with it, is read in place, and comes back with a pull")
-    func crashedSession() async throws {
+    @Test("a crashed or hung session's mark arrives with it, is read in place, and comes back with a pull", arguments: [
+        CrashMarkBytes().bytes,
+        HangMark(actionCase: "cart.checkout", source: ActionSource(file: "Shop/CartView.swift", function: "pay()", line: 42, column: 9),
+                 began: 1_795_813_821.25, detected: 1_795_813_823.5, limit: 2, processID: 42).bytes,
+    ])
+    func markedSession(mark: [UInt8]) async throws {
         let folder = try TemporaryDirectory()
-        let log = try CrashMarkBytes.crashedLog(at: folder.file("crashed.rewind"))
+        let log = try CrashMarkBytes.crashedLog(at: folder.file("marked.rewind"), mark: mark)
         defer { try? log.close() }
         let ending = try #require(try log.sessions().first?.ending)
-        #expect(ending.kind == .crashed && ending.crash != nil)
+        #expect((ending.kind == .crashed && ending.crash != nil) || (ending.kind == .hung && ending.hang != nil), "\(ending)")
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)
             defer { Task { await store.close() } }
