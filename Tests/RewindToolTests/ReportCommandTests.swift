@@ -166,4 +166,37 @@ struct ReportCommandTests {
         let exists = try await rewind("report", "create", "shop.rewind", "--session", "1", "--public-key-file", "team.key.pub", "--output", "r.rwreport")
         #expect(exists.status == 2 && exists.standardError.contains("r.rwreport: the file exists already"))
     }
+
+    @Test("reports groups a folder of reports by signature, counts them, lists what is not a report, and with the key adds the crash site")
+    func triage() async throws {
+        try FileManager.default.createDirectory(atPath: folder.file("inbox"), withIntermediateDirectories: true)
+        for (index, extra) in [[], [], ["--seal-trigger"]].enumerated() {
+            let create = try await run(rewind, [
+                "report", "create", "shop.rewind", "--session", "1", "--around", "400", "--public-key-file", "team.key.pub",
+                "--output", "inbox/\(index).rwreport",
+            ] + extra, in: folder.path)
+            #expect(create.status == 0, "\(create.standardError)")
+        }
+        try Data("not a report".utf8).write(to: URL(fileURLWithPath: folder.file("inbox/junk.rwreport")))
+        // A crash: its site is sealed, so only the key groups by it.
+        try CrashMarkBytes.crashedLog(at: folder.file("crashed.rewind")).close()
+        #expect(try await rewind("report", "create", "crashed.rewind", "--session", "1", "--public-key-file", "team.key.pub",
+                                 "--output", "inbox/crash.rwreport").status == 0)
+
+        let grouped = try await json("reports", "inbox")
+        let groups = try #require(grouped["groups"] as? [[String: Any]])
+        let counts = groups.map { $0["count"] as? Int ?? 0 }
+        #expect(counts == [2, 1, 1], "\(groups)")
+        let first = try #require(groups.first?["signature"] as? [String: Any])
+        #expect((first["reason"] as? [String: Any])?["kind"] as? String == "manual" && first["triggerAction"] is String && first["triggerSource"] is String)
+        #expect(groups.allSatisfy { ($0["signature"] as? [String: Any])?["crashSite"] == nil })
+        #expect((grouped["unreadable"] as? [[String: Any]])?.count == 1)
+        let opened = try await json("reports", "inbox", "--key-file", "team.key")
+        let sites = try #require(opened["groups"] as? [[String: Any]]).compactMap { ($0["signature"] as? [String: Any])?["crashSite"] as? String }
+        #expect(sites == ["my-app+0x1234"])
+        // As text; a path that is not there is an input error.
+        let text = try await rewind("reports", "inbox")
+        #expect(text.status == 0 && text.standardOutput.contains("crash (SIGSEGV)") && text.standardOutput.contains("1 file not read as reports"), "\(text)")
+        #expect(try await rewind("reports", "nowhere").status != 0)
+    }
 }
