@@ -41,6 +41,8 @@ extension RecorderWriter {
     ) {
         // Hangs that ended among these events (or, lost in a gap, before them): taken either way.
         let hangs: [UInt64] = buffer.hangWatchdog == nil ? [] : buffer.contents.withLock { contents in
+            // Almost always none: no pass over the batch then.
+            guard !contents.endedHangs.isEmpty else { return [] }
             let events = UInt64(items.count(where: { if case .event = $0 { true } else { false } }))
             let through = firstTicket + events
             defer { contents.endedHangs.removeAll { $0.ticket <= through } }
