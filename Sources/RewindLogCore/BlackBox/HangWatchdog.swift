@@ -114,7 +114,10 @@ final class HangWatchdog<Action: Sendable>: Sendable {
             }
             idleRounds = 0
             guard inside == watching else {
-                (watching, since, sinceDate) = (inside, .now, clock())
+                // The wall time first: the mark's `detected - began` is then never less than
+                // the monotonic time the limit was checked against.
+                sinceDate = clock()
+                (watching, since) = (inside, .now)
                 continue
             }
             guard found != watching, ContinuousClock.now - since >= limit,
