@@ -35,4 +35,19 @@ struct SessionEndingCommandTests {
         #expect(rows.first?.hasSuffix("ended") == true, "\(text.standardOutput)")
         #expect(rows.dropFirst().map { $0.split(separator: " ").last.map(String.init) } == ["suspended", "closed", "—"], "\(text.standardOutput)")
     }
+
+    @Test("a hung session in the table and its mark's line; control characters a lock file carried are shown escaped")
+    func hung() async throws {
+        let folder = try TemporaryDirectory()
+        let mark = HangMark(
+            actionCase: "cart.checkout\u{1B}[2J", source: ActionSource(file: "Shop/CartView.swift", function: "pay()", line: 42, column: 9),
+            began: 1_795_813_821.25, detected: 1_795_813_823.5, limit: 2, processID: 42
+        )
+        try CrashMarkBytes.crashedLog(at: folder.file("hung.rewind"), mark: mark.bytes).close()
+        let result = try await run(builtProduct("rewind"), ["sessions", folder.file("hung.rewind")])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("hung (cart.checkout\\u{1B}[2J)"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("session 1 hung: inside cart.checkout\\u{1B}[2J for over 2.2 s (Shop/CartView.swift:42)"))
+        #expect(!result.standardOutput.contains("\u{1B}"))
+    }
 }

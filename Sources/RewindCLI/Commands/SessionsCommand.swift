@@ -104,20 +104,24 @@ extension SessionsCommand {
 
         var text: String {
             guard !sessions.isEmpty else { return "no sessions" }
+            // Text from the log (an app's identity, a gap's reason) and from lock files (a
+            // hang mark's case and source, a crash mark's image path), which any process that
+            // can write beside the log could have written: shown with control characters escaped.
+            func shown(_ text: String) -> String { LogText.printable(text, limit: 300) }
             let header = ["session", "app", "version", "schemas (action/state)", "types (action/state)", "codec", "started", "events", "seqs", "ended"]
-            let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + $0.summary }
+            let gaps = sessions.compactMap(\.gap).map { "ended by a gap: " + shown($0.summary) }
                 + sessions.compactMap { session in
-                    session.ending.flatMap { ending in ending.markSummary.map { "session \(session.id) \(ending.kind.rawValue): " + $0 } }
+                    session.ending.flatMap { ending in ending.markSummary.map { "session \(session.id) \(ending.kind.rawValue): " + shown($0) } }
                 }
             return Rendering.table([header] + sessions.map { session in
                 [
-                    "\(session.id)", session.app, session.appVersion,
+                    "\(session.id)", shown(session.app), shown(session.appVersion),
                     "\(session.actionSchemaVersion)/\(session.stateSchemaVersion)",
                     session.actionFingerprint == nil && session.stateFingerprint == nil
                         ? "—" : "\(session.actionFingerprint?.prefix(8) ?? "—")/\(session.stateFingerprint?.prefix(8) ?? "—")",
                     session.codec + (session.keyID.map { ", encrypted (key \($0))" } ?? ""), session.startedAt,
                     "\(session.events)", session.firstSeq.map { "\($0)…\(session.lastSeq ?? $0)" } ?? "—",
-                    session.ending?.label ?? "—",
+                    session.ending.map { shown($0.label) } ?? "—",
                 ]
             }) + (gaps.isEmpty ? "" : "\n" + gaps.joined(separator: "\n"))
         }
