@@ -54,6 +54,15 @@ struct ReportConsentTests {
         for index in 0..<3 { try outbox.add(Data("report \(index)".utf8), held: true, now: Date(timeIntervalSinceNow: Double(index))) }
         outbox.decline(outbox.heldReports()[0])
         #expect(outbox.heldReports().count == 2 && outbox.dropped == 0)
+        // Only its own reports: a file elsewhere, or not a report, is left alone.
+        let elsewhere = URL(fileURLWithPath: folder.file("keep.rwreport"))
+        let notReport = outbox.folder.appendingPathComponent("notes.txt")
+        for file in [elsewhere, notReport] {
+            try Data("keep".utf8).write(to: file)
+            outbox.decline(file)
+            outbox.delivered(file)
+            #expect(FileManager.default.fileExists(atPath: file.path))
+        }
         #expect(try outbox.grantAll().count == 2)
         #expect(outbox.reports().count == 2 && outbox.heldReports().isEmpty)
         // "Report a problem": the app asks after the user agreed, so it is ready.

@@ -77,8 +77,7 @@ public struct ReportOutbox: Sendable, Hashable {
     @discardableResult
     public func grant(_ report: URL) throws(EventLogError) -> URL {
         let name = report.lastPathComponent
-        guard report.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path,
-              name.hasSuffix(Self.heldSuffix) else {
+        guard holds(report), name.hasSuffix(Self.heldSuffix) else {
             throw .failed(path: report.path, reason: "not a report this outbox holds for consent")
         }
         let ready = folder.appendingPathComponent(String(name.dropLast(Self.heldSuffix.count)))
@@ -97,9 +96,18 @@ public struct ReportOutbox: Sendable, Hashable {
         return granted
     }
 
-    /// Deletes a report the user does not want sent (held or ready). Not counted as dropped.
+    /// Deletes a report the user does not want sent (held or ready). Not counted as dropped. A
+    /// file that is not one of this outbox's reports is left alone.
     public func decline(_ report: URL) {
+        guard holds(report) else { return }
         try? FileManager.default.removeItem(at: report)
+    }
+
+    /// Whether `url` names a report (ready or held) in this outbox's folder.
+    private func holds(_ url: URL) -> Bool {
+        let name = url.lastPathComponent, ready = "." + Self.fileExtension
+        return url.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path
+            && (name.hasSuffix(ready) || name.hasSuffix(ready + Self.heldSuffix))
     }
 
     /// How many reports were dropped to keep the bounds, or expired, since the outbox began.
@@ -150,8 +158,10 @@ public struct ReportOutbox: Sendable, Hashable {
         return final
     }
 
-    /// Deletes a report once it has been delivered.
+    /// Deletes a report once it has been delivered. A file that is not one of this outbox's
+    /// reports is left alone.
     public func delivered(_ report: URL) {
+        guard holds(report) else { return }
         try? FileManager.default.removeItem(at: report)
     }
 
