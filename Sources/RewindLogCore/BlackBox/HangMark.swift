@@ -8,7 +8,7 @@ public import Rewind
 /// ``CrashMark``, and clears it when the action ends. A process that never came out of the
 /// action (ended by the system's watchdog, or by the user) leaves it there, and the log's next
 /// writer records the session as ``SessionEnding/Kind/hung``. (A crash during a hang writes its
-/// crash mark over it: the session then counts as crashed.) The bytes are untrusted:
+/// crash mark over it: the session then counts as crashed. True by construction, not tested.) The bytes are untrusted:
 /// ``init(bytes:)`` checks every field and returns `nil` for anything that is not a whole mark.
 public struct HangMark: Codable, Sendable, Hashable {
     /// The case of the action the store was inside (`cart.checkout`), as the log names cases.
