@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "RewindInspector", targets: ["RewindInspector"]),
         .library(name: "RewindFeedback", targets: ["RewindFeedback"]),
         .library(name: "RewindOpenCombine", targets: ["RewindOpenCombine"]),
+        .library(name: "RewindUpload", targets: ["RewindUpload"]),
         .executable(name: "rewind", targets: ["rewind"]),
     ],
     // `PostgreSQL` (on by default): every `rewind` command reads one log of a PostgreSQL store by
@@ -34,8 +35,13 @@ let package = Package(
     // --all-sessions` ask a store's sessions. It brings postgres-nio and SwiftNIO into every replay
     // tool built on RewindCLI; an app that wants its tool without them depends on Rewind with
     // `traits: []`.
+    //
+    // `Collector` (off by default): `rewind collect`, the server a team runs to receive its apps'
+    // reports (Hummingbird 2 and its SwiftNIO stack). Off, Hummingbird is not even resolved; the
+    // team builds its `rewind` with `--traits defaults,Collector` (Tools/dev.sh enables all traits).
     traits: [
         .trait(name: "PostgreSQL", description: "PostgreSQL log stores in the rewind commands (postgres-nio, SwiftNIO)."),
+        .trait(name: "Collector", description: "`rewind collect`, the report collector server (Hummingbird 2)."),
         .default(enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
@@ -60,6 +66,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The report collector's HTTP server (RewindCollect, under the Collector trait only).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The HTTP parts Hummingbird's pipeline carries (NIOHTTPTypes), for the collector's
+        // per-request deadline handler; Hummingbird depends on it already.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // `swift package generate-documentation` (Tools/docs.sh): builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -175,6 +187,7 @@ let package = Package(
                 "RewindReplay",
                 "RewindInspector",
                 .target(name: "RewindPostgres", condition: .when(traits: ["PostgreSQL"])),
+                .target(name: "RewindCollect", condition: .when(traits: ["Collector"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
             ]
@@ -189,6 +202,27 @@ let package = Package(
         .target(
             name: "RewindOpenCombine",
             dependencies: ["Rewind", "RewindFeedback", .product(name: "OpenCombine", package: "OpenCombine")]
+        ),
+
+        // The uploader: sends an outbox's reports to a collector over HTTPS (URLSession; on Linux
+        // FoundationNetworking and libcurl, which only apps that upload link).
+        .target(name: "RewindUpload", dependencies: ["RewindLogCore"]),
+
+        // `rewind collect`: the server that receives reports (Hummingbird 2), its tokens and
+        // limits, over the collected-reports store. Its dependencies are the Collector trait's
+        // only: every file is inside `#if Collector`, so without the trait the module is empty
+        // and Hummingbird is not resolved.
+        .target(
+            name: "RewindCollect",
+            dependencies: [
+                "RewindLog",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Collector"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Collector"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Collector"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Collector"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Collector"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Collector"])),
+            ]
         ),
 
         // Two realistic apps (shop, todo) that the demo, the tests and the benchmarks drive.
@@ -335,6 +369,19 @@ let package = Package(
                 "rewind",
                 "rewind-todo",
                 "rewind-allocations",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The uploader against a real `rewind collect` (the built binary), when built with the
+        // Collector trait; without it, only the uploader's own tests.
+        .testTarget(
+            name: "RewindCollectTests",
+            dependencies: [
+                "RewindLog", "RewindLogCore", "RewindSQLite",
+                "RewindUpload",
+                "RewindExamples",
+                "RewindTestSupport",
+                "rewind",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

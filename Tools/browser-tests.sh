@@ -28,8 +28,9 @@ if ! python3 -c "import selenium" >/dev/null 2>&1; then
     python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --user --break-system-packages selenium
 fi
 
-swift build --product rewind
-swift build --product rewind-stress
-bin="$(swift build --show-bin-path)"
+# The configuration Tools/dev.sh builds (all traits), so that nothing is recompiled.
+swift build --enable-all-traits --product rewind
+swift build --enable-all-traits --product rewind-stress
+bin="$(swift build --enable-all-traits --show-bin-path)"
 rm -rf .build/browser-tests
 python3 Tests/Browser/inspector_test.py "$bin" .build/browser-tests .build/inspector-screenshots

@@ -45,6 +45,12 @@ ensure_sqlite() {
     fi
 }
 
+# The jobs for Rewind's own development build one configuration: all of the package's traits
+# (PostgreSQL and the report collector), so that the tests, CI's steps and the tools share one
+# build instead of recompiling Rewind's modules for each set of traits. The demo builds what a
+# user's `swift run rewind` builds (the default traits), as the README's next commands do.
+traits=(--enable-all-traits)
+
 job="${1:-}"
 [ $# -gt 0 ] && shift
 case "$job" in
@@ -75,7 +81,7 @@ case "$job" in
     build)
         require_swift
         ensure_sqlite
-        swift build --build-tests "$@"
+        swift build "${traits[@]}" --build-tests "$@"
         ;;
     test)
         require_swift
@@ -96,26 +102,26 @@ case "$job" in
                 say "could not start PostgreSQL: its tests are skipped (set REWIND_TEST_POSTGRES_URL to run them)"
             fi
         fi
-        swift test "$@"
+        swift test "${traits[@]}" "$@"
         ;;
     bench)
         require_swift
         ensure_sqlite
-        exec swift run -c release rewind-bench "$@"
+        exec swift run "${traits[@]}" -c release rewind-bench "$@"
         ;;
     allocations)
         require_swift
         ensure_sqlite
-        exec swift run -c release rewind-allocations "$@"
+        exec swift run "${traits[@]}" -c release rewind-allocations "$@"
         ;;
     soak)
         require_swift
         ensure_sqlite
         # SOAK_CONFIGURATION=debug uses the debug build (CI's short run, on what it built).
         configuration="${SOAK_CONFIGURATION:-release}"
-        swift build -c "$configuration" --product rewind
-        swift build -c "$configuration" --product rewind-stress
-        bin="$(swift build -c "$configuration" --show-bin-path)"
+        swift build "${traits[@]}" -c "$configuration" --product rewind
+        swift build "${traits[@]}" -c "$configuration" --product rewind-stress
+        bin="$(swift build "${traits[@]}" -c "$configuration" --show-bin-path)"
         restart=()
         if [ -z "${REWIND_TEST_POSTGRES_URL:-}" ]; then
             pgdir="$(mktemp -d)"

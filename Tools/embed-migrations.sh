@@ -3,6 +3,8 @@
 # binary (no resource bundle to lose when a binary is copied):
 #   Migrations/*.sql           → Sources/RewindSQLite/Schema/EmbeddedMigrations.swift (SQLite)
 #   Migrations/postgres/*.sql  → Sources/RewindPostgres/Schema/EmbeddedMigrations.swift
+#   Migrations/reports/*.sql   → Sources/RewindSQLite/Schema/EmbeddedReportMigrations.swift (a
+#                                collector's store of received reports, `rewind collect`)
 # Run it after adding a migration; a test fails while the two disagree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,3 +40,4 @@ embed() {
 
 embed Migrations Sources/RewindSQLite/Schema/EmbeddedMigrations.swift SchemaMigrator
 embed Migrations/postgres Sources/RewindPostgres/Schema/EmbeddedMigrations.swift PostgresMigrator
+embed Migrations/reports Sources/RewindSQLite/Schema/EmbeddedReportMigrations.swift ReportStoreSchema

@@ -21,7 +21,7 @@ struct RootCommand: AsyncParsableCommand {
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
-                ServeCommand.self, ExportCommand.self, ImportCommand.self, ReportCommand.self, ReportsCommand.self,
+                ServeCommand.self, ExportCommand.self, ImportCommand.self, ReportCommand.self, ReportsCommand.self, CollectCommand.self,
             ] + storeCommands + [AppsCommand.self]
         )
     }

@@ -8,8 +8,9 @@ struct ReportsCommand: ParsableCommand {
         commandName: "reports",
         abstract: "Group report files by signature: one line per distinct bug, with counts, versions and when seen.",
         discussion: """
-            PATH is a report file or a folder of them (an outbox copied off a device, the reports a \
-            collector stored). Reports are grouped by signature (ReportSignature): the reason — \
+            PATH is a report file, a folder of them (an outbox copied off a device), or a \
+            collector's store (`rewind collect --store`), whose reports are named STORE#ID \
+            (`rewind report fetch STORE ID` writes one to a file). Reports are grouped by signature (ReportSignature): the reason — \
             signal, invariant, hung or error action — and the trigger's case and source line, from \
             the clear header. With --key-file each report is opened too, which adds a crash's site \
             (image and offset). Files that are not reports are listed apart, never fatal.
@@ -28,9 +29,9 @@ struct ReportsCommand: ParsableCommand {
         }
         var groups: [ReportSignature: Group] = [:]
         var unreadable: [Unreadable] = []
-        for file in try Self.files(in: paths) {
+        for (file, read) in try Self.reports(in: paths) {
             do throws(EventLogError) {
-                let report = try FieldReport(contentsOf: file)
+                let report = try read()
                 var details: ReportDetails?
                 if let keys { details = try report.open(with: keys).details }
                 let signature = ReportSignature(header: report.header, details: details)
@@ -45,21 +46,41 @@ struct ReportsCommand: ParsableCommand {
         try format.print(Report(groups: sorted, unreadable: unreadable))
     }
 
-    /// The report files `paths` name: files as given, folders' `.rwreport` files (held ones too).
-    static func files(in paths: [String]) throws -> [String] {
-        var files: [String] = []
+    /// The reports `paths` name, each with how to read it: files as given, folders'
+    /// `.rwreport` files (held ones too), a collector's stored reports (`STORE#ID`).
+    static func reports(in paths: [String]) throws -> [(name: String, read: () throws(EventLogError) -> FieldReport)] {
+        var reports: [(name: String, read: () throws(EventLogError) -> FieldReport)] = []
         for path in paths {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw InputError("\(path): no such file or folder") }
-            guard isFolder.boolValue else {
-                files.append(path)
+            if !isFolder.boolValue, ReportStore.isStore(at: path) {
+                let store: ReportStore
+                do { store = try ReportStore(path: path) } catch { throw InputError("\(error)") }
+                var before: Int64?
+                while true {
+                    let page: [ReportStore.Entry]
+                    do { page = try store.entries(limit: 1000, beforeID: before) } catch { throw InputError("\(error)") }
+                    for entry in page {
+                        let name = "\(path)#\(entry.id)"
+                        reports.append((name, { () throws(EventLogError) -> FieldReport in
+                            guard let bytes = try store.bytes(id: entry.id) else { throw .unreadableReport(path: name, reason: "deleted since listed") }
+                            return try FieldReport(bytes: bytes, path: name)
+                        }))
+                    }
+                    guard page.count == 1000, let last = page.last else { break }
+                    before = last.id
+                }
                 continue
             }
-            let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-            files += names.filter { $0.hasSuffix(".\(ReportOutbox.fileExtension)") || $0.hasSuffix(".\(ReportOutbox.fileExtension).held") }
-                .map { (path as NSString).appendingPathComponent($0) }
+            var files = [path]
+            if isFolder.boolValue {
+                files = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+                    .filter { $0.hasSuffix(".\(ReportOutbox.fileExtension)") || $0.hasSuffix(".\(ReportOutbox.fileExtension).held") }
+                    .map { (path as NSString).appendingPathComponent($0) }
+            }
+            reports += files.map { file in (file, { () throws(EventLogError) -> FieldReport in try FieldReport(contentsOf: file) }) }
         }
-        return files
+        return reports
     }
 }
 

@@ -22,7 +22,9 @@ struct SchemaMigrator {
     /// every table (4 s on a 1 GB log), so it is skipped after a migration that changed no row
     /// and no table (as 0013 changes none): that one cannot have broken a reference.
     /// Call outside a transaction. `migrations` is for tests; a log is migrated by `embedded`.
-    static func migrate(_ db: Database, path: String, migrations: [Migration] = embedded) throws {
+    /// `applicationID` is the file's kind, written with each migration: a log's, or a
+    /// collector's store's (``ReportStore``), which has migrations of its own.
+    static func migrate(_ db: Database, path: String, migrations: [Migration] = embedded, applicationID: Int32 = LogFileHeader.applicationID) throws {
         let current = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         guard current < (migrations.last?.version ?? 0) else { return }
         let enforced = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
@@ -44,7 +46,7 @@ struct SchemaMigrator {
                     let table: String = (try? broken.required(0, "foreign_key_check.table")) ?? "a table"
                     throw EventLogError.corrupt(path: path, detail: "migration \(migration.name) leaves a row of \(table) naming a missing row")
                 }
-                try db.execute(sql: "PRAGMA application_id = \(LogFileHeader.applicationID)")
+                try db.execute(sql: "PRAGMA application_id = \(applicationID)")
                 try db.execute(sql: "PRAGMA user_version = \(migration.version)")
                 try db.execute(
                     sql: "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",

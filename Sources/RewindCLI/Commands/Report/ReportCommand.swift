@@ -11,6 +11,6 @@ struct ReportCommand: ParsableCommand {
             the team's public key. Every command reads one as it reads a log: `rewind state REPORT --key-file \
             team.key`. Without the key, only its header (app, reason, trigger) can be read.
             """,
-        subcommands: [ReportKeygenCommand.self, ReportCreateCommand.self, ReportPreviewCommand.self, ReportShowCommand.self]
+        subcommands: [ReportKeygenCommand.self, ReportCreateCommand.self, ReportPreviewCommand.self, ReportShowCommand.self, ReportFetchCommand.self]
     )
 }

@@ -1,0 +1,290 @@
+#if Collector
+import Foundation
+import HTTPTypes
+import Hummingbird
+public import RewindLog
+public import Logging
+import NIOCore
+import Synchronization
+
+/// `rewind collect`: the server a team runs to receive its apps' reports.
+///
+/// - `POST /v1/reports` (an ingest token): one sealed report as the body, with
+///   `Idempotency-Key` and `Rewind-Install` headers. The report's clear header is read and
+///   checked (``FieldReport/init(bytes:path:)``) and must name the token's app; the content is
+///   never opened (anyone with the app can seal a report). Stored as received, once per key.
+/// - The team's endpoints (a read token): `GET /v1/reports[?app=&limit=&before=]`,
+///   `GET /v1/reports/ID` (the bytes), `DELETE /v1/reports/ID`,
+///   `DELETE /v1/installs/INSTALL/reports`, `POST /v1/tokens/NAME/revoke`,
+///   `PUT /v1/uploads` (`stop` or `accept`: the kill switch), `POST /v1/retention?app=&days=&bytes=`.
+/// - `GET /healthz`: 200 once the store is open.
+///
+/// Every refusal is a clear status with a JSON body (`{"error": …}`) and stores nothing: 400
+/// for what is not a report, 401 for a missing, wrong or revoked token, 403 for another app's
+/// report, 409 for a reused idempotency key with other bytes, 413 past the size cap, 429 past a
+/// rate limit and 507 past the app's storage cap (both with `Retry-After`), 410 while uploads
+/// are stopped. A request that does not arrive within its deadline is cut off.
+public struct Collector: Sendable {
+    public let store: ReportStore
+    public let tokens: CollectorTokens
+    public let configuration: CollectorConfiguration
+    let logger: Logger
+    private let limits: Limits
+    private let switches: Switches
+
+    public init(
+        store: ReportStore, tokens: CollectorTokens, configuration: CollectorConfiguration = .init(), logger: Logger = Logger(label: "rewind-collect")
+    ) {
+        self.store = store
+        self.tokens = tokens
+        self.configuration = configuration
+        self.logger = logger
+        limits = Limits(configuration)
+        switches = Switches(store: store)
+    }
+
+    /// Serves until SIGINT or SIGTERM, then stops taking connections and finishes the requests
+    /// in flight (Hummingbird's graceful shutdown).
+    ///
+    /// - Parameter onListening: Called with the port once the server listens.
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let deadline = TimeAmount.seconds(Int64(configuration.requestDeadlineSeconds))
+        let app = Application(
+            router: router(),
+            server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadline(deadline: deadline)], idleTimeout: .seconds(60))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-collect"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            group.addTask { await retainHourly() }
+            // The server returns after a signal's graceful shutdown; retention stops with it.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Applies ``CollectorConfiguration/retentionDays`` to every app now and each hour after.
+    private func retainHourly() async {
+        guard let days = configuration.retentionDays else { return }
+        while !Task.isCancelled {
+            do {
+                let apps = try store.apps()
+                for app in apps {
+                    let deleted = try await store.applyRetention(app: app, olderThan: Date(timeIntervalSinceNow: -Double(days) * 86_400), maxBytes: nil)
+                    if deleted > 0 { logger.info("retention deleted reports", metadata: ["app": "\(app)", "reports": "\(deleted)"]) }
+                }
+            } catch {
+                logger.error("retention failed", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+
+    // MARK: - Routes
+
+    func router() -> Router<CollectorContext> {
+        let router = Router(context: CollectorContext.self)
+        router.add(middleware: AddressLimit(limits: limits))
+        router.get("healthz") { _, _ in Self.json(.ok, ["status": "ok"]) }
+        router.post("v1/reports") { request, context in try await receive(request, context) }
+        router.get("v1/reports") { request, _ in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            let query = request.uri.queryParameters
+            let limit = min(max(query.get("limit", as: Int.self) ?? 100, 0), 1000)
+            let entries = try store.entries(app: query.get("app"), limit: limit, beforeID: query.get("before", as: Int64.self))
+            return try Self.encoded(.ok, entries)
+        }
+        router.get("v1/reports/:id") { request, context in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            guard let id = context.parameters.get("id", as: Int64.self), let bytes = try store.bytes(id: id) else {
+                return Self.json(.notFound, ["error": "no such report"])
+            }
+            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.delete("v1/reports/:id") { request, context in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            guard let id = context.parameters.get("id", as: Int64.self), try await store.delete(id: id) else {
+                return Self.json(.notFound, ["error": "no such report"])
+            }
+            return Self.json(.ok, ["status": "deleted"])
+        }
+        router.delete("v1/installs/:install/reports") { request, context in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            let erased = try await store.erase(install: context.parameters.get("install") ?? "")
+            return Self.json(.ok, ["status": "erased", "reports": "\(erased)"])
+        }
+        router.post("v1/tokens/:name/revoke") { request, context in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            let name = context.parameters.get("name") ?? ""
+            guard tokens.tokens.contains(where: { $0.name == name }) else { return Self.json(.notFound, ["error": "no token of that name"]) }
+            try await store.revoke(token: name)
+            switches.invalidate()
+            logger.notice("token revoked", metadata: ["token": "\(name)"])
+            return Self.json(.ok, ["status": "revoked"])
+        }
+        router.put("v1/uploads") { request, _ in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            let body = String(buffer: try await request.body.collect(upTo: 64)).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard body == "stop" || body == "accept" else { return Self.json(.badRequest, ["error": "the body is `stop` or `accept`"]) }
+            try await store.setSetting(Switches.stopSetting, to: body == "stop" ? "stopped" : nil)
+            switches.invalidate()
+            logger.notice("uploads \(body == "stop" ? "stopped" : "accepted")")
+            return Self.json(.ok, ["uploads": body == "stop" ? "stopped" : "accepted"])
+        }
+        router.post("v1/retention") { request, _ in
+            guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
+            let query = request.uri.queryParameters
+            guard let app = query.get("app") else { return Self.json(.badRequest, ["error": "name the app: ?app=ID"]) }
+            let days = query.get("days", as: Int.self), bytes = query.get("bytes", as: Int.self)
+            let deleted = try await store.applyRetention(
+                app: app, olderThan: days.map { Date(timeIntervalSinceNow: -Double($0) * 86_400) }, maxBytes: bytes
+            )
+            return Self.json(.ok, ["status": "applied", "deleted": "\(deleted)"])
+        }
+        return router
+    }
+
+    /// `POST /v1/reports`.
+    private func receive(_ request: Request, _ context: CollectorContext) async throws -> Response {
+        guard let token = try await admitted(request, as: .ingest) else { return Self.unauthorized }
+        if try await switches.stopped() {
+            return Self.json(.gone, ["error": "uploads are stopped by the team; do not retry"], headers: [.rewindUploads: "stop"])
+        }
+        let idempotencyKey = request.headers[.idempotencyKey] ?? ""
+        let install = request.headers[.rewindInstall] ?? ""
+        guard Self.isPlainIdentifier(idempotencyKey, maxLength: 128) else {
+            return Self.json(.badRequest, ["error": "an Idempotency-Key header of 1 to 128 letters, digits, '-', '_' or '.' is needed"])
+        }
+        guard Self.isPlainIdentifier(install, maxLength: 128) else {
+            return Self.json(.badRequest, ["error": "a Rewind-Install header of 1 to 128 letters, digits, '-', '_' or '.' is needed"])
+        }
+        if let retry = limits.perToken.admit(token.name) ?? limits.perInstall.admit(token.name + "/" + install) {
+            return Self.json(.tooManyRequests, ["error": "too many uploads; retry later"], headers: [.retryAfter: "\(retry)"])
+        }
+        let cap = configuration.maxReportBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > cap {
+            return Self.json(.contentTooLarge, ["error": "a report has at most \(cap) bytes"])
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: cap)
+        } catch is NIOTooManyBytesError {
+            return Self.json(.contentTooLarge, ["error": "a report has at most \(cap) bytes"])
+        }
+        let bytes = Data(buffer: body)
+        let report: FieldReport
+        do {
+            report = try FieldReport(bytes: bytes, path: "upload")
+        } catch {
+            return Self.json(.badRequest, ["error": String("\(error)".dropFirst("upload: ".count))])
+        }
+        guard report.header.app.id == token.app else {
+            return Self.json(.forbidden, ["error": "this token uploads reports of \(token.app ?? "no app"), not of this report's app"])
+        }
+        let usage = try await store.usage(app: report.header.app.id)
+        if usage.bytes + bytes.count > configuration.maxAppBytes {
+            return Self.json(.init(code: 507, reasonPhrase: "Insufficient Storage"), ["error": "the app's reports are at the collector's storage cap"], headers: [.retryAfter: "3600"])
+        }
+        let receipt = try await store.receive(bytes, header: report.header, idempotencyKey: idempotencyKey, install: install, token: token.name)
+        switch receipt {
+        case .stored(let id):
+            logger.info("report stored", metadata: ["id": "\(id)", "app": "\(report.header.app.id)", "bytes": "\(bytes.count)"])
+            return Self.json(.created, ["status": "stored", "id": "\(id)"])
+        case .duplicate(let id):
+            return Self.json(.ok, ["status": "duplicate", "id": "\(id)"])
+        case .conflict:
+            return Self.json(.conflict, ["error": "this idempotency key was used for another report"])
+        }
+    }
+
+    /// The token a request's `Authorization: Bearer …` names, if it is one of `kind` and not revoked.
+    private func admitted(_ request: Request, as kind: CollectorTokens.Kind) async throws -> CollectorTokens.Token? {
+        guard let value = request.headers[.authorization], value.hasPrefix("Bearer ") else { return nil }
+        guard let token = tokens.match(String(value.dropFirst(7))), token.kind == kind else { return nil }
+        return try await switches.revoked(token.name) ? nil : token
+    }
+
+    /// Letters, digits, `-`, `_` and `.`: what an idempotency key or an install id may hold.
+    static func isPlainIdentifier(_ text: String, maxLength: Int) -> Bool {
+        (1...maxLength).contains(text.utf8.count)
+            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E }
+    }
+
+    static var unauthorized: Response { json(.unauthorized, ["error": "a valid token is needed (Authorization: Bearer TOKEN)"]) }
+
+    static func json(_ status: HTTPResponse.Status, _ body: [String: String], headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json"
+        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func encoded(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = Self("Idempotency-Key")!
+    static let rewindInstall = Self("Rewind-Install")!
+    /// `stop` on a 410: the team stopped uploads.
+    static let rewindUploads = Self("Rewind-Uploads")!
+}
+
+extension Collector {
+    /// The rate limits, per process.
+    struct Limits: Sendable {
+        let perToken: RateLimiter
+        let perInstall: RateLimiter
+        let perAddress: RateLimiter
+
+        init(_ configuration: CollectorConfiguration) {
+            perToken = RateLimiter(limit: configuration.uploadsPerTokenPerMinute, window: 60)
+            perInstall = RateLimiter(limit: configuration.uploadsPerInstallPerHour, window: 3600)
+            perAddress = RateLimiter(limit: configuration.requestsPerAddressPerMinute, window: 60)
+        }
+    }
+
+    /// The per-address limit, before anything else is read.
+    struct AddressLimit: RouterMiddleware {
+        let limits: Limits
+
+        func handle(_ request: Request, context: CollectorContext, next: (Request, CollectorContext) async throws -> Response) async throws -> Response {
+            let address = context.remoteAddress?.ipAddress ?? "unknown"
+            if let retry = limits.perAddress.admit(address) {
+                return Collector.json(.tooManyRequests, ["error": "too many requests; retry later"], headers: [.retryAfter: "\(retry)"])
+            }
+            return try await next(request, context)
+        }
+    }
+
+    /// The kill switch and the revoked tokens, read from the store (shared by every collector
+    /// on it) at most once a second.
+    final class Switches: Sendable {
+        static let stopSetting = "uploads"
+        private let store: ReportStore
+        private let cache = Mutex<(read: Double, stopped: Bool, revoked: Set<String>)?>(nil)
+
+        init(store: ReportStore) {
+            self.store = store
+        }
+
+        func stopped() async throws -> Bool { try await current().stopped }
+        func revoked(_ name: String) async throws -> Bool { try await current().revoked.contains(name) }
+        func invalidate() { cache.withLock { $0 = nil } }
+
+        private func current() async throws -> (stopped: Bool, revoked: Set<String>) {
+            let now = Date().timeIntervalSince1970
+            if let cached = cache.withLock({ $0 }), now - cached.read < 1 { return (cached.stopped, cached.revoked) }
+            let stopped = try await store.setting(Self.stopSetting) == "stopped"
+            let revoked = try await store.revokedTokens()
+            cache.withLock { $0 = (now, stopped, revoked) }
+            return (stopped, revoked)
+        }
+    }
+}
+#endif

@@ -1,0 +1,281 @@
+public import Foundation
+import GRDB
+public import RewindLogCore
+
+/// A collector's store: the reports its apps uploaded (`rewind collect`), in one SQLite file —
+/// the embedded default for a small team.
+///
+/// Each report is kept as the sealed bytes it arrived as, with its clear header's fields beside
+/// them (app, version, reason, trigger), so that a team lists and groups reports
+/// (`rewind reports STORE`) without the key. The content is never opened here: whoever holds
+/// the key opens a fetched report, and treats it as untrusted input.
+///
+/// - **Idempotent.** Every report comes with an idempotency key, unique in the table: a retry
+///   after a lost response, or two collectors receiving the same upload, store it once. The same
+///   key with other bytes is refused (``Receipt/conflict``), never overwrites.
+/// - **Shared.** Several collectors may use one file (WAL; each write one immediate
+///   transaction). Revoked tokens and the kill switch are rows, so every collector honours them.
+/// - Its own kind of file (`PRAGMA application_id` 'RWRC', migrations in `Migrations/reports/`):
+///   a log is not a store, and a store is not a log; each refuses the other with a clear error.
+public final class ReportStore: Sendable {
+    /// 'RWRC', in the header by `PRAGMA application_id`.
+    package static let applicationID: Int32 = 0x5257_5243
+
+    /// The file.
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Opens the store at `path`, creating it (owner-only) when `create` is true and it is missing.
+    ///
+    /// - Throws: `EventLogError.fileNotFound` for a missing file not to be created,
+    ///   `.notARewindLog` for a SQLite file of another kind (a log among them),
+    ///   `.newerSchema` for a store a newer Rewind wrote.
+    public init(path: String, create: Bool = false) throws(EventLogError) {
+        self.path = path
+        let exists = FileManager.default.fileExists(atPath: path)
+        guard exists || create else { throw .fileNotFound(path: path) }
+        if !exists {
+            // Owner-only from the first byte; SQLite gives -wal and -shm the same mode.
+            let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+            if descriptor >= 0 { fchmod(descriptor, 0o600); close(descriptor) }
+        }
+        if let header = try LogFileHeader.read(path: path), let id = header.applicationID, id != 0, id != Self.applicationID {
+            throw .notARewindLog(path: path, applicationID: id)
+        }
+        pool = try mappingErrors(path: path) {
+            var configuration = Configuration()
+            configuration.label = "ReportStore"
+            configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in
+                // A stored report is acknowledged to the uploader, which then deletes its copy:
+                // the commit must survive a power cut, so every commit syncs the WAL.
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+            }
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.writeWithoutTransaction { db in
+                let found = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                let known = ReportStoreSchema.embedded.last?.version ?? 0
+                guard found <= known else { throw EventLogError.newerSchema(path: path, found: found, supported: known) }
+                try SchemaMigrator.migrate(db, path: path, migrations: ReportStoreSchema.embedded, applicationID: Self.applicationID)
+            }
+            return pool
+        }
+    }
+
+    /// Whether the file at `path` is a collector's store (by its header; nothing else is read).
+    public static func isStore(at path: String) -> Bool {
+        guard let header = try? LogFileHeader.read(path: path) else { return false }
+        return header.applicationID == applicationID
+    }
+
+    // MARK: - Receiving
+
+    /// What receiving a report did.
+    public enum Receipt: Sendable, Hashable {
+        /// Stored, with this id.
+        case stored(id: Int64)
+        /// Stored before under the same key, with the same bytes: nothing changed.
+        case duplicate(id: Int64)
+        /// Stored before under the same key with other bytes: refused.
+        case conflict
+    }
+
+    /// Stores a report as received, once per idempotency key.
+    ///
+    /// - Parameters:
+    ///   - bytes: The sealed report, exactly as received.
+    ///   - header: Its clear header, read and checked by the caller (``FieldReport/init(bytes:path:)``).
+    ///   - idempotencyKey: The uploader's key for this report.
+    ///   - install: The uploader's install id.
+    ///   - token: The name of the token it came with.
+    ///   - receivedAt: When it arrived.
+    public func receive(
+        _ bytes: Data, header: ReportHeader, idempotencyKey: String, install: String, token: String, receivedAt: Date = Date()
+    ) async throws(EventLogError) -> Receipt {
+        let digest = ReportDigest.hex(of: bytes)
+        let headerText = String(decoding: (try? Self.encoder.encode(header)) ?? Data(), as: UTF8.self)
+        return try await writing { db in
+            if let existing = try Row.fetchOne(db, sql: "SELECT id, digest FROM reports WHERE idempotency_key = ?", arguments: [idempotencyKey]) {
+                let id: Int64 = existing["id"], stored: String = existing["digest"]
+                return stored == digest ? .duplicate(id: id) : .conflict
+            }
+            // The unique constraint, not the lookup above, is what keeps a key to one row: two
+            // collectors racing here both pass the lookup, and one insert fails. Its report is
+            // then the other's, and the answer is the lookup's.
+            do {
+                try db.execute(
+                    sql: """
+                        INSERT INTO reports (idempotency_key, digest, app_id, app_version, install, token, header, created_at, received_at, size, bytes)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        idempotencyKey, digest, header.app.id, header.app.version, install, token, headerText, header.createdAt,
+                        receivedAt.timeIntervalSince1970, bytes.count, bytes,
+                    ]
+                )
+                return .stored(id: db.lastInsertedRowID)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                let stored = try String.fetchOne(db, sql: "SELECT digest FROM reports WHERE idempotency_key = ?", arguments: [idempotencyKey])
+                let id = try Int64.fetchOne(db, sql: "SELECT id FROM reports WHERE idempotency_key = ?", arguments: [idempotencyKey]) ?? 0
+                return stored == digest ? .duplicate(id: id) : .conflict
+            }
+        }
+    }
+
+    /// How many reports and bytes an app has stored.
+    public func usage(app: String) async throws(EventLogError) -> (count: Int, bytes: Int) {
+        try await reading { db in
+            let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM reports WHERE app_id = ?", arguments: [app])
+            return (row?["n"] ?? 0, row?["bytes"] ?? 0)
+        }
+    }
+
+    // MARK: - The team's side
+
+    /// A stored report's fields (not its bytes).
+    public struct Entry: Codable, Sendable, Hashable {
+        public var id: Int64
+        public var header: ReportHeader
+        public var install: String
+        public var token: String
+        public var receivedAt: Double
+        public var size: Int
+        /// SHA-256 of the bytes, hex.
+        public var digest: String
+    }
+
+    /// The stored reports, newest first: of one app, or all; at most `limit`, before `beforeID`
+    /// (paging).
+    public func entries(app: String? = nil, limit: Int = 1000, beforeID: Int64? = nil) throws(EventLogError) -> [Entry] {
+        try pool.readSync(path: path) { db in
+            var conditions: [String] = [], arguments: StatementArguments = []
+            if let app { conditions.append("app_id = ?"); arguments += [app] }
+            if let beforeID { conditions.append("id < ?"); arguments += [beforeID] }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(
+                db, sql: "SELECT id, header, install, token, received_at, size, digest FROM reports \(filter) ORDER BY id DESC LIMIT ?",
+                arguments: arguments
+            ).compactMap { row in
+                // Written by `receive` from a checked header; a row that no longer decodes is
+                // left out rather than failing the listing.
+                let text: String = row["header"]
+                guard let header = try? JSONDecoder().decode(ReportHeader.self, from: Data(text.utf8)) else { return nil }
+                return Entry(id: row["id"], header: header, install: row["install"], token: row["token"], receivedAt: row["received_at"], size: row["size"], digest: row["digest"])
+            }
+        }
+    }
+
+    /// The apps that have reports stored.
+    public func apps() throws(EventLogError) -> [String] {
+        try pool.readSync(path: path) { db in try String.fetchAll(db, sql: "SELECT DISTINCT app_id FROM reports ORDER BY app_id") }
+    }
+
+    /// A stored report's bytes, exactly as received; `nil` when there is none of that id.
+    public func bytes(id: Int64) throws(EventLogError) -> Data? {
+        try pool.readSync(path: path) { db in try Data.fetchOne(db, sql: "SELECT bytes FROM reports WHERE id = ?", arguments: [id]) }
+    }
+
+    /// Deletes a report; whether there was one.
+    @discardableResult
+    public func delete(id: Int64) async throws(EventLogError) -> Bool {
+        try await writing { db in
+            try db.execute(sql: "DELETE FROM reports WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Deletes every report of one install (a user asking to be forgotten); how many.
+    @discardableResult
+    public func erase(install: String) async throws(EventLogError) -> Int {
+        try await writing { db in
+            try db.execute(sql: "DELETE FROM reports WHERE install = ?", arguments: [install])
+            return db.changesCount
+        }
+    }
+
+    /// Keeps an app's reports within an age and a size: deletes those received before
+    /// `olderThan`, then the oldest while the app's bytes pass `maxBytes`. Returns how many.
+    @discardableResult
+    public func applyRetention(app: String, olderThan: Date?, maxBytes: Int?) async throws(EventLogError) -> Int {
+        try await writing { db in
+            var deleted = 0
+            if let olderThan {
+                try db.execute(sql: "DELETE FROM reports WHERE app_id = ? AND received_at < ?", arguments: [app, olderThan.timeIntervalSince1970])
+                deleted += db.changesCount
+            }
+            if let maxBytes {
+                var total = try Int.fetchOne(db, sql: "SELECT coalesce(sum(size), 0) FROM reports WHERE app_id = ?", arguments: [app]) ?? 0
+                let oldest = try Row.fetchCursor(db, sql: "SELECT id, size FROM reports WHERE app_id = ? ORDER BY id", arguments: [app])
+                var doomed: [Int64] = []
+                while total > maxBytes, let row = try oldest.next() {
+                    doomed.append(row["id"])
+                    total -= row["size"] as Int
+                }
+                for id in doomed { try db.execute(sql: "DELETE FROM reports WHERE id = ?", arguments: [id]) }
+                deleted += doomed.count
+            }
+            return deleted
+        }
+    }
+
+    /// Revokes a token by name, for every collector on this store.
+    public func revoke(token: String, at time: Date = Date()) async throws(EventLogError) {
+        try await writing { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO revoked_tokens (name, revoked_at) VALUES (?, ?)", arguments: [token, time.timeIntervalSince1970])
+        }
+    }
+
+    /// The names of the revoked tokens.
+    public func revokedTokens() async throws(EventLogError) -> Set<String> {
+        try await reading { db in Set(try String.fetchAll(db, sql: "SELECT name FROM revoked_tokens")) }
+    }
+
+    /// A setting every collector on the store reads (the kill switch); `nil` when unset.
+    public func setting(_ name: String) async throws(EventLogError) -> String? {
+        try await reading { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) }
+    }
+
+    /// Sets (or with `nil`, clears) a setting.
+    public func setSetting(_ name: String, to value: String?) async throws(EventLogError) {
+        try await writing { db in
+            if let value {
+                try db.execute(sql: "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value", arguments: [name, value])
+            } else {
+                try db.execute(sql: "DELETE FROM settings WHERE name = ?", arguments: [name])
+            }
+        }
+    }
+
+    // MARK: - Inside
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    /// One write transaction, off the caller's thread (GRDB's writer queue): a collector's
+    /// request task waits without holding one of the few cooperative threads.
+    private func writing<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(EventLogError) -> T {
+        do {
+            return try await pool.write(body)
+        } catch {
+            throw EventLogError.wrapping(error, path: path)
+        }
+    }
+
+    private func reading<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(EventLogError) -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw EventLogError.wrapping(error, path: path)
+        }
+    }
+}
+
+extension DatabasePool {
+    fileprivate func readSync<T>(path: String, _ body: (Database) throws -> T) throws(EventLogError) -> T {
+        try mappingErrors(path: path) { try read(body) }
+    }
+}

@@ -1,0 +1,261 @@
+#if Collector
+import Foundation
+import Rewind
+import RewindLog
+import RewindTestSupport
+import RewindUpload
+import Testing
+
+/// The uploader in an app and `rewind collect` (the built binary) on loopback: reports go from
+/// a device's outbox to the team's store once each, through retries, refusals and the kill
+/// switch, and the team lists, groups and fetches them.
+@Suite("Collector and uploader", .serialized)
+struct CollectorTests {
+    static let app = AppIdentity(id: "com.example.notes", version: "1.4")
+    static let reducer = Reducer<[String], String> { notes, note in notes.append(note) }
+
+    /// A team's setup: keys, a tokens file with an ingest token for the app and a read token.
+    struct Team {
+        let folder: TemporaryDirectory
+        let keys: (publicKey: ReportKey, privateKey: LogKey)
+        let tokensFile: String
+        let ingest: String
+        let read: String
+        var store: String { folder.file("reports.sqlite") }
+
+        init() async throws {
+            folder = try TemporaryDirectory()
+            let generated = try ReportKey.generate(id: "team")
+            keys = (generated.publicKey, generated.privateKey)
+            tokensFile = folder.file("tokens")
+            let rewind = builtProduct("rewind")
+            let ingest = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "notes-app", "--ingest", "com.example.notes"])
+            let read = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "team", "--read"])
+            try #require(ingest.status == 0 && read.status == 0, "\(ingest.standardError) \(read.standardError)")
+            self.ingest = ingest.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            self.read = read.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// A device: a log whose error actions seal a report each session into its outbox.
+        func device(_ name: String, errors: Int = 1) async throws -> ReportOutbox {
+            let path = folder.file("\(name).rewind")
+            for index in 0..<errors {
+                var configuration = RecorderConfiguration<[String], String>()
+                configuration.reports = ReportOptions(key: keys.publicKey)
+                configuration.reports?.eventsAfterTrigger = 0
+                configuration.errorActions = { $0.hasPrefix("error") }
+                let recorder = Recorder<[String], String>(log: try EventLog(path: path), app: CollectorTests.app, configuration: configuration)
+                let store = Store(initialState: [], reducer: CollectorTests.reducer, middleware: recorder.middleware)
+                store.dispatch("note \(index)")
+                store.dispatch("error: sync failed")
+                try await recorder.close()
+            }
+            return ReportOutbox(besideLog: path)
+        }
+    }
+
+    @Test("end to end: the uploader sends a device's report once; the team lists, groups and fetches it as sent; it opens with the team's key")
+    func endToEnd() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let outbox = try await team.device("phone")
+        let sent = try Data(contentsOf: try #require(outbox.reports().first))
+        let uploader = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
+        let result = await uploader.send()
+        #expect(result.delivered == 1 && result.remaining == 0 && result.refused.isEmpty, "\(result)")
+        #expect(outbox.reports().isEmpty)
+        // The same report again (a retry after a lost answer): stored once.
+        let again = try await collector.request(
+            "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: sent), "Rewind-Install": uploader.installID], body: sent
+        )
+        #expect(again.status == 200 && String(decoding: again.body, as: UTF8.self).contains("duplicate"))
+        // The team's listing (a read token; the ingest token cannot read).
+        #expect(try await collector.request("GET", "v1/reports", token: team.ingest).status == 401)
+        let listed = try await collector.request("GET", "v1/reports", token: team.read)
+        let entries = try JSONDecoder().decode([ReportStore.Entry].self, from: listed.body)
+        try #require(entries.count == 1)
+        #expect(entries[0].header.app == Self.app && entries[0].install == uploader.installID && entries[0].token == "notes-app")
+        let fetched = try await collector.request("GET", "v1/reports/\(entries[0].id)", token: team.read)
+        #expect(fetched.status == 200 && fetched.body == sent)
+        collector.stop()
+        // Triage over the store, and the fetched file opening with the team's key.
+        let rewind = builtProduct("rewind")
+        let triage = try await run(rewind, ["reports", team.store, "--json"])
+        #expect(triage.status == 0, "\(triage.standardError)")
+        let groups = try JSONSerialization.jsonObject(with: Data(triage.standardOutput.utf8)) as? [String: Any]
+        let listedGroups = try #require(groups?["groups"] as? [[String: Any]])
+        #expect(listedGroups.count == 1 && listedGroups.first?["count"] as? Int == 1)
+        let file = team.folder.file("fetched.rwreport")
+        let fetch = try await run(rewind, ["report", "fetch", team.store, "\(entries[0].id)", "--output", file])
+        #expect(fetch.status == 0, "\(fetch.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == sent)
+        let details = try FieldReport(contentsOf: file).open(with: LogKeys(others: [team.keys.privateKey])).details
+        #expect(details.reason.kind == .errorAction)
+        // Never overwritten.
+        #expect(try await run(rewind, ["report", "fetch", team.store, "\(entries[0].id)", "--output", file]).status != 0)
+    }
+
+    @Test("hostile uploads: each a clear 4xx, nothing stored, the server unaffected")
+    func hostile() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--max-report-bytes", "200000"])
+        let outbox = try await team.device("phone")
+        let report = try Data(contentsOf: try #require(outbox.reports().first))
+        func post(_ body: Data, token: String? = nil, key: String? = nil, install: String? = "install-1") async throws -> Int {
+            var headers: [String: String] = [:]
+            if let key = key ?? Optional(ReportDigest.hex(of: body)) { headers["Idempotency-Key"] = key }
+            if let install { headers["Rewind-Install"] = install }
+            return try await collector.request("POST", "v1/reports", token: token ?? team.ingest, headers: headers, body: body).status
+        }
+        #expect(try await collector.request("POST", "v1/reports", token: nil, body: report).status == 401)
+        #expect(try await post(report, token: "rwi_not-a-token") == 401)
+        #expect(try await post(report, token: team.read) == 401)
+        #expect(try await post(Data("not a report".utf8)) == 400)
+        var truncated = report
+        truncated.removeLast(report.count / 2)
+        #expect(try await post(Data(report.prefix(30))) == 400)
+        #expect(try await post(Data(repeating: 0x41, count: 300_000)) == 413)
+        #expect(try await post(report, key: "") == 400)
+        #expect(try await post(report, key: "../../etc") == 400)
+        #expect(try await post(report, install: nil) == 400)
+        // A report of another app, sealed with the app's public key as anyone can: refused.
+        var otherConfiguration = RecorderConfiguration<[String], String>()
+        otherConfiguration.reports = ReportOptions(key: team.keys.publicKey)
+        otherConfiguration.reports?.eventsAfterTrigger = 0
+        otherConfiguration.errorActions = { $0.hasPrefix("error") }
+        let otherPath = team.folder.file("other.rewind")
+        let recorder = Recorder<[String], String>(log: try EventLog(path: otherPath), app: AppIdentity(id: "com.example.other"), configuration: otherConfiguration)
+        Store(initialState: [], reducer: Self.reducer, middleware: recorder.middleware).dispatch("error: x")
+        try await recorder.close()
+        let forged = try Data(contentsOf: try #require(ReportOutbox(besideLog: otherPath).reports().first))
+        #expect(try await post(forged) == 403)
+        // The real one is taken; its key with other bytes is refused, and does not replace it.
+        #expect(try await post(report) == 201)
+        #expect(try await post(truncated, key: ReportDigest.hex(of: report)) == 409)
+        let listed = try await collector.request("GET", "v1/reports", token: team.read)
+        let entries = try JSONDecoder().decode([ReportStore.Entry].self, from: listed.body)
+        #expect(entries.count == 1 && entries.first?.digest == ReportDigest.hex(of: report))
+        #expect(try await collector.request("GET", "healthz", token: nil).status == 200)
+    }
+
+    @Test("a client trickling its headers is cut off at the request deadline; others are served meanwhile")
+    func trickle() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--request-deadline", "2"])
+        let began = ContinuousClock.now
+        let socket = try LoopbackSocket(port: collector.port)
+        var closed = false
+        // A header byte every 200 ms: never idle, never done.
+        for byte in "POST /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 200) {
+            if !socket.send([byte]) { closed = true; break }
+            try await Task.sleep(for: .milliseconds(200))
+            if ContinuousClock.now - began > .seconds(15) { break }
+        }
+        #expect(closed, "the collector kept a trickling connection open for 15 s")
+        #expect(ContinuousClock.now - began < .seconds(10))
+        #expect(try await collector.request("GET", "healthz", token: nil).status == 200)
+    }
+
+    @Test("the kill switch: a 410 stops the uploader and keeps its reports; accepted again, they go")
+    func killSwitch() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        #expect(try await collector.request("PUT", "v1/uploads", token: team.ingest, body: Data("stop".utf8)).status == 401)
+        #expect(try await collector.request("PUT", "v1/uploads", token: team.read, body: Data("stop".utf8)).status == 200)
+        let outbox = try await team.device("phone")
+        let uploader = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
+        let stopped = await uploader.send()
+        #expect(stopped.stopped && stopped.delivered == 0 && outbox.reports().count == 1)
+        // A relaunch honours the stop too, without asking the collector.
+        let relaunched = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
+        #expect(await relaunched.send().stopped)
+        #expect(try await collector.request("PUT", "v1/uploads", token: team.read, body: Data("accept".utf8)).status == 200)
+        let later = await relaunched.send(now: Date(timeIntervalSinceNow: 2 * 86_400))
+        #expect(later.delivered == 1 && outbox.reports().isEmpty, "\(later)")
+    }
+
+    @Test("the collector down: the uploader keeps the reports and backs off; restarted, each is stored exactly once")
+    func serverDown() async throws {
+        let team = try await Team()
+        let outbox = try await team.device("phone", errors: 3)
+        try #require(outbox.reports().count == 3)
+        // A port with nothing on it: no answer.
+        var collector: RunningCollector? = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let port = collector!.port
+        collector?.kill()
+        let uploader = ReportUploader(outbox: outbox, endpoint: URL(string: "http://127.0.0.1:\(port)")!, token: team.ingest)
+        let failed = await uploader.send()
+        #expect(failed.delivered == 0 && failed.remaining == 3 && failed.lastFailure != nil)
+        let wait = try #require(failed.nextAttempt).timeIntervalSinceNow
+        #expect(wait >= 10 && wait <= 31, "the first wait is 15 to 30 s: \(wait)")
+        // Before the wait is over, a pass sends nothing (a relaunch included).
+        #expect(await ReportUploader(outbox: outbox, endpoint: uploader.endpoint, token: team.ingest).send().delivered == 0)
+        collector = try RunningCollector(store: team.store, tokens: team.tokensFile, port: port)
+        let sent = await uploader.send(now: Date(timeIntervalSinceNow: 60))
+        #expect(sent.delivered == 3 && outbox.reports().isEmpty, "\(sent)")
+        let entries = try ReportStore(path: team.store).entries()
+        #expect(entries.count == 3 && Set(entries.map(\.digest)).count == 3)
+    }
+
+    @Test("two collectors on one store receiving the same reports at once store each once")
+    func twoCollectors() async throws {
+        let team = try await Team()
+        let first = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let second = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let outbox = try await team.device("phone", errors: 4)
+        let reports = try outbox.reports().map { try Data(contentsOf: $0) }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for report in reports {
+                for collector in [first, second] {
+                    group.addTask {
+                        try await collector.request(
+                            "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: report), "Rewind-Install": "one"], body: report
+                        ).status
+                    }
+                }
+            }
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            #expect(statuses.filter { $0 == 201 }.count == 4 && statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
+        }
+        #expect(try ReportStore(path: team.store).entries().count == 4)
+    }
+
+    @Test("limits and tokens: an install past its hourly uploads gets 429 with Retry-After and backs off; a revoked token is refused")
+    func limitsAndRevocation() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--uploads-per-install-per-hour", "2"])
+        let outbox = try await team.device("phone", errors: 3)
+        let uploader = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
+        let result = await uploader.send()
+        #expect(result.delivered == 2 && result.remaining == 1 && result.lastFailure?.contains("429") == true, "\(result)")
+        #expect(try #require(result.nextAttempt).timeIntervalSinceNow > 60, "Retry-After (the hour's end) is honoured")
+        // Revoked by the team: every later upload with it is refused, and the report is kept.
+        #expect(try await collector.request("POST", "v1/tokens/notes-app/revoke", token: team.read).status == 200)
+        let other = ReportUploader(outbox: try await team.device("tablet"), endpoint: collector.url, token: team.ingest)
+        let refused = await other.send()
+        #expect(refused.delivered == 0 && refused.remaining == 1 && refused.lastFailure?.contains("401") == true, "\(refused)")
+    }
+
+    @Test("rewind collect refuses what it cannot serve: no tokens, a bad listen address, a log given as its store; token names are unique")
+    func commandErrors() async throws {
+        let team = try await Team()
+        let rewind = builtProduct("rewind")
+        let empty = team.folder.file("empty-tokens")
+        _ = FileManager.default.createFile(atPath: empty, contents: Data("# nothing\n".utf8))
+        let noTokens = try await run(rewind, ["collect", "--store", team.store, "--tokens", empty])
+        #expect(noTokens.status != 0 && noTokens.standardError.contains("no tokens"))
+        let badListen = try await run(rewind, ["collect", "--store", team.store, "--tokens", team.tokensFile, "--listen", "nowhere"])
+        #expect(badListen.status != 0 && badListen.standardError.contains("HOST:PORT"))
+        let log = team.folder.file("a.rewind")
+        _ = try EventLog(path: log).beginSession(app: Self.app, initialState: 0)
+        let logAsStore = try await run(rewind, ["collect", "--store", log, "--tokens", team.tokensFile])
+        #expect(logAsStore.status != 0 && logAsStore.standardError.contains(log))
+        let twice = try await run(rewind, ["collect", "token", "--tokens", team.tokensFile, "--name", "team", "--read"])
+        #expect(twice.status != 0 && twice.standardError.contains("has a token of that name"))
+        // The file holds digests only: neither token appears in it.
+        let file = try String(contentsOfFile: team.tokensFile, encoding: .utf8)
+        #expect(!file.contains(team.ingest) && !file.contains(team.read))
+    }
+}
+#endif

@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RewindTestSupport
+
+/// A running `rewind collect` (the built binary, with the Collector trait), stopped with SIGTERM
+/// when released: the tests talk to it over a real socket, as devices do.
+final class RunningCollector: @unchecked Sendable {
+    // `@unchecked Sendable`: constants only; Process and Pipe are safe from any thread once started.
+    let process = Process()
+    let url: URL
+    let standardError = Pipe()
+
+    /// Starts `rewind collect --store STORE --tokens TOKENS --listen 127.0.0.1:PORT EXTRA…` and
+    /// waits until it listens.
+    init(store: String, tokens: String, port: Int = 0, extra: [String] = []) throws {
+        process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
+        process.arguments = ["collect", "--store", store, "--tokens", tokens, "--listen", "127.0.0.1:\(port)"] + extra
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = standardError
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "listening on "), let url = URL(string: text[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            process.waitUntilExit()
+            let errors = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw CollectorFailed(description: "rewind collect printed no address: \(text) \(errors)")
+        }
+        self.url = url
+    }
+
+    deinit { stop() }
+
+    var port: Int { url.port ?? 0 }
+
+    /// SIGTERM, then waits for it to end (its graceful shutdown).
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// SIGKILL: the server dies mid-whatever.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// One request; the status and body.
+    func request(_ method: String, _ path: String, token: String?, headers: [String: String] = [:], body: Data? = nil) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: url.appendingPathComponent(path))
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response): (Data, URLResponse)
+        if let body {
+            (data, response) = try await URLSession.shared.upload(for: request, from: body)
+        } else {
+            (data, response) = try await URLSession.shared.data(for: request)
+        }
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+struct CollectorFailed: Error, CustomStringConvertible {
+    var description: String
+}
