@@ -333,6 +333,7 @@ let package = Package(
             name: "RewindPostgresTests",
             dependencies: [
                 "Rewind",
+                "RewindUpload",
                 "RewindLog", "RewindLogCore", "RewindSQLite",
                 "RewindReplay",
                 "RewindPostgres",

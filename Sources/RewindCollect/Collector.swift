@@ -25,7 +25,7 @@ import Synchronization
 /// rate limit and 507 past the app's storage cap (both with `Retry-After`), 410 while uploads
 /// are stopped. A request that does not arrive within its deadline is cut off.
 public struct Collector: Sendable {
-    public let store: ReportStore
+    public let store: any CollectorStore
     public let tokens: CollectorTokens
     public let configuration: CollectorConfiguration
     let logger: Logger
@@ -33,7 +33,7 @@ public struct Collector: Sendable {
     private let switches: Switches
 
     public init(
-        store: ReportStore, tokens: CollectorTokens, configuration: CollectorConfiguration = .init(), logger: Logger = Logger(label: "rewind-collect")
+        store: any CollectorStore, tokens: CollectorTokens, configuration: CollectorConfiguration = .init(), logger: Logger = Logger(label: "rewind-collect")
     ) {
         self.store = store
         self.tokens = tokens
@@ -70,7 +70,7 @@ public struct Collector: Sendable {
         guard let days = configuration.retentionDays else { return }
         while !Task.isCancelled {
             do {
-                let apps = try store.apps()
+                let apps = try await store.apps()
                 for app in apps {
                     let deleted = try await store.applyRetention(app: app, olderThan: Date(timeIntervalSinceNow: -Double(days) * 86_400), maxBytes: nil)
                     if deleted > 0 { logger.info("retention deleted reports", metadata: ["app": "\(app)", "reports": "\(deleted)"]) }
@@ -93,12 +93,12 @@ public struct Collector: Sendable {
             guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
             let query = request.uri.queryParameters
             let limit = min(max(query.get("limit", as: Int.self) ?? 100, 0), 1000)
-            let entries = try store.entries(app: query.get("app"), limit: limit, beforeID: query.get("before", as: Int64.self))
-            return try Self.encoded(.ok, entries)
+            let reports = try await store.reports(app: query.get("app"), limit: limit, beforeID: query.get("before", as: Int64.self))
+            return try Self.encoded(.ok, reports)
         }
         router.get("v1/reports/:id") { request, context in
             guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
-            guard let id = context.parameters.get("id", as: Int64.self), let bytes = try store.bytes(id: id) else {
+            guard let id = context.parameters.get("id", as: Int64.self), let bytes = try await store.bytes(id: id) else {
                 return Self.json(.notFound, ["error": "no such report"])
             }
             return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
@@ -119,7 +119,7 @@ public struct Collector: Sendable {
             guard try await admitted(request, as: .read) != nil else { return Self.unauthorized }
             let name = context.parameters.get("name") ?? ""
             guard tokens.tokens.contains(where: { $0.name == name }) else { return Self.json(.notFound, ["error": "no token of that name"]) }
-            try await store.revoke(token: name)
+            try await store.revoke(token: name, at: Date())
             switches.invalidate()
             logger.notice("token revoked", metadata: ["token": "\(name)"])
             return Self.json(.ok, ["status": "revoked"])
@@ -187,7 +187,7 @@ public struct Collector: Sendable {
         if usage.bytes + bytes.count > configuration.maxAppBytes {
             return Self.json(.init(code: 507, reasonPhrase: "Insufficient Storage"), ["error": "the app's reports are at the collector's storage cap"], headers: [.retryAfter: "3600"])
         }
-        let receipt = try await store.receive(bytes, header: report.header, idempotencyKey: idempotencyKey, install: install, token: token.name)
+        let receipt = try await store.receive(bytes, header: report.header, idempotencyKey: idempotencyKey, install: install, token: token.name, receivedAt: Date())
         switch receipt {
         case .stored(let id):
             logger.info("report stored", metadata: ["id": "\(id)", "app": "\(report.header.app.id)", "bytes": "\(bytes.count)"])
@@ -266,10 +266,10 @@ extension Collector {
     /// on it) at most once a second.
     final class Switches: Sendable {
         static let stopSetting = "uploads"
-        private let store: ReportStore
+        private let store: any CollectorStore
         private let cache = Mutex<(read: Double, stopped: Bool, revoked: Set<String>)?>(nil)
 
-        init(store: ReportStore) {
+        init(store: any CollectorStore) {
             self.store = store
         }
 

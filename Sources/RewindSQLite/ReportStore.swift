@@ -1,28 +1,26 @@
 public import Foundation
 import GRDB
 public import RewindLogCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// A collector's store: the reports its apps uploaded (`rewind collect`), in one SQLite file —
-/// the embedded default for a small team.
+/// A collector's store in one SQLite file (`rewind collect --store reports.sqlite`): the
+/// embedded default for a small team. See ``CollectorStore`` for what every store promises.
 ///
-/// Each report is kept as the sealed bytes it arrived as, with its clear header's fields beside
-/// them (app, version, reason, trigger), so that a team lists and groups reports
-/// (`rewind reports STORE`) without the key. The content is never opened here: whoever holds
-/// the key opens a fetched report, and treats it as untrusted input.
-///
-/// - **Idempotent.** Every report comes with an idempotency key, unique in the table: a retry
-///   after a lost response, or two collectors receiving the same upload, store it once. The same
-///   key with other bytes is refused (``Receipt/conflict``), never overwrites.
-/// - **Shared.** Several collectors may use one file (WAL; each write one immediate
-///   transaction). Revoked tokens and the kill switch are rows, so every collector honours them.
+/// - Several collectors on one machine may share the file (WAL; each write one transaction,
+///   each commit synced with `synchronous = FULL`).
 /// - Its own kind of file (`PRAGMA application_id` 'RWRC', migrations in `Migrations/reports/`):
 ///   a log is not a store, and a store is not a log; each refuses the other with a clear error.
-public final class ReportStore: Sendable {
+public final class ReportStore: CollectorStore {
     /// 'RWRC', in the header by `PRAGMA application_id`.
     package static let applicationID: Int32 = 0x5257_5243
 
     /// The file.
     public let path: String
+    public var name: String { path }
     private let pool: DatabasePool
 
     /// Opens the store at `path`, creating it (owner-only) when `create` is true and it is missing.
@@ -37,7 +35,10 @@ public final class ReportStore: Sendable {
         if !exists {
             // Owner-only from the first byte; SQLite gives -wal and -shm the same mode.
             let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-            if descriptor >= 0 { fchmod(descriptor, 0o600); close(descriptor) }
+            if descriptor >= 0 {
+                fchmod(descriptor, 0o600)
+                _ = Self.closeDescriptor(descriptor)
+            }
         }
         if let header = try LogFileHeader.read(path: path), let id = header.applicationID, id != 0, id != Self.applicationID {
             throw .notARewindLog(path: path, applicationID: id)
@@ -70,28 +71,9 @@ public final class ReportStore: Sendable {
 
     // MARK: - Receiving
 
-    /// What receiving a report did.
-    public enum Receipt: Sendable, Hashable {
-        /// Stored, with this id.
-        case stored(id: Int64)
-        /// Stored before under the same key, with the same bytes: nothing changed.
-        case duplicate(id: Int64)
-        /// Stored before under the same key with other bytes: refused.
-        case conflict
-    }
-
-    /// Stores a report as received, once per idempotency key.
-    ///
-    /// - Parameters:
-    ///   - bytes: The sealed report, exactly as received.
-    ///   - header: Its clear header, read and checked by the caller (``FieldReport/init(bytes:path:)``).
-    ///   - idempotencyKey: The uploader's key for this report.
-    ///   - install: The uploader's install id.
-    ///   - token: The name of the token it came with.
-    ///   - receivedAt: When it arrived.
     public func receive(
         _ bytes: Data, header: ReportHeader, idempotencyKey: String, install: String, token: String, receivedAt: Date = Date()
-    ) async throws(EventLogError) -> Receipt {
+    ) async throws(EventLogError) -> ReportReceipt {
         let digest = ReportDigest.hex(of: bytes)
         let headerText = String(decoding: (try? Self.encoder.encode(header)) ?? Data(), as: UTF8.self)
         return try await writing { db in
@@ -122,7 +104,6 @@ public final class ReportStore: Sendable {
         }
     }
 
-    /// How many reports and bytes an app has stored.
     public func usage(app: String) async throws(EventLogError) -> (count: Int, bytes: Int) {
         try await reading { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM reports WHERE app_id = ?", arguments: [app])
@@ -132,22 +113,8 @@ public final class ReportStore: Sendable {
 
     // MARK: - The team's side
 
-    /// A stored report's fields (not its bytes).
-    public struct Entry: Codable, Sendable, Hashable {
-        public var id: Int64
-        public var header: ReportHeader
-        public var install: String
-        public var token: String
-        public var receivedAt: Double
-        public var size: Int
-        /// SHA-256 of the bytes, hex.
-        public var digest: String
-    }
-
-    /// The stored reports, newest first: of one app, or all; at most `limit`, before `beforeID`
-    /// (paging).
-    public func entries(app: String? = nil, limit: Int = 1000, beforeID: Int64? = nil) throws(EventLogError) -> [Entry] {
-        try pool.readSync(path: path) { db in
+    public func reports(app: String? = nil, limit: Int = 1000, beforeID: Int64? = nil) async throws(EventLogError) -> [CollectedReport] {
+        try await reading { db in
             var conditions: [String] = [], arguments: StatementArguments = []
             if let app { conditions.append("app_id = ?"); arguments += [app] }
             if let beforeID { conditions.append("id < ?"); arguments += [beforeID] }
@@ -161,22 +128,19 @@ public final class ReportStore: Sendable {
                 // left out rather than failing the listing.
                 let text: String = row["header"]
                 guard let header = try? JSONDecoder().decode(ReportHeader.self, from: Data(text.utf8)) else { return nil }
-                return Entry(id: row["id"], header: header, install: row["install"], token: row["token"], receivedAt: row["received_at"], size: row["size"], digest: row["digest"])
+                return CollectedReport(id: row["id"], header: header, install: row["install"], token: row["token"], receivedAt: row["received_at"], size: row["size"], digest: row["digest"])
             }
         }
     }
 
-    /// The apps that have reports stored.
-    public func apps() throws(EventLogError) -> [String] {
-        try pool.readSync(path: path) { db in try String.fetchAll(db, sql: "SELECT DISTINCT app_id FROM reports ORDER BY app_id") }
+    public func apps() async throws(EventLogError) -> [String] {
+        try await reading { db in try String.fetchAll(db, sql: "SELECT DISTINCT app_id FROM reports ORDER BY app_id") }
     }
 
-    /// A stored report's bytes, exactly as received; `nil` when there is none of that id.
-    public func bytes(id: Int64) throws(EventLogError) -> Data? {
-        try pool.readSync(path: path) { db in try Data.fetchOne(db, sql: "SELECT bytes FROM reports WHERE id = ?", arguments: [id]) }
+    public func bytes(id: Int64) async throws(EventLogError) -> Data? {
+        try await reading { db in try Data.fetchOne(db, sql: "SELECT bytes FROM reports WHERE id = ?", arguments: [id]) }
     }
 
-    /// Deletes a report; whether there was one.
     @discardableResult
     public func delete(id: Int64) async throws(EventLogError) -> Bool {
         try await writing { db in
@@ -185,7 +149,6 @@ public final class ReportStore: Sendable {
         }
     }
 
-    /// Deletes every report of one install (a user asking to be forgotten); how many.
     @discardableResult
     public func erase(install: String) async throws(EventLogError) -> Int {
         try await writing { db in
@@ -194,8 +157,6 @@ public final class ReportStore: Sendable {
         }
     }
 
-    /// Keeps an app's reports within an age and a size: deletes those received before
-    /// `olderThan`, then the oldest while the app's bytes pass `maxBytes`. Returns how many.
     @discardableResult
     public func applyRetention(app: String, olderThan: Date?, maxBytes: Int?) async throws(EventLogError) -> Int {
         try await writing { db in
@@ -219,24 +180,20 @@ public final class ReportStore: Sendable {
         }
     }
 
-    /// Revokes a token by name, for every collector on this store.
     public func revoke(token: String, at time: Date = Date()) async throws(EventLogError) {
         try await writing { db in
             try db.execute(sql: "INSERT OR IGNORE INTO revoked_tokens (name, revoked_at) VALUES (?, ?)", arguments: [token, time.timeIntervalSince1970])
         }
     }
 
-    /// The names of the revoked tokens.
     public func revokedTokens() async throws(EventLogError) -> Set<String> {
         try await reading { db in Set(try String.fetchAll(db, sql: "SELECT name FROM revoked_tokens")) }
     }
 
-    /// A setting every collector on the store reads (the kill switch); `nil` when unset.
     public func setting(_ name: String) async throws(EventLogError) -> String? {
         try await reading { db in try String.fetchOne(db, sql: "SELECT value FROM settings WHERE name = ?", arguments: [name]) }
     }
 
-    /// Sets (or with `nil`, clears) a setting.
     public func setSetting(_ name: String, to value: String?) async throws(EventLogError) {
         try await writing { db in
             if let value {
@@ -247,7 +204,20 @@ public final class ReportStore: Sendable {
         }
     }
 
+    public func close() async {
+        try? pool.close()
+    }
+
     // MARK: - Inside
+
+    /// The C library's `close`, which the store's own ``close()`` hides inside the type.
+    private static func closeDescriptor(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.close(descriptor)
+        #else
+        Darwin.close(descriptor)
+        #endif
+    }
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -271,11 +241,5 @@ public final class ReportStore: Sendable {
         } catch {
             throw EventLogError.wrapping(error, path: path)
         }
-    }
-}
-
-extension DatabasePool {
-    fileprivate func readSync<T>(path: String, _ body: (Database) throws -> T) throws(EventLogError) -> T {
-        try mappingErrors(path: path) { try read(body) }
     }
 }

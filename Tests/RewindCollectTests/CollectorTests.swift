@@ -11,48 +11,9 @@ import Testing
 /// switch, and the team lists, groups and fetches them.
 @Suite("Collector and uploader", .serialized)
 struct CollectorTests {
-    static let app = AppIdentity(id: "com.example.notes", version: "1.4")
-    static let reducer = Reducer<[String], String> { notes, note in notes.append(note) }
-
-    /// A team's setup: keys, a tokens file with an ingest token for the app and a read token.
-    struct Team {
-        let folder: TemporaryDirectory
-        let keys: (publicKey: ReportKey, privateKey: LogKey)
-        let tokensFile: String
-        let ingest: String
-        let read: String
-        var store: String { folder.file("reports.sqlite") }
-
-        init() async throws {
-            folder = try TemporaryDirectory()
-            let generated = try ReportKey.generate(id: "team")
-            keys = (generated.publicKey, generated.privateKey)
-            tokensFile = folder.file("tokens")
-            let rewind = builtProduct("rewind")
-            let ingest = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "notes-app", "--ingest", "com.example.notes"])
-            let read = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "team", "--read"])
-            try #require(ingest.status == 0 && read.status == 0, "\(ingest.standardError) \(read.standardError)")
-            self.ingest = ingest.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-            self.read = read.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-
-        /// A device: a log whose error actions seal a report each session into its outbox.
-        func device(_ name: String, errors: Int = 1) async throws -> ReportOutbox {
-            let path = folder.file("\(name).rewind")
-            for index in 0..<errors {
-                var configuration = RecorderConfiguration<[String], String>()
-                configuration.reports = ReportOptions(key: keys.publicKey)
-                configuration.reports?.eventsAfterTrigger = 0
-                configuration.errorActions = { $0.hasPrefix("error") }
-                let recorder = Recorder<[String], String>(log: try EventLog(path: path), app: CollectorTests.app, configuration: configuration)
-                let store = Store(initialState: [], reducer: CollectorTests.reducer, middleware: recorder.middleware)
-                store.dispatch("note \(index)")
-                store.dispatch("error: sync failed")
-                try await recorder.close()
-            }
-            return ReportOutbox(besideLog: path)
-        }
-    }
+    typealias Team = CollectorTeam
+    static let app = CollectorTeam.app
+    static let reducer = CollectorTeam.reducer
 
     @Test("end to end: the uploader sends a device's report once; the team lists, groups and fetches it as sent; it opens with the team's key")
     func endToEnd() async throws {
@@ -72,7 +33,7 @@ struct CollectorTests {
         // The team's listing (a read token; the ingest token cannot read).
         #expect(try await collector.request("GET", "v1/reports", token: team.ingest).status == 401)
         let listed = try await collector.request("GET", "v1/reports", token: team.read)
-        let entries = try JSONDecoder().decode([ReportStore.Entry].self, from: listed.body)
+        let entries = try JSONDecoder().decode([CollectedReport].self, from: listed.body)
         try #require(entries.count == 1)
         #expect(entries[0].header.app == Self.app && entries[0].install == uploader.installID && entries[0].token == "notes-app")
         let fetched = try await collector.request("GET", "v1/reports/\(entries[0].id)", token: team.read)
@@ -89,7 +50,7 @@ struct CollectorTests {
         let fetch = try await run(rewind, ["report", "fetch", team.store, "\(entries[0].id)", "--output", file])
         #expect(fetch.status == 0, "\(fetch.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == sent)
-        let details = try FieldReport(contentsOf: file).open(with: LogKeys(others: [team.keys.privateKey])).details
+        let details = try FieldReport(contentsOf: file).open(with: LogKeys(others: [team.privateKey])).details
         #expect(details.reason.kind == .errorAction)
         // Never overwritten.
         #expect(try await run(rewind, ["report", "fetch", team.store, "\(entries[0].id)", "--output", file]).status != 0)
@@ -119,21 +80,14 @@ struct CollectorTests {
         #expect(try await post(report, key: "../../etc") == 400)
         #expect(try await post(report, install: nil) == 400)
         // A report of another app, sealed with the app's public key as anyone can: refused.
-        var otherConfiguration = RecorderConfiguration<[String], String>()
-        otherConfiguration.reports = ReportOptions(key: team.keys.publicKey)
-        otherConfiguration.reports?.eventsAfterTrigger = 0
-        otherConfiguration.errorActions = { $0.hasPrefix("error") }
-        let otherPath = team.folder.file("other.rewind")
-        let recorder = Recorder<[String], String>(log: try EventLog(path: otherPath), app: AppIdentity(id: "com.example.other"), configuration: otherConfiguration)
-        Store(initialState: [], reducer: Self.reducer, middleware: recorder.middleware).dispatch("error: x")
-        try await recorder.close()
-        let forged = try Data(contentsOf: try #require(ReportOutbox(besideLog: otherPath).reports().first))
+        let other = try await team.device("other", app: AppIdentity(id: "com.example.other"))
+        let forged = try Data(contentsOf: try #require(other.reports().first))
         #expect(try await post(forged) == 403)
         // The real one is taken; its key with other bytes is refused, and does not replace it.
         #expect(try await post(report) == 201)
         #expect(try await post(truncated, key: ReportDigest.hex(of: report)) == 409)
         let listed = try await collector.request("GET", "v1/reports", token: team.read)
-        let entries = try JSONDecoder().decode([ReportStore.Entry].self, from: listed.body)
+        let entries = try JSONDecoder().decode([CollectedReport].self, from: listed.body)
         #expect(entries.count == 1 && entries.first?.digest == ReportDigest.hex(of: report))
         #expect(try await collector.request("GET", "healthz", token: nil).status == 200)
     }
@@ -193,7 +147,7 @@ struct CollectorTests {
         collector = try RunningCollector(store: team.store, tokens: team.tokensFile, port: port)
         let sent = await uploader.send(now: Date(timeIntervalSinceNow: 60))
         #expect(sent.delivered == 3 && outbox.reports().isEmpty, "\(sent)")
-        let entries = try ReportStore(path: team.store).entries()
+        let entries = try await ReportStore(path: team.store).reports()
         #expect(entries.count == 3 && Set(entries.map(\.digest)).count == 3)
     }
 
@@ -218,7 +172,7 @@ struct CollectorTests {
             for try await status in group { statuses.append(status) }
             #expect(statuses.filter { $0 == 201 }.count == 4 && statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
         }
-        #expect(try ReportStore(path: team.store).entries().count == 4)
+        #expect(try await ReportStore(path: team.store).reports().count == 4)
     }
 
     @Test("limits and tokens: an install past its hourly uploads gets 429 with Retry-After and backs off; a revoked token is refused")

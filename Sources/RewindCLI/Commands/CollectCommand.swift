@@ -13,7 +13,8 @@ struct CollectCommand: AsyncParsableCommand {
         abstract: "Receive apps' sealed reports over HTTP: the team's collector server.",
         discussion: """
             The collector stores each report as it arrives (the sealed bytes and the clear \
-            header), once per idempotency key, in STORE: a SQLite file, created when missing. \
+            header), once per idempotency key, in STORE: a SQLite file, created when missing, or \
+            a PostgreSQL database (postgres://…) that several collectors may share. \
             Reports are listed and grouped with `rewind reports STORE`, fetched with \
             `rewind report fetch STORE ID`. Tokens: `rewind collect token`.
             """,
@@ -34,7 +35,7 @@ extension CollectCommand {
                 """
         )
 
-        @Option(help: ArgumentHelp("The reports' store: a SQLite file (created when missing).", valueName: "path")) var store: String
+        @Option(help: ArgumentHelp("The reports' store: a SQLite file (created when missing) or a postgres:// URL.", valueName: "location")) var store: String
         @Option(help: ArgumentHelp("Where to listen: HOST:PORT (port 0 picks a free one).", valueName: "host:port")) var listen = "127.0.0.1:8417"
         @Option(help: ArgumentHelp("The tokens file (`rewind collect token` writes it).", valueName: "path")) var tokens: String
         // Unset options keep CollectorConfiguration's defaults, which the help quotes.
@@ -75,8 +76,7 @@ extension CollectCommand {
             let tokens: CollectorTokens
             do { tokens = try CollectorTokens.reading(file: self.tokens) } catch { throw InputError("--tokens \(error)") }
             guard !tokens.tokens.isEmpty else { throw InputError("--tokens \(self.tokens): no tokens; make one with `rewind collect token`") }
-            let reports: ReportStore
-            do { reports = try ReportStore(path: store, create: true) } catch { throw InputError("--store \(error)") }
+            let reports = try await CollectorStores.open(store, create: true)
             let collector = Collector(store: reports, tokens: tokens, configuration: configuration)
             let host = configuration.host
             try await collector.run { port in

@@ -3,14 +3,14 @@ import Foundation
 import RewindLog
 
 /// `rewind reports PATH… [--key-file KEYS]`: a pile of reports grouped by bug.
-struct ReportsCommand: ParsableCommand {
+struct ReportsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reports",
         abstract: "Group report files by signature: one line per distinct bug, with counts, versions and when seen.",
         discussion: """
             PATH is a report file, a folder of them (an outbox copied off a device), or a \
-            collector's store (`rewind collect --store`), whose reports are named STORE#ID \
-            (`rewind report fetch STORE ID` writes one to a file). Reports are grouped by signature (ReportSignature): the reason — \
+            collector's store (`rewind collect --store`: its SQLite file or postgres:// URL), \
+            whose reports are named STORE#ID (`rewind report fetch STORE ID` writes one out). Reports are grouped by signature (ReportSignature): the reason — \
             signal, invariant, hung or error action — and the trigger's case and source line, from \
             the clear header. With --key-file each report is opened too, which adds a crash's site \
             (image and offset). Files that are not reports are listed apart, never fatal.
@@ -22,16 +22,17 @@ struct ReportsCommand: ParsableCommand {
     var keyFile: String?
     @OptionGroup var format: OutputFormat
 
-    func run() throws {
+    func run() async throws {
         var keys: LogKeys?
         if let keyFile {
             do { keys = try LogKeys.reading(keyFileAt: keyFile) } catch { throw InputError("--key-file \(keyFile): \(error.reason)") }
         }
         var groups: [ReportSignature: Group] = [:]
         var unreadable: [Unreadable] = []
-        for (file, read) in try Self.reports(in: paths) {
+        let (reports, stores) = try await Self.reports(in: paths)
+        for (file, read) in reports {
             do throws(EventLogError) {
-                let report = try read()
+                let report = try await read()
                 var details: ReportDetails?
                 if let keys { details = try report.open(with: keys).details }
                 let signature = ReportSignature(header: report.header, details: details)
@@ -42,45 +43,58 @@ struct ReportsCommand: ParsableCommand {
                 unreadable.append(Unreadable(file: file, reason: reason.hasPrefix(file + ": ") ? String(reason.dropFirst(file.count + 2)) : reason))
             }
         }
+        // postgres-nio requires its connections closed before they go.
+        for store in stores { await store.close() }
         let sorted = groups.values.sorted { ($0.count, $1.signature) > ($1.count, $0.signature) }
         try format.print(Report(groups: sorted, unreadable: unreadable))
     }
 
     /// The reports `paths` name, each with how to read it: files as given, folders'
     /// `.rwreport` files (held ones too), a collector's stored reports (`STORE#ID`).
-    static func reports(in paths: [String]) throws -> [(name: String, read: () throws(EventLogError) -> FieldReport)] {
-        var reports: [(name: String, read: () throws(EventLogError) -> FieldReport)] = []
+    /// The stores opened are returned too: the caller closes them once it has read the reports.
+    static func reports(in paths: [String]) async throws -> (
+        reports: [(name: String, read: @Sendable () async throws(EventLogError) -> FieldReport)], stores: [any CollectorStore]
+    ) {
+        var reports: [(name: String, read: @Sendable () async throws(EventLogError) -> FieldReport)] = []
+        var stores: [any CollectorStore] = []
         for path in paths {
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw InputError("\(path): no such file or folder") }
-            if !isFolder.boolValue, ReportStore.isStore(at: path) {
-                let store: ReportStore
-                do { store = try ReportStore(path: path) } catch { throw InputError("\(error)") }
-                var before: Int64?
-                while true {
-                    let page: [ReportStore.Entry]
-                    do { page = try store.entries(limit: 1000, beforeID: before) } catch { throw InputError("\(error)") }
-                    for entry in page {
-                        let name = "\(path)#\(entry.id)"
-                        reports.append((name, { () throws(EventLogError) -> FieldReport in
-                            guard let bytes = try store.bytes(id: entry.id) else { throw .unreadableReport(path: name, reason: "deleted since listed") }
-                            return try FieldReport(bytes: bytes, path: name)
-                        }))
-                    }
-                    guard page.count == 1000, let last = page.last else { break }
-                    before = last.id
+            if CollectorStores.isURL(path) || ReportStore.isStore(at: path) {
+                let store = try await CollectorStores.open(path)
+                stores.append(store)
+                let stored: [CollectedReport]
+                do { stored = try await store.allReports() } catch {
+                    for store in stores { await store.close() }
+                    throw InputError("\(error)")
+                }
+                // Named without a URL's password (the store's name), read one at a time.
+                reports += stored.map { entry in
+                    let name = "\(store.name)#\(entry.id)"
+                    return (name, { () async throws(EventLogError) -> FieldReport in
+                        guard let bytes = try await store.bytes(id: entry.id) else { throw .unreadableReport(path: name, reason: "deleted since listed") }
+                        return try FieldReport(bytes: bytes, path: name)
+                    })
                 }
                 continue
             }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                for store in stores { await store.close() }
+                throw InputError("\(path): no such file or folder")
+            }
             var files = [path]
             if isFolder.boolValue {
-                files = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+                let names: [String]
+                do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
+                    for store in stores { await store.close() }
+                    throw InputError("\(path): the folder cannot be read (\(error.localizedDescription))")
+                }
+                files = names.sorted()
                     .filter { $0.hasSuffix(".\(ReportOutbox.fileExtension)") || $0.hasSuffix(".\(ReportOutbox.fileExtension).held") }
                     .map { (path as NSString).appendingPathComponent($0) }
             }
-            reports += files.map { file in (file, { () throws(EventLogError) -> FieldReport in try FieldReport(contentsOf: file) }) }
+            reports += files.map { file in (file, { () async throws(EventLogError) -> FieldReport in try FieldReport(contentsOf: file) }) }
         }
-        return reports
+        return (reports, stores)
     }
 }
 

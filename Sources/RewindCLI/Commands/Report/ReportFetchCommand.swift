@@ -3,12 +3,12 @@ import Foundation
 import RewindLog
 
 /// `rewind report fetch STORE ID --output FILE`: one report of a collector's store, as a file.
-struct ReportFetchCommand: ParsableCommand {
+struct ReportFetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Write one report of a collector's store to a file, exactly as it was uploaded.",
         discussion: """
-            STORE is the file `rewind collect --store` writes; ID is a report's number there, as \
+            STORE is what `rewind collect --store` names (a SQLite file or a postgres:// URL); ID is a report's number there, as \
             `rewind reports STORE` names it (STORE#ID). The file is then read as any report: \
             `rewind report show`, or any command with --key-file.
             """
@@ -18,14 +18,15 @@ struct ReportFetchCommand: ParsableCommand {
     @Argument(help: "The report's id in it.") var id: Int64
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the report (never overwritten).", valueName: "file")) var output: String
 
-    func run() throws {
-        let reports: ReportStore
-        do { reports = try ReportStore(path: store) } catch { throw InputError("\(error)") }
-        let bytes: Data
-        do {
-            guard let found = try reports.bytes(id: id) else { throw InputError("\(store): no report \(id)") }
-            bytes = found
-        } catch let error as EventLogError { throw InputError("\(error)") }
+    func run() async throws {
+        let reports = try await CollectorStores.open(store)
+        let found: Data?
+        do { found = try await reports.bytes(id: id) } catch {
+            await reports.close()
+            throw InputError("\(error)")
+        }
+        await reports.close()
+        guard let bytes = found else { throw InputError("\(reports.name): no report \(id)") }
         // Exclusive and owner-only: a report holds a user's history once opened.
         let descriptor = open(output, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {

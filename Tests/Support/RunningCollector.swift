@@ -1,20 +1,20 @@
-import Foundation
+public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import RewindTestSupport
+import RewindTestProcesses
 
 /// A running `rewind collect` (the built binary, with the Collector trait), stopped with SIGTERM
 /// when released: the tests talk to it over a real socket, as devices do.
-final class RunningCollector: @unchecked Sendable {
+public final class RunningCollector: @unchecked Sendable {
     // `@unchecked Sendable`: constants only; Process and Pipe are safe from any thread once started.
-    let process = Process()
-    let url: URL
-    let standardError = Pipe()
+    public let process = Process()
+    public let url: URL
+    public let standardError = Pipe()
 
     /// Starts `rewind collect --store STORE --tokens TOKENS --listen 127.0.0.1:PORT EXTRA…` and
     /// waits until it listens.
-    init(store: String, tokens: String, port: Int = 0, extra: [String] = []) throws {
+    public init(store: String, tokens: String, port: Int = 0, extra: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
         process.arguments = ["collect", "--store", store, "--tokens", tokens, "--listen", "127.0.0.1:\(port)"] + extra
         let output = Pipe()
@@ -39,24 +39,24 @@ final class RunningCollector: @unchecked Sendable {
 
     deinit { stop() }
 
-    var port: Int { url.port ?? 0 }
+    public var port: Int { url.port ?? 0 }
 
     /// SIGTERM, then waits for it to end (its graceful shutdown).
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
     }
 
     /// SIGKILL: the server dies mid-whatever.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// One request; the status and body.
-    func request(_ method: String, _ path: String, token: String?, headers: [String: String] = [:], body: Data? = nil) async throws -> (status: Int, body: Data) {
+    public func request(_ method: String, _ path: String, token: String?, headers: [String: String] = [:], body: Data? = nil) async throws -> (status: Int, body: Data) {
         var request = URLRequest(url: url.appendingPathComponent(path))
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -71,6 +71,6 @@ final class RunningCollector: @unchecked Sendable {
     }
 }
 
-struct CollectorFailed: Error, CustomStringConvertible {
-    var description: String
+public struct CollectorFailed: Error, CustomStringConvertible {
+    public var description: String
 }

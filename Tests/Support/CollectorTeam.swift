@@ -1,0 +1,56 @@
+import Foundation
+public import Rewind
+public import RewindLog
+import RewindTestProcesses
+import Testing
+
+/// A team's side of the collector tests: its report keys, a tokens file made by
+/// `rewind collect token` (an ingest token for the notes app, and a read token), a store
+/// location; and devices whose error actions seal reports into their outboxes.
+public struct CollectorTeam: Sendable {
+    public static let app = AppIdentity(id: "com.example.notes", version: "1.4")
+    public static let reducer = Reducer<[String], String> { notes, note in notes.append(note) }
+
+    public let folder: TemporaryDirectory
+    public let publicKey: ReportKey
+    public let privateKey: LogKey
+    public let tokensFile: String
+    /// The app's ingest token, as the app ships it.
+    public let ingest: String
+    /// The team's read token.
+    public let read: String
+    /// Where the collector keeps reports: a SQLite file in `folder` unless given.
+    public let store: String
+
+    public init(store: String? = nil) async throws {
+        folder = try TemporaryDirectory()
+        let generated = try ReportKey.generate(id: "team")
+        (publicKey, privateKey) = (generated.publicKey, generated.privateKey)
+        tokensFile = folder.file("tokens")
+        self.store = store ?? folder.file("reports.sqlite")
+        let rewind = builtProduct("rewind")
+        let ingest = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "notes-app", "--ingest", Self.app.id])
+        let read = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "team", "--read"])
+        try #require(ingest.status == 0 && read.status == 0, "\(ingest.standardError) \(read.standardError)")
+        self.ingest = ingest.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.read = read.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A device of `app`: `errors` launches, each of which records a note and an error action,
+    /// sealing one report into the log's outbox.
+    public func device(_ name: String, errors: Int = 1, app: AppIdentity = CollectorTeam.app) async throws -> ReportOutbox {
+        let path = folder.file("\(name).rewind")
+        for index in 0..<errors {
+            var configuration = RecorderConfiguration<[String], String>()
+            configuration.reports = ReportOptions(key: publicKey)
+            configuration.reports?.eventsAfterTrigger = 0
+            configuration.errorActions = { $0.hasPrefix("error") }
+            let recorder = Recorder<[String], String>(log: try EventLog(path: path), app: app, configuration: configuration)
+            let store = Store(initialState: [], reducer: Self.reducer, middleware: recorder.middleware)
+            store.dispatch("note \(index)")
+            store.dispatch("error: sync failed")
+            try await recorder.close()
+        }
+        return ReportOutbox(besideLog: path)
+    }
+}
