@@ -364,6 +364,7 @@ let package = Package(
         .testTarget(
             name: "RewindToolTests",
             dependencies: [
+                "Rewind",
                 "RewindLog", "RewindLogCore", "RewindSQLite",
                 "RewindExamples",
                 "RewindTestSupport",

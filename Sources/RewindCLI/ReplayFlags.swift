@@ -9,6 +9,9 @@ struct ReplayFlags: ParsableArguments {
     @Flag(help: "Skip events that no longer decode (and count them) instead of stopping at the first.")
     var skipUndecodable = false
 
+    @Flag(help: "Replay a report whose recorded types differ from this tool's (refused otherwise: another build's reducer replays nonsense).")
+    var allowDrift = false
+
     /// Whether long replays show their progress on a terminal's standard error: off while the
     /// inspector answers a call (`rewind serve` keeps its terminal for its own messages).
     @TaskLocal static var reportsProgress = true
@@ -50,6 +53,22 @@ struct ReplayFlags: ParsableArguments {
                 FileHandle.standardError.write(Data("\rreplaying: seq \(progress.seq) of \(progress.target)".utf8))
             }
         }
-        return app.open(log, options)
+        let replay = app.open(log, options)
+        // A report comes from a device running some release; replayed by another release's
+        // reducer, it reproduces nothing. A log on the developer's machine only warns (its own
+        // build, often with an upcaster on the way).
+        if !allowDrift, FieldReport.isReport(at: log.path) {
+            let drifts = try replay.schemaDrift(sessions: sessions.map(\.id))
+            if !drifts.isEmpty {
+                let builds = Set(sessions.map { "\($0.app.id) \($0.app.version.ifEmpty("(no version)"))" }).sorted().joined(separator: ", ")
+                throw ValidationError("""
+                    \(log.path) was recorded by \(builds), whose types differ from this tool's:
+                    \(drifts.map(\.description).joined(separator: "\n"))
+                    Replay it with the replay tool built from that release (the RewindUpload article, \
+                    "A replay tool per release"), or pass --allow-drift to replay it with this one anyway.
+                    """)
+            }
+        }
+        return replay
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import Rewind
+import RewindLog
 import RewindTestSupport
 import Testing
 
@@ -191,12 +193,45 @@ struct ReportCommandTests {
         #expect((first["reason"] as? [String: Any])?["kind"] as? String == "manual" && first["triggerAction"] is String && first["triggerSource"] is String)
         #expect(groups.allSatisfy { ($0["signature"] as? [String: Any])?["crashSite"] == nil })
         #expect((grouped["unreadable"] as? [[String: Any]])?.count == 1)
+        // Which build replays each group: from the header, the app version and schema versions.
+        let builds = try #require(groups.first?["builds"] as? [[String: Any]])
+        #expect(builds.count == 1 && builds.first?["reports"] as? Int == 2 && builds.first?["version"] is String && builds.first?["actionFingerprint"] == nil)
         let opened = try await json("reports", "inbox", "--key-file", "team.key")
-        let sites = try #require(opened["groups"] as? [[String: Any]]).compactMap { ($0["signature"] as? [String: Any])?["crashSite"] as? String }
+        let openedGroups = try #require(opened["groups"] as? [[String: Any]])
+        let sites = openedGroups.compactMap { ($0["signature"] as? [String: Any])?["crashSite"] as? String }
         #expect(sites == ["my-app+0x1234"])
+        // Opened, the fingerprints of the types the shop's session was recorded with, as the log has them.
+        let shop = try EventLog(path: folder.file("shop.rewind"), mode: .readOnly).sessions()[0]
+        let openedBuild = try #require((openedGroups.first?["builds"] as? [[String: Any]])?.first)
+        #expect(shop.actionFingerprint != nil && openedBuild["actionFingerprint"] as? String == shop.actionFingerprint)
+        #expect(openedBuild["stateFingerprint"] as? String == shop.stateFingerprint)
         // As text; a path that is not there is an input error.
         let text = try await rewind("reports", "inbox")
         #expect(text.status == 0 && text.standardOutput.contains("crash (SIGSEGV)") && text.standardOutput.contains("1 file not read as reports"), "\(text)")
         #expect(try await rewind("reports", "nowhere").status != 0)
+    }
+
+    @Test("a report recorded with another build's types is refused by the replay commands, saying how they differ; --allow-drift replays it anyway")
+    func driftRefused() async throws {
+        // The shop's app id, recorded by a build whose state and action are other types.
+        let shopID = try EventLog(path: folder.file("shop.rewind"), mode: .readOnly).sessions()[0].app.id
+        var configuration = RecorderConfiguration<[String], String>()
+        configuration.typeShapes = .generatedOrProbed
+        let recorder = Recorder<[String], String>(
+            log: try EventLog(path: folder.file("other-build.rewind")), app: AppIdentity(id: shopID, version: "0.9"), configuration: configuration
+        )
+        let store = Store(initialState: [], reducer: Reducer<[String], String> { notes, note in notes.append(note) }, middleware: recorder.middleware)
+        store.dispatch("a")
+        store.dispatch("b")
+        try await recorder.close()
+        let create = try await rewind("report", "create", "other-build.rewind", "--session", "1", "--public-key-file", "team.key.pub", "--output", "drift.rwreport")
+        try #require(create.status == 0, "\(create.standardError)")
+        let refused = try await rewind("state", "drift.rwreport", "--key-file", "team.key", "--session", "1")
+        #expect(refused.status == 2 && refused.standardError.contains("whose types differ from this tool's") && refused.standardError.contains("--allow-drift"), "\(refused)")
+        #expect(refused.standardError.contains("fingerprint"), "the difference is named: \(refused.standardError)")
+        // The shop's own report replays as before; with --allow-drift the refusal is not made.
+        #expect(try await rewind("state", "r.rwreport", "--key-file", "team.key", "--session", "1").status == 0)
+        let allowed = try await rewind("state", "drift.rwreport", "--key-file", "team.key", "--session", "1", "--allow-drift")
+        #expect(!allowed.standardError.contains("whose types differ from this tool's"), "\(allowed)")
     }
 }

@@ -33,10 +33,10 @@ struct ReportsCommand: AsyncParsableCommand {
         for (file, read) in reports {
             do throws(EventLogError) {
                 let report = try await read()
-                var details: ReportDetails?
-                if let keys { details = try report.open(with: keys).details }
+                var details: ReportDetails?, shapes: SessionShapes?
+                if let keys { (details, shapes) = Self.opened(try report.open(with: keys)) }
                 let signature = ReportSignature(header: report.header, details: details)
-                groups[signature, default: Group(signature: signature, representative: file)].add(report.header, file: file)
+                groups[signature, default: Group(signature: signature, representative: file)].add(report.header, shapes: shapes, file: file)
             } catch {
                 // Its description begins with the path, which the listing shows already.
                 let reason = error.description
@@ -51,6 +51,15 @@ struct ReportsCommand: AsyncParsableCommand {
 
     /// The reports `paths` name, each with how to read it: files as given, folders'
     /// `.rwreport` files (held ones too), a collector's stored reports (`STORE#ID`).
+    /// An opened report's details, and the shapes its session was recorded with (from its
+    /// export's session line), whose fingerprints say which build replays it.
+    static func opened(_ content: (details: ReportDetails, export: Data)) -> (ReportDetails, SessionShapes?) {
+        let sessionLine = content.export.split(separator: 0x0A).lazy.compactMap { line in
+            try? JSONDecoder().decode(PortableLog.SessionLine.self, from: line)
+        }.first
+        return (content.details, sessionLine?.shapes)
+    }
+
     /// The stores opened are returned too: the caller closes them once it has read the reports.
     static func reports(in paths: [String]) async throws -> (
         reports: [(name: String, read: @Sendable () async throws(EventLogError) -> FieldReport)], stores: [any CollectorStore]
@@ -99,20 +108,58 @@ struct ReportsCommand: AsyncParsableCommand {
 }
 
 extension ReportsCommand {
+    /// A build a report needs to replay: the app version and schema versions from the clear
+    /// header; the fingerprints of the types its session was recorded with, once opened.
+    struct Build: Encodable, Hashable, Comparable {
+        var version: String
+        var actionSchemaVersion: Int
+        var stateSchemaVersion: Int
+        var actionFingerprint: String?
+        var stateFingerprint: String?
+        var reports = 0
+
+        var key: [String] {
+            [version, "\(actionSchemaVersion)", "\(stateSchemaVersion)", actionFingerprint ?? "", stateFingerprint ?? ""]
+        }
+
+        static func < (lhs: Build, rhs: Build) -> Bool { lhs.key.lexicographicallyPrecedes(rhs.key) }
+
+        /// `1.4 (schemas 1/1, fingerprints 3f9c2a61…/7a1b09e2…)`.
+        var description: String {
+            var text = "\(version.ifEmpty("—")) (schemas \(actionSchemaVersion)/\(stateSchemaVersion)"
+            if let actionFingerprint, let stateFingerprint { text += ", fingerprints \(actionFingerprint.prefix(8))…/\(stateFingerprint.prefix(8))…" }
+            return text + ")"
+        }
+    }
+
     /// The reports of one signature.
     struct Group: Encodable {
         var signature: ReportSignature
         var count = 0
         /// Reports per app version.
         var versions: [String: Int] = [:]
+        /// The builds that replay the group's reports, with how many each (a replay tool per
+        /// release: a report replays only with its own version's reducer).
+        var builds: [Build] = []
         var firstSeen = Double.infinity
         var lastSeen = -Double.infinity
         /// One report of the group, to open first.
         var representative: String
 
-        mutating func add(_ header: ReportHeader, file: String) {
+        mutating func add(_ header: ReportHeader, shapes: SessionShapes?, file: String) {
             count += 1
             versions[header.app.version, default: 0] += 1
+            var build = Build(
+                version: header.app.version, actionSchemaVersion: header.app.actionSchemaVersion, stateSchemaVersion: header.app.stateSchemaVersion,
+                actionFingerprint: shapes?.action?.fingerprint, stateFingerprint: shapes?.state?.fingerprint
+            )
+            if let index = builds.firstIndex(where: { $0.key == build.key }) {
+                builds[index].reports += 1
+            } else {
+                build.reports = 1
+                builds.append(build)
+                builds.sort()
+            }
             if header.createdAt < firstSeen { (firstSeen, representative) = (header.createdAt, file) }
             lastSeen = max(lastSeen, header.createdAt)
         }
@@ -134,10 +181,10 @@ extension ReportsCommand {
             if groups.isEmpty {
                 lines.append("no reports")
             } else {
-                lines.append(Rendering.table([["reports", "signature", "versions", "first seen", "last seen", "representative"]] + groups.map { group in
+                lines.append(Rendering.table([["reports", "signature", "replays with", "first seen", "last seen", "representative"]] + groups.map { group in
                     [
                         "\(group.count)", shown(group.signature.description),
-                        group.versions.sorted { $0.key < $1.key }.map { "\(shown($0.key.ifEmpty("—"))) ×\($0.value)" }.joined(separator: ", "),
+                        group.builds.map { "\(shown($0.description)) ×\($0.reports)" }.joined(separator: ", "),
                         Rendering.timestamp(group.firstSeen), Rendering.timestamp(group.lastSeen), group.representative,
                     ]
                 }))

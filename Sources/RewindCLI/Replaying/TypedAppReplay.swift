@@ -14,6 +14,10 @@ struct TypedAppReplay<State: Codable & Sendable & Equatable, Action: Codable & S
         try command.run(with: self)
     }
 
+    func schemaDrift(sessions: [Int64]) throws -> [SchemaDrift] {
+        try sessions.flatMap { session throws(EventLogError) in try replayer.schemaDrift(session: session) }
+    }
+
     /// Runs `search` with `condition` as a predicate on the state. A `--where` expression that
     /// cannot be evaluated on some state stops the search at once (the predicate answers `true`)
     /// and its failure is thrown once `search` returns.
