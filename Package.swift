@@ -435,7 +435,7 @@ let package = Package(
             name: "RewindDocsTests",
             dependencies: [
                 "Rewind", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindReplay", "RewindCLI", "RewindCoding", "RewindFeedback",
-                "RewindInspector", "RewindPostgres", "RewindTesting", "RewindOpenCombine", "RewindExamples",
+                "RewindInspector", "RewindPostgres", "RewindTesting", "RewindOpenCombine", "RewindExamples", "RewindUpload",
                 // The benchmark's report type, for the quoted-figures check.
                 "rewind-bench",
                 .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),

@@ -73,8 +73,8 @@ struct PostgresCollectorTests {
     func storeRestarted() async throws {
         let server = try PrivatePostgresServer.start()
         defer { server.stop() }
-        setenv("PGPASSWORD", server.location.password ?? "", 1)
-        let team = try await CollectorTeam(store: PushCommandTests.url(server.location))
+        // Its own password, in the URL: PGPASSWORD is the suite's server's, shared by every test.
+        let team = try await CollectorTeam(store: PushCommandTests.url(server.location, withPassword: true))
         let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--uploads-per-install-per-hour", "1000"])
         let outbox = try await team.device("phone", errors: 12)
         let digests = Set(try outbox.reports().map { ReportDigest.hex(of: try Data(contentsOf: $0)) })
