@@ -245,7 +245,7 @@ let package = Package(
         .target(
             name: "RewindTestSupport",
             dependencies: [
-                "Rewind", "RewindCoding", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindExamples", "RewindTestProcesses",
+                "Rewind", "RewindCoding", "RewindLog", "RewindLogCore", "RewindSQLite", "RewindReplay", "RewindExamples", "RewindTestProcesses",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/Support"
@@ -308,6 +308,8 @@ let package = Package(
                 // The store soak: a recorder into PostgreSQL and `rewind serve` over it (its
                 // `ServedInspector`), and plain SQL to find and stop the recorder's backend.
                 "RewindTestProcesses",
+                // The field app's uploader (`field-app`).
+                "RewindUpload",
                 .target(name: "RewindPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),

@@ -40,7 +40,7 @@ public final class ReportStore: CollectorStore {
                 _ = Self.closeDescriptor(descriptor)
             }
         }
-        if let header = try LogFileHeader.read(path: path), let id = header.applicationID, id != 0, id != Self.applicationID {
+        if exists, try LogFileHeader.read(path: path) != nil, let id = Self.kind(at: path), id != 0, id != Self.applicationID {
             throw .notARewindLog(path: path, applicationID: id)
         }
         pool = try mappingErrors(path: path) {
@@ -63,10 +63,23 @@ public final class ReportStore: CollectorStore {
         }
     }
 
-    /// Whether the file at `path` is a collector's store (by its header; nothing else is read).
+    /// Whether the file at `path` is a collector's store.
     public static func isStore(at path: String) -> Bool {
-        guard let header = try? LogFileHeader.read(path: path) else { return false }
-        return header.applicationID == applicationID
+        kind(at: path) == applicationID
+    }
+
+    /// The kind of SQLite file at `path` (its `application_id`): from its header, or — while the
+    /// header on disk is still a new file's (its first pages in the write-ahead log, not yet
+    /// checkpointed) — asked of SQLite, read-only. `nil` for what is not SQLite; 0 for a file
+    /// no kind has claimed.
+    static func kind(at path: String) -> Int32? {
+        guard let header = try? LogFileHeader.read(path: path), let id = header.applicationID else { return nil }
+        guard id == 0 else { return id }
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: configuration) else { return id }
+        defer { try? queue.close() }
+        return (try? queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") }) ?? id
     }
 
     // MARK: - Receiving

@@ -56,6 +56,11 @@ struct CollectorTests {
         #expect(try await run(rewind, ["report", "fetch", team.store, "\(entries[0].id)", "--output", file]).status != 0)
     }
 
+    @Test("from a device to a regression test: the app crashes, relaunches and uploads; the team triages, fetches, and shrinks the report to a failing test")
+    func crashToRegressionTest() async throws {
+        try await FieldToTeam.crashToRegressionTest(team: try await Team(ingestApp: FieldToTeam.app))
+    }
+
     @Test("hostile uploads: each a clear 4xx, nothing stored, the server unaffected")
     func hostile() async throws {
         let team = try await Team()

@@ -56,6 +56,18 @@ struct ReportStoreTests {
         try await queue.write { try $0.execute(sql: "PRAGMA user_version = 99") }
         try queue.close()
         #expect(throws: EventLogError.newerSchema(path: path, found: 99, supported: 1)) { try ReportStore(path: path) }
+        // While their first pages are only in the write-ahead log (a writer still has them
+        // open), each is still told apart: a live log is refused, a live store is one.
+        let live = folder.file("live.rewind")
+        let writer = try EventLog(path: live)
+        _ = try writer.beginSession(app: Self.app, initialState: 0)
+        #expect(throws: EventLogError.self) { try ReportStore(path: live) }
+        let liveStore = folder.file("live.sqlite")
+        let collecting = try ReportStore(path: liveStore, create: true)
+        _ = try await collecting.receive(Data("r".utf8), header: CollectorStoreContract.header(), idempotencyKey: "k", install: "i", token: "t", receivedAt: Date())
+        #expect(ReportStore.isStore(at: liveStore))
+        try writer.close()
+        await collecting.close()
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }

@@ -43,6 +43,13 @@ struct PostgresCollectorTests {
         }
     }
 
+    @Test("from a device to a regression test, with the reports in PostgreSQL")
+    func crashToRegressionTest() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            try await FieldToTeam.crashToRegressionTest(team: try await CollectorTeam(store: PushCommandTests.url(location), ingestApp: FieldToTeam.app))
+        }
+    }
+
     @Test("two collectors on one store receiving the same reports at once store each once")
     func twoCollectors() async throws {
         try await PostgresTestServer.withDatabase { location in

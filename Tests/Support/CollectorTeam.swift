@@ -22,14 +22,17 @@ public struct CollectorTeam: Sendable {
     /// Where the collector keeps reports: a SQLite file in `folder` unless given.
     public let store: String
 
-    public init(store: String? = nil) async throws {
+    /// - Parameters:
+    ///   - store: The collector's store (a SQLite file in `folder` when `nil`).
+    ///   - ingestApp: The app the ingest token uploads for.
+    public init(store: String? = nil, ingestApp: String = CollectorTeam.app.id) async throws {
         folder = try TemporaryDirectory()
         let generated = try ReportKey.generate(id: "team")
         (publicKey, privateKey) = (generated.publicKey, generated.privateKey)
         tokensFile = folder.file("tokens")
         self.store = store ?? folder.file("reports.sqlite")
         let rewind = builtProduct("rewind")
-        let ingest = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "notes-app", "--ingest", Self.app.id])
+        let ingest = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "notes-app", "--ingest", ingestApp])
         let read = try await run(rewind, ["collect", "token", "--tokens", tokensFile, "--name", "team", "--read"])
         try #require(ingest.status == 0 && read.status == 0, "\(ingest.standardError) \(read.standardError)")
         self.ingest = ingest.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
