@@ -187,7 +187,18 @@ public struct Collector: Sendable {
         if usage.bytes + bytes.count > configuration.maxAppBytes {
             return Self.json(.init(code: 507, reasonPhrase: "Insufficient Storage"), ["error": "the app's reports are at the collector's storage cap"], headers: [.retryAfter: "3600"])
         }
-        let receipt = try await store.receive(bytes, header: report.header, idempotencyKey: idempotencyKey, install: install, token: token.name, receivedAt: Date())
+        let receipt: ReportReceipt
+        do {
+            receipt = try await store.receive(bytes, header: report.header, idempotencyKey: idempotencyKey, install: install, token: token.name, receivedAt: Date())
+        } catch {
+            // Nothing was stored (one transaction, or one statement): the uploader keeps the
+            // report and tries again later.
+            logger.error("a report could not be stored", metadata: ["error": "\(error)"])
+            if case .diskFull = error {
+                return Self.json(.init(code: 507, reasonPhrase: "Insufficient Storage"), ["error": "the collector's disk is full; retry later"], headers: [.retryAfter: "600"])
+            }
+            return Self.json(.serviceUnavailable, ["error": "the collector's store is unavailable; retry later"], headers: [.retryAfter: "30"])
+        }
         switch receipt {
         case .stored(let id):
             logger.info("report stored", metadata: ["id": "\(id)", "app": "\(report.header.app.id)", "bytes": "\(bytes.count)"])

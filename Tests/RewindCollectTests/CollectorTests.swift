@@ -218,3 +218,130 @@ struct CollectorTests {
     }
 }
 #endif
+
+#if Collector
+/// The team's endpoints and the collector's other limits, over HTTP.
+@Suite("Collector's team endpoints and limits", .serialized)
+struct CollectorTeamEndpointTests {
+    typealias Team = CollectorTeam
+
+    /// Uploads each of `outbox`'s reports as the uploader would, from `install`; the statuses.
+    static func upload(_ outbox: ReportOutbox, to collector: RunningCollector, token: String, install: String) async throws -> [Int] {
+        var statuses: [Int] = []
+        for report in outbox.reports() {
+            let bytes = try Data(contentsOf: report)
+            statuses.append(try await collector.request(
+                "POST", "v1/reports", token: token, headers: ["Idempotency-Key": ReportDigest.hex(of: bytes), "Rewind-Install": install], body: bytes
+            ).status)
+        }
+        return statuses
+    }
+
+    @Test("delete, erase an install, retention and paging over HTTP need the read token and do what they say")
+    func teamEndpoints() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        #expect(try await Self.upload(try await team.device("a", errors: 3), to: collector, token: team.ingest, install: "alice") == [201, 201, 201])
+        #expect(try await Self.upload(try await team.device("b", errors: 2), to: collector, token: team.ingest, install: "bob") == [201, 201])
+        func listed(_ query: String = "") async throws -> [CollectedReport] {
+            let answer = try await collector.request("GET", "v1/reports" + query, token: team.read)
+            #expect(answer.status == 200)
+            return try JSONDecoder().decode([CollectedReport].self, from: answer.body)
+        }
+        let all = try await listed()
+        #expect(all.count == 5 && all.map(\.id) == all.map(\.id).sorted(by: >))
+        // Paging: two at a time, by id.
+        let page = try await listed("?limit=2&before=\(all[1].id)")
+        #expect(page.map(\.id) == Array(all[2...3].map(\.id)))
+        // Every team endpoint refuses the ingest token and no token.
+        for (method, path) in [("GET", "v1/reports"), ("GET", "v1/reports/\(all[0].id)"), ("DELETE", "v1/reports/\(all[0].id)"),
+                               ("DELETE", "v1/installs/alice/reports"), ("POST", "v1/retention?app=com.example.notes&days=0"), ("POST", "v1/tokens/team/revoke")] {
+            #expect(try await collector.request(method, path, token: team.ingest).status == 401, "\(method) \(path)")
+            #expect(try await collector.request(method, path, token: nil).status == 401, "\(method) \(path)")
+        }
+        // The oldest (one of alice's) deleted.
+        let oldest = try #require(all.last)
+        #expect(try await collector.request("DELETE", "v1/reports/\(oldest.id)", token: team.read).status == 200)
+        #expect(try await collector.request("DELETE", "v1/reports/\(oldest.id)", token: team.read).status == 404)
+        #expect(try await collector.request("GET", "v1/reports/\(oldest.id)", token: team.read).status == 404)
+        let alice = try await listed().filter { $0.install == "alice" }.count
+        let erased = try await collector.request("DELETE", "v1/installs/alice/reports", token: team.read)
+        #expect(erased.status == 200 && String(decoding: erased.body, as: UTF8.self).contains("\"reports\":\"\(alice)\""))
+        #expect(try await listed().allSatisfy { $0.install == "bob" })
+        // Retention by size: at most the newest report's bytes keeps it alone (bob's other goes).
+        let size = try #require(try await listed().first?.size)
+        let retention = try await collector.request("POST", "v1/retention?app=com.example.notes&bytes=\(size)", token: team.read)
+        #expect(retention.status == 200 && String(decoding: retention.body, as: UTF8.self).contains("\"deleted\":\"1\""), "\(String(decoding: retention.body, as: UTF8.self))")
+        #expect(try await listed().count == 1)
+        #expect(try await collector.request("POST", "v1/retention", token: team.read).status == 400)
+    }
+
+    @Test("an app at its storage cap gets 507 with Retry-After; an address past its requests gets 429")
+    func storageCapAndAddressLimit() async throws {
+        let team = try await Team()
+        let outbox = try await team.device("phone", errors: 3)
+        let size = try Data(contentsOf: try #require(outbox.reports().first)).count
+        let capped = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--max-app-bytes", "\(size * 2 + size / 2)"])
+        #expect(try await Self.upload(outbox, to: capped, token: team.ingest, install: "one") == [201, 201, 507])
+        capped.stop()
+        let limited = try RunningCollector(store: team.folder.file("other.sqlite"), tokens: team.tokensFile, extra: ["--requests-per-address-per-minute", "3"])
+        var statuses: [Int] = []
+        for _ in 0..<5 { statuses.append(try await limited.request("GET", "healthz", token: nil).status) }
+        #expect(statuses == [200, 200, 200, 429, 429])
+    }
+
+    @Test("a full disk: the upload is answered 5xx with Retry-After and nothing is stored; with room again, it is stored once and the file is whole")
+    func fullDisk() async throws {
+        let team = try await Team()
+        let outbox = try await team.device("phone", errors: 3, padding: 48 << 10)
+        // The store made, and one report taken, with room; then a limit below a report's size.
+        var collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let first = try #require(outbox.reports().first)
+        let bytes = try Data(contentsOf: first)
+        #expect(try await collector.request(
+            "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: bytes), "Rewind-Install": "one"], body: bytes
+        ).status == 201)
+        collector.stop()
+        outbox.delivered(first)
+        // 40 KiB a file: room for SQLite's shared-memory file (32 KiB), not for a report's pages
+        // in the write-ahead log (empty after the clean stop).
+        collector = try RunningCollector(store: team.store, tokens: team.tokensFile, fileSizeLimit: 40)
+        let uploader = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
+        let full = await uploader.send()
+        // SQLite meets the limit as a failed write (EFBIG), not ENOSPC's "full": 503, not 507.
+        #expect(full.delivered == 0 && full.remaining == 2 && full.lastFailure?.contains("HTTP 50") == true, "\(full)")
+        #expect(try #require(full.nextAttempt).timeIntervalSinceNow >= 29, "Retry-After is honoured")
+        #expect(try await collector.request("GET", "healthz", token: nil).status == 200)
+        collector.stop()
+        collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let later = await ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest).send(now: Date().addingTimeInterval(3600))
+        #expect(later.delivered == 2 && outbox.reports().isEmpty, "\(later)")
+        collector.stop()
+        let stored = try await ReportStore(path: team.store).allReports()
+        #expect(stored.count == 3 && Set(stored.map(\.digest)).count == 3)
+        let check = try await run("/usr/bin/env", ["sqlite3", team.store, "PRAGMA integrity_check"])
+        #expect(check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check)")
+    }
+
+    @Test("SIGTERM lets an upload in flight finish and be stored, then the collector exits")
+    func gracefulShutdown() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let report = try Data(contentsOf: try #require(try await team.device("phone").reports().first))
+        // Headers and half the body, then SIGTERM, then the rest.
+        let socket = try LoopbackSocket(port: collector.port)
+        let head = "POST /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(team.ingest)\r\nIdempotency-Key: \(ReportDigest.hex(of: report))\r\n"
+            + "Rewind-Install: one\r\nContent-Length: \(report.count)\r\nConnection: close\r\n\r\n"
+        #expect(socket.send(Array(head.utf8) + Array(report.prefix(report.count / 2))))
+        try await Task.sleep(for: .milliseconds(300))
+        kill(collector.process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(collector.process.isRunning, "it waits for the upload in flight")
+        #expect(socket.send(Array(report.suffix(from: report.count / 2))))
+        let answer = socket.receiveAll()
+        #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer)")
+        collector.process.waitUntilExit()
+        #expect(try await ReportStore(path: team.store).allReports().count == 1)
+    }
+}
+#endif

@@ -32,6 +32,20 @@ final class LoopbackSocket {
 
     deinit { close(descriptor) }
 
+    /// Everything the peer sends until it closes the connection (at most 10 s), as text.
+    func receiveAll() -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Sends `bytes`; false once the peer has closed the connection.
     func send(_ bytes: [UInt8]) -> Bool {
         // MSG_NOSIGNAL: a closed peer is an answer here, not a SIGPIPE.

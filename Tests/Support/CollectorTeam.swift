@@ -40,8 +40,9 @@ public struct CollectorTeam: Sendable {
     }
 
     /// A device of `app`: `errors` launches, each of which records a note and an error action,
-    /// sealing one report into the log's outbox.
-    public func device(_ name: String, errors: Int = 1, app: AppIdentity = CollectorTeam.app) async throws -> ReportOutbox {
+    /// sealing one report into the log's outbox. `padding` random bytes (base64) in the note
+    /// make the report that much larger: they do not deflate.
+    public func device(_ name: String, errors: Int = 1, app: AppIdentity = CollectorTeam.app, padding: Int = 0) async throws -> ReportOutbox {
         let path = folder.file("\(name).rewind")
         for index in 0..<errors {
             var configuration = RecorderConfiguration<[String], String>()
@@ -50,7 +51,9 @@ public struct CollectorTeam: Sendable {
             configuration.errorActions = { $0.hasPrefix("error") }
             let recorder = Recorder<[String], String>(log: try EventLog(path: path), app: app, configuration: configuration)
             let store = Store(initialState: [], reducer: Self.reducer, middleware: recorder.middleware)
-            store.dispatch("note \(index)")
+            var generator = SystemRandomNumberGenerator()
+            let pad = Data((0..<padding).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }).base64EncodedString()
+            store.dispatch("note \(index) \(pad)")
             store.dispatch("error: sync failed")
             try await recorder.close()
         }

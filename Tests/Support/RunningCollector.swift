@@ -14,9 +14,18 @@ public final class RunningCollector: @unchecked Sendable {
 
     /// Starts `rewind collect --store STORE --tokens TOKENS --listen 127.0.0.1:PORT EXTRA…` and
     /// waits until it listens.
-    public init(store: String, tokens: String, port: Int = 0, extra: [String] = []) throws {
-        process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
-        process.arguments = ["collect", "--store", store, "--tokens", tokens, "--listen", "127.0.0.1:\(port)"] + extra
+    ///
+    /// - Parameter fileSizeLimit: The most KiB any file it writes may reach (`ulimit -f`, with
+    ///   SIGXFSZ ignored): past it a write fails as on a full disk.
+    public init(store: String, tokens: String, port: Int = 0, extra: [String] = [], fileSizeLimit: Int? = nil) throws {
+        let arguments = ["collect", "--store", store, "--tokens", tokens, "--listen", "127.0.0.1:\(port)"] + extra
+        if let fileSizeLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit); exec \"$0\" \"$@\"", builtProduct("rewind")] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: builtProduct("rewind"))
+            process.arguments = arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = standardError
@@ -57,7 +66,11 @@ public final class RunningCollector: @unchecked Sendable {
 
     /// One request; the status and body.
     public func request(_ method: String, _ path: String, token: String?, headers: [String: String] = [:], body: Data? = nil) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: url.appendingPathComponent(path))
+        // A query stays a query: `appendingPathComponent` would escape its `?`.
+        let parts = path.split(separator: "?", maxSplits: 1).map(String.init)
+        var components = URLComponents(url: url.appendingPathComponent(parts[0]), resolvingAgainstBaseURL: false)!
+        if parts.count == 2 { components.percentEncodedQuery = parts[1] }
+        var request = URLRequest(url: components.url!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }

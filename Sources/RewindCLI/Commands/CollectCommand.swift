@@ -46,6 +46,8 @@ extension CollectCommand {
         var perInstall: Int?
         @Option(name: .customLong("uploads-per-token-per-minute"), help: "Uploads one ingest token (one app's fleet) may make a minute (default 6,000).")
         var perToken: Int?
+        @Option(name: .customLong("requests-per-address-per-minute"), help: "Requests one address may make a minute, of any kind (default 600).")
+        var perAddress: Int?
         @Option(name: .customLong("request-deadline"), help: "Seconds a request may take to arrive, headers and body (default 30).")
         var requestDeadline: Int?
         @Option(name: .customLong("retention-days"), help: "Delete reports older than this many days; 0 keeps them (default 90).")
@@ -63,6 +65,7 @@ extension CollectCommand {
                 ("--max-report-bytes", maxReportBytes, \.maxReportBytes), ("--max-app-bytes", maxAppBytes, \.maxAppBytes),
                 ("--uploads-per-install-per-hour", perInstall, \.uploadsPerInstallPerHour),
                 ("--uploads-per-token-per-minute", perToken, \.uploadsPerTokenPerMinute), ("--request-deadline", requestDeadline, \.requestDeadlineSeconds),
+                ("--requests-per-address-per-minute", perAddress, \.requestsPerAddressPerMinute),
             ]
             for (name, value, field) in positive {
                 guard let value else { continue }
