@@ -18,9 +18,9 @@ import Synchronization
 /// Task.detached(priority: .background) { await uploader.run() }
 /// ```
 ///
-/// - **Consent.** It sends ``ReportOutbox/reports()`` only: a report held for the user's
-///   answer (``ReportConsent/askFirst``) waits until the app grants it.
-/// - **Exactly once.** Each report goes with an idempotency key, its SHA-256 (``ReportDigest``):
+/// - **Consent.** It sends `ReportOutbox.reports()` only: a report held for the user's
+///   answer (`ReportConsent.askFirst`) waits until the app grants it.
+/// - **Exactly once.** Each report goes with an idempotency key, its SHA-256 (`ReportDigest`):
 ///   a retry after a lost response — in this launch or after a relaunch — is stored once.
 /// - **Backoff.** A failure that may pass (no network, a 5xx, 429 or 507) waits before the next
 ///   try: exponential with full jitter, from ``Configuration/initialBackoff`` up to
@@ -85,7 +85,7 @@ public final class ReportUploader: Sendable {
     private let state: Mutex<Void> = Mutex(())
 
     /// - Parameters:
-    ///   - outbox: The recorder's outbox (``ReportOutbox/init(besideLog:)``).
+    ///   - outbox: The recorder's outbox (`ReportOutbox(besideLog:)`).
     ///   - endpoint: The collector's base URL (HTTPS in production; reports go to `/v1/reports`).
     ///   - token: The app's ingest token.
     ///   - configuration: Budget, backoff, networks.
