@@ -31,6 +31,7 @@ public struct Collector: Sendable {
     let logger: Logger
     private let limits: Limits
     private let switches: Switches
+    private let usage: Usage
 
     public init(
         store: any CollectorStore, tokens: CollectorTokens, configuration: CollectorConfiguration = .init(), logger: Logger = Logger(label: "rewind-collect")
@@ -41,6 +42,7 @@ public struct Collector: Sendable {
         self.logger = logger
         limits = Limits(configuration)
         switches = Switches(store: store)
+        usage = Usage(store: store)
     }
 
     /// Serves until SIGINT or SIGTERM, then stops taking connections and finishes the requests
@@ -183,8 +185,7 @@ public struct Collector: Sendable {
         guard report.header.app.id == token.app else {
             return Self.json(.forbidden, ["error": "this token uploads reports of \(token.app ?? "no app"), not of this report's app"])
         }
-        let usage = try await store.usage(app: report.header.app.id)
-        if usage.bytes + bytes.count > configuration.maxAppBytes {
+        if try await usage.bytes(of: report.header.app.id) + bytes.count > configuration.maxAppBytes {
             return Self.json(.init(code: 507, reasonPhrase: "Insufficient Storage"), ["error": "the app's reports are at the collector's storage cap"], headers: [.retryAfter: "3600"])
         }
         let receipt: ReportReceipt
@@ -201,6 +202,7 @@ public struct Collector: Sendable {
         }
         switch receipt {
         case .stored(let id):
+            usage.add(bytes.count, to: report.header.app.id)
             logger.info("report stored", metadata: ["id": "\(id)", "app": "\(report.header.app.id)", "bytes": "\(bytes.count)"])
             return Self.json(.created, ["status": "stored", "id": "\(id)"])
         case .duplicate(let id):
@@ -270,6 +272,31 @@ extension Collector {
                 return Collector.json(.tooManyRequests, ["error": "too many requests; retry later"], headers: [.retryAfter: "\(retry)"])
             }
             return try await next(request, context)
+        }
+    }
+
+    /// Each app's stored bytes, for the storage cap: read from the store (a sum over the app's
+    /// reports) at most every 5 seconds, with what this collector stored since added. Summing
+    /// on every upload would cost each upload a scan of the app's reports. Across collectors on
+    /// one store the cap can be passed by what the others stored in those seconds.
+    final class Usage: Sendable {
+        private let store: any CollectorStore
+        private let cache = Mutex<[String: (read: Double, bytes: Int)]>([:])
+
+        init(store: any CollectorStore) {
+            self.store = store
+        }
+
+        func bytes(of app: String) async throws -> Int {
+            let now = Date().timeIntervalSince1970
+            if let cached = cache.withLock({ $0[app] }), now - cached.read < 5 { return cached.bytes }
+            let bytes = try await store.usage(app: app).bytes
+            cache.withLock { $0[app] = (now, bytes) }
+            return bytes
+        }
+
+        func add(_ bytes: Int, to app: String) {
+            cache.withLock { cache in cache[app]?.bytes += bytes }
         }
     }
 

@@ -56,6 +56,10 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "The launch workload also launches on a log of this many MB that needs a migration (at most 6 samples; 0: none).") var launchLargeMb = 0
     @Option(help: "Workloads to run.") var workload: [String] = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "recorder-memory"]
     @Option(help: .hidden) var memoryProbe: String?
+    @Option(help: .hidden) var floorServer: String?
+    @Option(help: "Reports per run of the collect workload.") var collectReports = 10_000
+    @Option(help: "Concurrent uploaders in the collect workload.") var collectUploaders = 50
+    @Option(help: "The most MB of reports in a collect run (sizes are scaled down to fit).") var collectMegabytes = 500
     @Option(help: "Codecs for the record, size and replay workloads.") var codec: [String] = ["json", "binary"]
     @Flag(help: "Print one JSON object instead of tables.") var json = false
     @Option(help: ArgumentHelp("Run nothing: print the report a --json run saved in this file as the README's headline table.", valueName: "file"))
@@ -70,7 +74,7 @@ struct RewindBench: AsyncParsableCommand {
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory", "report"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory", "report", "collect"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
         guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
@@ -81,6 +85,15 @@ struct RewindBench: AsyncParsableCommand {
             let report = try JSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: markdown)))
             print(report.markdownTable())
             return
+        }
+        if let floorServer {
+            // A child of the collect workload: the minimal ingestion server, until terminated.
+            #if Collector
+            try await FloorServer.run(path: floorServer)
+            return
+            #else
+            throw ValidationError("the floor server needs the Collector trait")
+            #endif
         }
         #if DEBUG
         FileHandle.standardError.write(Data("rewind-bench: this is a debug build; use `swift run -c release rewind-bench`\n".utf8))
@@ -129,6 +142,13 @@ struct RewindBench: AsyncParsableCommand {
         }
         if workload.contains("inspector") {
             emit(try await InspectorWorkload(events: inspectorEvents, seed: seed, calls: inspectorCalls, logPath: inspectorLog).measure())
+        }
+        if workload.contains("collect") {
+            #if Collector
+            emit(try CollectWorkload(reports: collectReports, uploaders: collectUploaders, megabytes: collectMegabytes, runs: runs, seed: seed).measure())
+            #else
+            throw ValidationError("the collect workload needs the Collector trait (swift build --traits defaults,Collector)")
+            #endif
         }
         if workload.contains("postgres"), let postgres {
             #if PostgreSQL
