@@ -275,6 +275,8 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["PostgreSQL"])),
+                // The collect workload's client (LoopbackConnection) and its servers' first lines.
+                "RewindTestProcesses",
                 // The collect workload's floor: a minimal handler on the same server framework.
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Collector"])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Collector"])),

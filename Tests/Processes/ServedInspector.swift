@@ -28,12 +28,7 @@ public final class ServedInspector: @unchecked Sendable {
         process.standardError = standardError
         try process.run()
         // The first line, {"url": …}, is written once the server listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
+        let line = firstLine(of: output)
         let object = try JSONSerialization.jsonObject(with: line) as? [String: String]
         guard let url = object?["url"].flatMap(URL.init(string:)) else {
             process.terminate()

@@ -102,7 +102,7 @@ struct CollectorTests {
         let team = try await Team()
         let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--request-deadline", "2"])
         let began = ContinuousClock.now
-        let socket = try LoopbackSocket(port: collector.port)
+        let socket = try LoopbackConnection(port: collector.port)
         var closed = false
         // A header byte every 200 ms: never idle, never done.
         for byte in "POST /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 200) {
@@ -158,26 +158,7 @@ struct CollectorTests {
 
     @Test("two collectors on one store receiving the same reports at once store each once")
     func twoCollectors() async throws {
-        let team = try await Team()
-        let first = try RunningCollector(store: team.store, tokens: team.tokensFile)
-        let second = try RunningCollector(store: team.store, tokens: team.tokensFile)
-        let outbox = try await team.device("phone", errors: 4)
-        let reports = try outbox.reports().map { try Data(contentsOf: $0) }
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for report in reports {
-                for collector in [first, second] {
-                    group.addTask {
-                        try await collector.request(
-                            "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: report), "Rewind-Install": "one"], body: report
-                        ).status
-                    }
-                }
-            }
-            var statuses: [Int] = []
-            for try await status in group { statuses.append(status) }
-            #expect(statuses.filter { $0 == 201 }.count == 4 && statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
-        }
-        #expect(try await ReportStore(path: team.store).reports().count == 4)
+        #expect(try await Team().twoCollectorsReceiveTheSameReports(count: 4) == 4)
     }
 
     @Test("limits and tokens: an install past its hourly uploads gets 429 with Retry-After and backs off; a revoked token is refused")
@@ -329,7 +310,7 @@ struct CollectorTeamEndpointTests {
         let collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
         let report = try Data(contentsOf: try #require(try await team.device("phone").reports().first))
         // Headers and half the body, then SIGTERM, then the rest.
-        let socket = try LoopbackSocket(port: collector.port)
+        let socket = try LoopbackConnection(port: collector.port)
         let head = "POST /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(team.ingest)\r\nIdempotency-Key: \(ReportDigest.hex(of: report))\r\n"
             + "Rewind-Install: one\r\nContent-Length: \(report.count)\r\nConnection: close\r\n\r\n"
         #expect(socket.send(Array(head.utf8) + Array(report.prefix(report.count / 2))))

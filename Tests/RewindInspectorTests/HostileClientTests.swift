@@ -145,12 +145,7 @@ extension HostileClientTests {
             process.terminate()
             process.waitUntilExit()
         }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
+        let line = firstLine(of: output)
         #expect(String(decoding: line, as: UTF8.self).contains("\"url\""))
         let limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
         let files = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })

@@ -53,26 +53,8 @@ struct PostgresCollectorTests {
     @Test("two collectors on one store receiving the same reports at once store each once")
     func twoCollectors() async throws {
         try await PostgresTestServer.withDatabase { location in
-            let team = try await CollectorTeam(store: PushCommandTests.url(location))
-            let first = try RunningCollector(store: team.store, tokens: team.tokensFile)
-            let second = try RunningCollector(store: team.store, tokens: team.tokensFile)
-            let reports = try (try await team.device("phone", errors: 4)).reports().map { try Data(contentsOf: $0) }
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for report in reports {
-                    for collector in [first, second] {
-                        group.addTask {
-                            try await collector.request(
-                                "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: report), "Rewind-Install": "one"], body: report
-                            ).status
-                        }
-                    }
-                }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
-            #expect(statuses.filter { $0 == 201 }.count == 4 && statuses.filter { $0 == 200 }.count == 4, "\(statuses)")
-            let stored = try await PostgresReportStore.open(location)
-            #expect(try await stored.allReports().count == 4)
-            await stored.close()
+            let stored = try await CollectorTeam(store: PushCommandTests.url(location)).twoCollectorsReceiveTheSameReports(count: 4)
+            #expect(stored == 4)
         }
     }
 

@@ -59,4 +59,29 @@ public struct CollectorTeam: Sendable {
         }
         return ReportOutbox(besideLog: path)
     }
+
+    /// Two collectors on the team's store receive the same `count` reports at once (each report
+    /// to both): each is stored once — one answer 201, the other 200 — whatever the store.
+    /// Returns how many reports the store ended with, by the team's read token.
+    public func twoCollectorsReceiveTheSameReports(count: Int = 4) async throws -> Int {
+        let first = try RunningCollector(store: store, tokens: tokensFile)
+        let second = try RunningCollector(store: store, tokens: tokensFile)
+        let reports = try (try await device("race", errors: count)).reports().map { try Data(contentsOf: $0) }
+        let ingest = ingest
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for report in reports {
+                for collector in [first, second] {
+                    group.addTask {
+                        try await collector.request(
+                            "POST", "v1/reports", token: ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: report), "Rewind-Install": "one"], body: report
+                        ).status
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 201 }.count == count && statuses.filter { $0 == 200 }.count == count, "\(statuses)")
+        let listed = try await first.request("GET", "v1/reports", token: read)
+        return (try JSONSerialization.jsonObject(with: listed.body) as? [Any])?.count ?? -1
+    }
 }

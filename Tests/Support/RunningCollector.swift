@@ -30,12 +30,7 @@ public final class RunningCollector: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = standardError
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
+        let line = firstLine(of: output)
         let text = String(decoding: line, as: UTF8.self)
         guard let range = text.range(of: "listening on "), let url = URL(string: text[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()

@@ -1,10 +1,8 @@
 #if Collector
 import Foundation
 import RewindLog
+import RewindTestProcesses
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `collect`: `rewind collect` (the built binary, its defaults but for the rate limits, which a
 /// load test from one address and one token must pass) taking sealed reports from concurrent uploaders
@@ -104,12 +102,7 @@ struct CollectWorkload {
             process.terminate()
             process.waitUntilExit()
         }
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
-        }
+        let line = firstLine(of: output)
         guard let port = String(decoding: line, as: UTF8.self).split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
             throw BenchError("the \(server) server printed no port: \(String(decoding: line, as: UTF8.self))")
         }
@@ -136,7 +129,7 @@ struct CollectWorkload {
                     let head = "POST /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(bearer)\r\nIdempotency-Key: r\(index)\r\n"
                         + "Rewind-Install: install-\(index % 500)\r\nContent-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n\r\n"
                     let start = Date()
-                    if connection == nil { connection = LoopbackConnection(port: port) }
+                    if connection == nil { connection = try? LoopbackConnection(port: port) }
                     guard let status = connection?.exchange(head: Array(head.utf8), body: body), status == 201 || status == 200 else {
                         guard failures.add(1, ordering: .relaxed).newValue < 1_000 else { break }
                         connection = nil
@@ -220,78 +213,6 @@ struct SplitMix {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-}
-
-/// One keep-alive HTTP/1.1 connection to 127.0.0.1: a request out, its status back. By hand:
-/// the load's client must cost little beside the server it measures, and be the same for both.
-final class LoopbackConnection {
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
-
-    init?(port: Int) {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(descriptor)
-            return nil
-        }
-    }
-
-    deinit { close(descriptor) }
-
-    /// Sends a request; the response's status, or `nil` when the connection failed.
-    func exchange(head: [UInt8], body: Data) -> Int? {
-        guard send(head), body.withUnsafeBytes({ send(UnsafeRawBufferPointer($0)) }) else { return nil }
-        // The head, up to its blank line; then Content-Length bytes of body.
-        var headEnd: Int?
-        while headEnd == nil {
-            guard receive() else { return nil }
-            headEnd = find([13, 10, 13, 10])
-        }
-        let text = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
-        let status = Int(text.split(separator: " ").dropFirst().first ?? "")
-        let length = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-            .flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") } ?? 0
-        let total = headEnd! + 4 + length
-        while buffer.count < total { guard receive() else { return nil } }
-        buffer.removeFirst(total)
-        return status
-    }
-
-    private func send(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { send($0) } }
-
-    private func send(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var sent = 0
-        while sent < bytes.count {
-            let count = Glibc.send(descriptor, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
-            guard count > 0 else { return false }
-            sent += count
-        }
-        return true
-    }
-
-    private func receive() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        let count = recv(descriptor, &chunk, chunk.count, 0)
-        guard count > 0 else { return false }
-        buffer += chunk[0..<count]
-        return true
-    }
-
-    private func find(_ pattern: [UInt8]) -> Int? {
-        guard buffer.count >= pattern.count else { return nil }
-        for index in 0...(buffer.count - pattern.count) where buffer[index] == pattern[0] && Array(buffer[index..<(index + pattern.count)]) == pattern {
-            return index
-        }
-        return nil
     }
 }
 #endif
