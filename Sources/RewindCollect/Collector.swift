@@ -7,6 +7,7 @@ public import Logging
 import NIOCore
 import Synchronization
 
+
 /// `rewind collect`: the server a team runs to receive its apps' reports.
 ///
 /// - `POST /v1/reports` (an ingest token): one sealed report as the body, with
@@ -32,6 +33,8 @@ public struct Collector: Sendable {
     private let limits: Limits
     private let switches: Switches
     private let usage: Usage
+    /// Uploads whose bodies are being read or stored now.
+    private let inFlight = Counter()
 
     public init(
         store: any CollectorStore, tokens: CollectorTokens, configuration: CollectorConfiguration = .init(), logger: Logger = Logger(label: "rewind-collect")
@@ -75,7 +78,7 @@ public struct Collector: Sendable {
                 let apps = try await store.apps()
                 for app in apps {
                     let deleted = try await store.applyRetention(app: app, olderThan: Date(timeIntervalSinceNow: -Double(days) * 86_400), maxBytes: nil)
-                    if deleted > 0 { logger.info("retention deleted reports", metadata: ["app": "\(app)", "reports": "\(deleted)"]) }
+                    if deleted > 0 { logger.info("retention deleted reports", metadata: ["app": "\(LogText.printable(app))", "reports": "\(deleted)"]) }
                 }
             } catch {
                 logger.error("retention failed", metadata: ["error": "\(error)"])
@@ -123,7 +126,7 @@ public struct Collector: Sendable {
             guard tokens.tokens.contains(where: { $0.name == name }) else { return Self.json(.notFound, ["error": "no token of that name"]) }
             try await store.revoke(token: name, at: Date())
             switches.invalidate()
-            logger.notice("token revoked", metadata: ["token": "\(name)"])
+            logger.notice("token revoked", metadata: ["token": "\(LogText.printable(name))"])
             return Self.json(.ok, ["status": "revoked"])
         }
         router.put("v1/uploads") { request, _ in
@@ -165,6 +168,12 @@ public struct Collector: Sendable {
         if let retry = limits.perToken.admit(token.name) ?? limits.perInstall.admit(token.name + "/" + install) {
             return Self.json(.tooManyRequests, ["error": "too many uploads; retry later"], headers: [.retryAfter: "\(retry)"])
         }
+        // At most so many bodies in memory at once: past it, come back shortly.
+        guard inFlight.value.add(1, ordering: .relaxed).newValue <= configuration.maxConcurrentUploads else {
+            inFlight.value.subtract(1, ordering: .relaxed)
+            return Self.json(.serviceUnavailable, ["error": "too many uploads at once; retry shortly"], headers: [.retryAfter: "5"])
+        }
+        defer { inFlight.value.subtract(1, ordering: .relaxed) }
         let cap = configuration.maxReportBytes
         if let length = request.headers[.contentLength].flatMap(Int.init), length > cap {
             return Self.json(.contentTooLarge, ["error": "a report has at most \(cap) bytes"])
@@ -203,7 +212,7 @@ public struct Collector: Sendable {
         switch receipt {
         case .stored(let id):
             usage.add(bytes.count, to: report.header.app.id)
-            logger.info("report stored", metadata: ["id": "\(id)", "app": "\(report.header.app.id)", "bytes": "\(bytes.count)"])
+            logger.info("report stored", metadata: ["id": "\(id)", "app": "\(LogText.printable(report.header.app.id))", "bytes": "\(bytes.count)"])
             return Self.json(.created, ["status": "stored", "id": "\(id)"])
         case .duplicate(let id):
             return Self.json(.ok, ["status": "duplicate", "id": "\(id)"])
@@ -273,6 +282,11 @@ extension Collector {
             }
             return try await next(request, context)
         }
+    }
+
+    /// A count shared by the collector's copies (it is a struct; the routes capture it).
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
     }
 
     /// Each app's stored bytes, for the storage cap: read from the store (a sum over the app's

@@ -9,6 +9,9 @@ public struct CollectorConfiguration: Sendable {
     /// The largest report body taken: 2 MiB (a report's default bound is 512 KiB). Larger is
     /// refused with 413 before it is read.
     public var maxReportBytes = 2 << 20
+    /// Uploads taken at once (their bodies in memory): past it, 503 with Retry-After. With the
+    /// size cap, this bounds the memory uploads can hold: 64 × 2 MiB by default.
+    public var maxConcurrentUploads = 64
     /// The most seconds a request may take to arrive, headers and body: a client trickling
     /// either is cut off at this deadline.
     public var requestDeadlineSeconds = 30

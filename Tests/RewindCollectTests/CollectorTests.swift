@@ -304,6 +304,25 @@ struct CollectorTeamEndpointTests {
         #expect(check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check)")
     }
 
+    @Test("past the uploads taken at once, another is answered 503 with Retry-After before its body is read; the first is stored")
+    func concurrentUploads() async throws {
+        let team = try await Team()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--max-concurrent-uploads", "1"])
+        let reports = try (try await team.device("phone", errors: 2)).reports().map { try Data(contentsOf: $0) }
+        let socket = try LoopbackConnection(port: collector.port)
+        let head = "POST /v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(team.ingest)\r\nIdempotency-Key: \(ReportDigest.hex(of: reports[0]))\r\n"
+            + "Rewind-Install: one\r\nContent-Length: \(reports[0].count)\r\nConnection: close\r\n\r\n"
+        #expect(socket.send(Array(head.utf8) + Array(reports[0].prefix(100))))
+        try await Task.sleep(for: .milliseconds(300))
+        let second = try await collector.request(
+            "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: reports[1]), "Rewind-Install": "two"], body: reports[1]
+        )
+        #expect(second.status == 503 && String(decoding: second.body, as: UTF8.self).contains("too many uploads at once"))
+        #expect(socket.send(Array(reports[0].dropFirst(100))))
+        #expect(socket.receiveAll().hasPrefix("HTTP/1.1 201"))
+        #expect(try await ReportStore(path: team.store).allReports().count == 1)
+    }
+
     @Test("SIGTERM lets an upload in flight finish and be stored, then the collector exits")
     func gracefulShutdown() async throws {
         let team = try await Team()

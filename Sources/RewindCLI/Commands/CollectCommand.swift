@@ -48,6 +48,8 @@ extension CollectCommand {
         var perToken: Int?
         @Option(name: .customLong("requests-per-address-per-minute"), help: "Requests one address may make a minute, of any kind (default 600).")
         var perAddress: Int?
+        @Option(name: .customLong("max-concurrent-uploads"), help: "Uploads taken at once, their bodies in memory; past it, 503 (default 64).")
+        var maxConcurrentUploads: Int?
         @Option(name: .customLong("request-deadline"), help: "Seconds a request may take to arrive, headers and body (default 30).")
         var requestDeadline: Int?
         @Option(name: .customLong("retention-days"), help: "Delete reports older than this many days; 0 keeps them (default 90).")
@@ -66,6 +68,7 @@ extension CollectCommand {
                 ("--uploads-per-install-per-hour", perInstall, \.uploadsPerInstallPerHour),
                 ("--uploads-per-token-per-minute", perToken, \.uploadsPerTokenPerMinute), ("--request-deadline", requestDeadline, \.requestDeadlineSeconds),
                 ("--requests-per-address-per-minute", perAddress, \.requestsPerAddressPerMinute),
+                ("--max-concurrent-uploads", maxConcurrentUploads, \.maxConcurrentUploads),
             ]
             for (name, value, field) in positive {
                 guard let value else { continue }
