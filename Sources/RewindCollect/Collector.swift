@@ -143,6 +143,10 @@ public struct Collector: Sendable {
             let query = request.uri.queryParameters
             guard let app = query.get("app") else { return Self.json(.badRequest, ["error": "name the app: ?app=ID"]) }
             let days = query.get("days", as: Int.self), bytes = query.get("bytes", as: Int.self)
+            // A mistyped bound must not delete an app's every report: days from 1, bytes from 0.
+            guard days != nil || bytes != nil, (days ?? 1) >= 1, (bytes ?? 0) >= 0 else {
+                return Self.json(.badRequest, ["error": "give days=N (1 or more) and/or bytes=N (0 or more)"])
+            }
             let deleted = try await store.applyRetention(
                 app: app, olderThan: days.map { Date(timeIntervalSinceNow: -Double($0) * 86_400) }, maxBytes: bytes
             )

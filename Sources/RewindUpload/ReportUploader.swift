@@ -23,7 +23,8 @@ import Synchronization
 /// - **Exactly once.** Each report goes with an idempotency key, its SHA-256 (`ReportDigest`):
 ///   a retry after a lost response — in this launch or after a relaunch — is stored once.
 /// - **Backoff.** A failure that may pass (no network, a 5xx, 429 or 507) waits before the next
-///   try: exponential with full jitter, from ``Configuration/initialBackoff`` up to
+///   try: exponential, jittered (a random half to all of the bound, so a fleet that failed
+///   together does not retry together), from ``Configuration/initialBackoff`` up to
 ///   ``Configuration/maxBackoff``, or the collector's `Retry-After` when longer. The wait is kept
 ///   in the outbox folder, so a relaunch does not hammer a collector that asked for quiet.
 /// - **The kill switch.** A 410 from the collector (the team stopped uploads) stops uploading
@@ -192,8 +193,8 @@ public final class ReportUploader: Sendable {
         }
     }
 
-    /// The wait after `failures` failures in a row: a random time up to the exponential bound
-    /// (full jitter), at least a second.
+    /// The wait after `failures` failures in a row: a random time between half the exponential
+    /// bound and all of it ("equal jitter": spread, yet never a retry at once), at least a second.
     func backoff(failures: Int) -> TimeInterval {
         let bound = min(configuration.maxBackoff, configuration.initialBackoff * pow(2, Double(min(failures - 1, 30))))
         return max(1, Double.random(in: bound / 2...bound))

@@ -255,6 +255,10 @@ struct CollectorTeamEndpointTests {
         #expect(retention.status == 200 && String(decoding: retention.body, as: UTF8.self).contains("\"deleted\":\"1\""), "\(String(decoding: retention.body, as: UTF8.self))")
         #expect(try await listed().count == 1)
         #expect(try await collector.request("POST", "v1/retention", token: team.read).status == 400)
+        for query in ["app=com.example.notes", "app=com.example.notes&days=0", "app=com.example.notes&days=-1", "app=com.example.notes&bytes=-5"] {
+            #expect(try await collector.request("POST", "v1/retention?" + query, token: team.read).status == 400, "\(query)")
+        }
+        #expect(try await listed().count == 1, "a refused retention deletes nothing")
     }
 
     @Test("an app at its storage cap gets 507 with Retry-After; an address past its requests gets 429")
