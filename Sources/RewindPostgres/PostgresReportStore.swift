@@ -7,7 +7,7 @@ import Synchronization
 /// A collector's store in PostgreSQL (`rewind collect --store postgres://…`): for several
 /// collectors behind a load balancer, or a team that runs PostgreSQL already. The tables are in
 /// the `rewind` schema beside a log store's (`Migrations/postgres/0006_collected_reports.sql`).
-/// See ``CollectorStore`` for what every store promises.
+/// See `CollectorStore` (RewindLogCore) for what every store promises.
 ///
 /// It keeps a few connections (``connections``), each used by many requests at once (postgres-nio
 /// queues them). A connection the server closed — restarted, a backend stopped — is replaced
@@ -30,7 +30,9 @@ public final class PostgresReportStore: CollectorStore {
 
     /// Connects (and creates or migrates the `rewind` schema).
     ///
-    /// - Parameter connections: How many connections to keep: 4 by default.
+    /// - Parameters:
+    ///   - location: The server, database and credentials.
+    ///   - connections: How many connections to keep: 4 by default.
     /// - Throws: `EventLogError` when the server cannot be reached or holds a newer store.
     public static func open(_ location: PostgresLocation, connections: Int = 4) async throws(EventLogError) -> PostgresReportStore {
         var opened: [PostgresLog] = []

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// A collector's store in one SQLite file (`rewind collect --store reports.sqlite`): the
-/// embedded default for a small team. See ``CollectorStore`` for what every store promises.
+/// embedded default for a small team. See `CollectorStore` (RewindLogCore) for what every store promises.
 ///
 /// - Several collectors on one machine may share the file (WAL; each write one transaction,
 ///   each commit synced with `synchronous = FULL`).
