@@ -23,8 +23,9 @@ import Synchronization
 /// Every refusal is a clear status with a JSON body (`{"error": …}`) and stores nothing: 400
 /// for what is not a report, 401 for a missing, wrong or revoked token, 403 for another app's
 /// report, 409 for a reused idempotency key with other bytes, 413 past the size cap, 429 past a
-/// rate limit and 507 past the app's storage cap (both with `Retry-After`), 410 while uploads
-/// are stopped. A request that does not arrive within its deadline is cut off.
+/// rate limit, 507 past the app's storage cap or on a full disk, 503 past the uploads taken at
+/// once or when the store fails the write (each with `Retry-After`), 410 while uploads are
+/// stopped. A request that does not arrive within its deadline is cut off.
 public struct Collector: Sendable {
     public let store: any CollectorStore
     public let tokens: CollectorTokens

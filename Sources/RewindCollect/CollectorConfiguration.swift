@@ -1,8 +1,8 @@
 #if Collector
 /// What a collector accepts, and how much: the defaults suit a small team's server.
 public struct CollectorConfiguration: Sendable {
-    /// The address to listen on: loopback by default (put a reverse proxy with TLS in front, or
-    /// give a certificate with `--tls-…`, to take reports from devices).
+    /// The address to listen on: loopback by default. The collector speaks plain HTTP: devices
+    /// reach it through a reverse proxy that terminates TLS (the RewindUpload article).
     public var host = "127.0.0.1"
     /// The port; 0 picks a free one (printed when listening).
     public var port = 8417
