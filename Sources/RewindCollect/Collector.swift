@@ -200,6 +200,12 @@ public struct Collector: Sendable {
             return Self.json(.forbidden, ["error": "this token uploads reports of \(token.app ?? "no app"), not of this report's app"])
         }
         if try await usage.bytes(of: report.header.app.id) + bytes.count > configuration.maxAppBytes {
+            // A retry of a report stored before the cap was reached is answered as stored.
+            if let stored = try await store.stored(idempotencyKey: idempotencyKey) {
+                return stored.digest == ReportDigest.hex(of: bytes)
+                    ? Self.json(.ok, ["status": "duplicate", "id": "\(stored.id)"])
+                    : Self.json(.conflict, ["error": "this idempotency key was used for another report"])
+            }
             return Self.json(.init(code: 507, reasonPhrase: "Insufficient Storage"), ["error": "the app's reports are at the collector's storage cap"], headers: [.retryAfter: "3600"])
         }
         let receipt: ReportReceipt

@@ -79,6 +79,13 @@ public final class PostgresReportStore: CollectorStore {
         return stored == digest ? .duplicate(id: id) : .conflict
     }
 
+    public func stored(idempotencyKey: String) async throws(EventLogError) -> (id: Int64, digest: String)? {
+        let found = try await rows("look up a report's key") { "SELECT id, digest FROM rewind.reports WHERE idempotency_key = \(idempotencyKey)" }
+        guard let row = found.first else { return nil }
+        let (id, digest) = try decoded("a stored report's key") { try row.decode((Int64, String).self) }
+        return (id, digest)
+    }
+
     public func usage(app: String) async throws(EventLogError) -> (count: Int, bytes: Int) {
         let found = try await rows("count an app's reports") { "SELECT count(*), coalesce(sum(size), 0)::bigint FROM rewind.reports WHERE app_id = \(app)" }
         guard let row = found.first else { return (0, 0) }

@@ -117,6 +117,12 @@ public final class ReportStore: CollectorStore {
         }
     }
 
+    public func stored(idempotencyKey: String) async throws(EventLogError) -> (id: Int64, digest: String)? {
+        try await reading { db in
+            try Row.fetchOne(db, sql: "SELECT id, digest FROM reports WHERE idempotency_key = ?", arguments: [idempotencyKey]).map { ($0["id"], $0["digest"]) }
+        }
+    }
+
     public func usage(app: String) async throws(EventLogError) -> (count: Int, bytes: Int) {
         try await reading { db in
             let row = try Row.fetchOne(db, sql: "SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes FROM reports WHERE app_id = ?", arguments: [app])

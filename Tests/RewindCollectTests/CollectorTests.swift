@@ -261,13 +261,18 @@ struct CollectorTeamEndpointTests {
         #expect(try await listed().count == 1, "a refused retention deletes nothing")
     }
 
-    @Test("an app at its storage cap gets 507 with Retry-After; an address past its requests gets 429")
+    @Test("an app at its storage cap gets 507 with Retry-After, a retry of a stored report still 200; an address past its requests gets 429")
     func storageCapAndAddressLimit() async throws {
         let team = try await Team()
         let outbox = try await team.device("phone", errors: 3)
         let size = try Data(contentsOf: try #require(outbox.reports().first)).count
         let capped = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--max-app-bytes", "\(size * 2 + size / 2)"])
         #expect(try await Self.upload(outbox, to: capped, token: team.ingest, install: "one") == [201, 201, 507])
+        // At the cap, a retry of a report stored before is still answered as stored.
+        let first = try Data(contentsOf: try #require(outbox.reports().first))
+        #expect(try await capped.request(
+            "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: first), "Rewind-Install": "one"], body: first
+        ).status == 200)
         capped.stop()
         let limited = try RunningCollector(store: team.folder.file("other.sqlite"), tokens: team.tokensFile, extra: ["--requests-per-address-per-minute", "3"])
         var statuses: [Int] = []

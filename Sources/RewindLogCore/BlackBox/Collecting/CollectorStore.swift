@@ -32,6 +32,9 @@ public protocol CollectorStore: Sendable {
     func receive(_ bytes: Data, header: ReportHeader, idempotencyKey: String, install: String, token: String, receivedAt: Date) async throws(EventLogError)
         -> ReportReceipt
 
+    /// The report stored under `idempotencyKey`, if any: its id and digest.
+    func stored(idempotencyKey: String) async throws(EventLogError) -> (id: Int64, digest: String)?
+
     /// How many reports and bytes an app has stored.
     func usage(app: String) async throws(EventLogError) -> (count: Int, bytes: Int)
 
