@@ -68,7 +68,7 @@ public struct CollectorTokens: Sendable {
     /// Makes a token: the secret to give (once) and its line for the tokens file.
     public static func make(kind: Kind, name: String, app: String?) -> (secret: String, line: String) {
         let secret = (kind == .ingest ? "rwi_" : "rwr_") + randomBase64URL(count: 32)
-        let hex = hexDigest(of: secret)
+        let hex = ReportDigest.hex(of: Data(secret.utf8))
         let line = kind == .ingest ? "ingest \(name) \(app ?? "") \(hex)" : "read \(name) \(hex)"
         return (secret, line)
     }
@@ -87,10 +87,6 @@ public struct CollectorTokens: Sendable {
         var difference: UInt8 = 0
         for (x, y) in zip(a, b) { difference |= x ^ y }
         return difference == 0
-    }
-
-    static func hexDigest(of secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     private static func digest(_ hex: String, _ fail: (String) -> EventLogError) throws(EventLogError) -> Data {

@@ -120,8 +120,23 @@ struct CollectorTests {
         let team = try await Team()
         let collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
         #expect(try await collector.request("PUT", "v1/uploads", token: team.ingest, body: Data("stop".utf8)).status == 401)
+        // A second collector on the same store honours the switch flipped through the first, within
+        // its second of caching.
+        let other = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        #expect(try await other.request("GET", "healthz", token: nil).status == 200)
         #expect(try await collector.request("PUT", "v1/uploads", token: team.read, body: Data("stop".utf8)).status == 200)
         let outbox = try await team.device("phone")
+        let probe = try Data(contentsOf: try #require(outbox.reports().first))
+        let flipped = ContinuousClock.now
+        var answer = 0
+        repeat {
+            answer = try await other.request(
+                "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": "probe", "Rewind-Install": "probe"], body: probe
+            ).status
+            if answer != 410 { try await Task.sleep(for: .milliseconds(100)) }
+        } while answer != 410 && ContinuousClock.now - flipped < .seconds(3)
+        #expect(answer == 410 && ContinuousClock.now - flipped < .milliseconds(1_600), "the other collector answered \(answer)")
+        other.stop()
         let uploader = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
         let stopped = await uploader.send()
         #expect(stopped.stopped && stopped.delivered == 0 && outbox.reports().count == 1)
@@ -330,6 +345,28 @@ struct CollectorTeamEndpointTests {
         #expect(socket.send(Array(reports[0].dropFirst(100))))
         #expect(socket.receiveAll().hasPrefix("HTTP/1.1 201"))
         #expect(try await ReportStore(path: team.store).allReports().count == 1)
+    }
+
+    @Test("--retention-days: reports older than that are deleted when the collector starts; newer ones stay")
+    func retentionAtStart() async throws {
+        let team = try await Team()
+        let store = try ReportStore(path: team.store, create: true)
+        let reports = try (try await team.device("phone", errors: 2)).reports().map { try Data(contentsOf: $0) }
+        for (index, report) in reports.enumerated() {
+            let header = try FieldReport(bytes: report, path: "r").header
+            let age = index == 0 ? 3.0 * 86_400 : 3_600  // three days old, an hour old
+            _ = try await store.receive(report, header: header, idempotencyKey: "r\(index)", install: "one", token: "notes-app", receivedAt: Date(timeIntervalSinceNow: -age))
+        }
+        await store.close()
+        let collector = try RunningCollector(store: team.store, tokens: team.tokensFile, extra: ["--retention-days", "1"])
+        let began = ContinuousClock.now
+        var keys: [String] = []
+        repeat {
+            let listed = try await collector.request("GET", "v1/reports", token: team.read)
+            keys = try JSONDecoder().decode([CollectedReport].self, from: listed.body).map(\.digest)
+            if keys.count != 1 { try await Task.sleep(for: .milliseconds(100)) }
+        } while keys.count != 1 && ContinuousClock.now - began < .seconds(5)
+        #expect(keys == [ReportDigest.hex(of: reports[1])])
     }
 
     @Test("SIGTERM lets an upload in flight finish and be stored, then the collector exits")

@@ -85,8 +85,9 @@ struct CollectWorkload {
                 throw BenchError("the collect workload runs `rewind collect`, built beside rewind-bench: `swift build -c release --product rewind --traits defaults,Collector`")
             }
             let tokens = folder + "/tokens"
-            let made = try Self.output(rewind, ["collect", "token", "--tokens", tokens, "--name", "bench", "--ingest", "com.example.bench"])
-            token = made.trimmingCharacters(in: .whitespacesAndNewlines)
+            let made = try runBlocking(rewind.path, ["collect", "token", "--tokens", tokens, "--name", "bench", "--ingest", "com.example.bench"])
+            guard made.status == 0 else { throw BenchError("rewind collect token failed: \(made.standardError)") }
+            token = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
             process.executableURL = rewind
             process.arguments = [
                 "collect", "--store", folder + "/reports.sqlite", "--tokens", tokens, "--listen", "127.0.0.1:0",
@@ -179,18 +180,6 @@ struct CollectWorkload {
             )
             return try FieldReport.seal(header: header, details: ReportDetails(reason: header.reason, session: 1), export: content, to: key)
         }
-    }
-
-    static func output(_ executable: URL, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 
     static func resident(_ pid: Int32) -> Int? { status(pid, "VmRSS:") }
