@@ -1,5 +1,6 @@
 import Foundation
 import RewindLog
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -15,6 +16,15 @@ import Darwin
 /// the pipe and does the rest. (Dispatch's signal sources are not used: on Linux they never
 /// fire for a signal set to be ignored, which is how they are meant to be used on Darwin.)
 enum Interruption {
+    /// Folders of temporary files to delete when interrupted (``removeOnExit(_:)``).
+    private static let folders = Mutex<[String]>([])
+
+    /// Deletes `folder` (a folder of the tool's own temporary files) if the tool is
+    /// interrupted; its owner deletes it on a normal end.
+    static func removeOnExit(_ folder: String) {
+        folders.withLock { $0.append(folder) }
+    }
+
     /// The pipe's write end, set before any handler is installed; read by the handler only.
     nonisolated(unsafe) fileprivate static var pipeWriteEnd: Int32 = -1
 
@@ -51,6 +61,7 @@ enum Interruption {
                 if errno != EINTR { return }
             }
             EventLog.removeTemporaryCopies()
+            for folder in folders.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: folder) }
             signal(received, SIG_DFL)
             // Threads may be made with signals blocked: unblock it here, then send it to the
             // process, which its default action ends.

@@ -23,6 +23,11 @@ struct LogOptions: ParsableArguments {
 
     /// The keys in `--key-file`, for reading; none without it.
     func keys() throws -> LogKeys {
+        try Self.keys(keyFile: keyFile)
+    }
+
+    /// The keys in the key file a `--key-file` option names, for reading; none without one.
+    static func keys(keyFile: String?) throws -> LogKeys {
         guard let keyFile else { return LogKeys() }
         do {
             return try LogKeys.reading(keyFileAt: keyFile)

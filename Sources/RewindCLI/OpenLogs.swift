@@ -70,6 +70,12 @@ enum OpenLogs {
         return kept.log
     }
 
+    /// Closes the kept log of file `path`, if any (its next use opens the file anew).
+    static func forget(_ path: String) {
+        let kept = files.withLock { $0.removeValue(forKey: path) }
+        try? kept?.log.close()
+    }
+
     /// Opens the file at `path` read-only: a log, or a sealed report (``FieldReport``) read as
     /// one — the one place a command tells them apart, by the report's first bytes.
     static func readFile(_ path: String, keys: LogKeys) throws(EventLogError) -> EventLog {

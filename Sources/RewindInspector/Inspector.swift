@@ -29,6 +29,8 @@ public final class Inspector: Sendable {
     public let token: String
     /// The page's title (the log's file name).
     public let title: String
+    /// Whether the page opens on the Reports view (``InspectorAPI/listsReports``).
+    let listsReports: Bool
     let jobs: InspectorJobs
     private let hosts: Mutex<Set<String>>
     /// The port of a wildcard address (`0.0.0.0`, `::`) the server listens on, if it does: any
@@ -47,6 +49,7 @@ public final class Inspector: Sendable {
     public init(api: any InspectorAPI, title: String, token: String = Inspector.makeToken(), hosts: Set<String> = [], limits: Limits = Limits()) {
         self.jobs = InspectorJobs(api: api, limits: limits)
         self.title = title
+        self.listsReports = api.listsReports
         self.token = token
         self.hosts = Mutex(Set(hosts.map { $0.lowercased() }))
     }
@@ -89,7 +92,7 @@ public final class Inspector: Sendable {
             guard Self.same(request.queryItems.last(where: { $0.name == "token" })?.value, token) else {
                 return .text("Open the inspector with the URL `rewind serve` printed: it holds this launch's token.", status: 403)
             }
-            return InspectorPage.html(title: title)
+            return InspectorPage.html(title: title, view: listsReports ? "reports" : "log")
         case "/inspector.js":
             return InspectorPage.script
         case "/inspector.css":

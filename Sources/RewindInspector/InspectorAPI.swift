@@ -19,8 +19,14 @@ public protocol InspectorAPI: Sendable {
     /// ``Inspector/Limits/running`` at a time, and wait their turn beyond that. By default,
     /// none is.
     func isLong(_ call: InspectorCall) -> Bool
+
+    /// Whether the page opens on its Reports view (a collector's store) rather than a log's
+    /// timeline: it lists `GET /api/reports`, and opens a report's timeline by giving
+    /// `report=ID` to every call. By default, it does not.
+    var listsReports: Bool { get }
 }
 
 extension InspectorAPI {
     public func isLong(_ call: InspectorCall) -> Bool { false }
+    public var listsReports: Bool { false }
 }

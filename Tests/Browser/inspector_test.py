@@ -4,7 +4,8 @@
 Records the demo's log with the built `rewind`, serves it with `rewind serve`, and does what a
 user does on the page: step to seq 12 and read the diff, run the non-negative-total invariant,
 shrink it to a test, skip seq 11 in what-if, verify, see the warning for a log recorded with
-other types, and follow a log while a recorder appends to it. Saves a screenshot of each view. Run by Tools/browser-tests.sh (which installs what is
+other types, follow a log while a recorder appends to it, and open a collector's store on
+its Reports view and a report at its trigger. Saves a screenshot of each view. Run by Tools/browser-tests.sh (which installs what is
 missing); exits non-zero on the first failed check.
 
 usage: inspector_test.py BIN_DIR WORK_DIR SCREENSHOT_DIR
@@ -85,6 +86,60 @@ def shot(driver, name):
     path = os.path.join(SHOTS, f"{name}.png")
     driver.save_screenshot(path)
     print(f"screenshot: {path}")
+
+
+def reports_view(driver, demo):
+    """A collector's store in the inspector: three reports of the demo uploaded to a real
+    `rewind collect`, two of one signature; the Reports view groups them, and a click opens one
+    at its trigger, where the bug is."""
+    import hashlib
+    import urllib.request
+    for name in ["team.key", "team.key.pub", "tokens", "reports.sqlite"] + [f"r{i}.rwreport" for i in range(3)]:
+        if os.path.exists(os.path.join(WORK, name)):
+            os.remove(os.path.join(WORK, name))
+    subprocess.run([REWIND, "report", "keygen", "--id", "team", "--output", "team.key"], cwd=WORK, check=True, stdout=subprocess.DEVNULL)
+    for index, around in enumerate(["12", "12", "30"]):
+        subprocess.run([REWIND, "report", "create", demo, "--session", "1", "--around", around, "--public-key-file", "team.key.pub",
+                        "--output", f"r{index}.rwreport"], cwd=WORK, check=True, stdout=subprocess.DEVNULL)
+    header = json.loads(subprocess.run([REWIND, "report", "show", "r0.rwreport", "--json"], cwd=WORK, check=True,
+                                       capture_output=True, text=True).stdout)["header"]
+    token = subprocess.run([REWIND, "collect", "token", "--tokens", "tokens", "--name", "shop", "--ingest", header["app"]["id"]],
+                           cwd=WORK, check=True, capture_output=True, text=True).stdout.strip()
+    collector = subprocess.Popen([REWIND, "collect", "--store", "reports.sqlite", "--tokens", "tokens", "--listen", "127.0.0.1:0"],
+                                 cwd=WORK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    children.append(collector)
+    base = collector.stdout.readline().strip().rsplit(" ", 1)[-1]
+    for index in range(3):
+        with open(os.path.join(WORK, f"r{index}.rwreport"), "rb") as file:
+            body = file.read()
+        request = urllib.request.Request(base + "/v1/reports", data=body, method="POST", headers={
+            "Authorization": f"Bearer {token}", "Idempotency-Key": hashlib.sha256(body).hexdigest(), "Rewind-Install": "browser-test"})
+        with urllib.request.urlopen(request) as answer:
+            check(answer.status == 201, f"report {index} is stored by rewind collect")
+    collector.terminate()
+    collector.wait()
+
+    driver.get(serve("reports.sqlite", "--key-file", "team.key"))
+    wait = WebDriverWait(driver, 20)
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#reports tr.group")))
+    check(driver.find_element(By.ID, "reports").is_displayed() and not driver.find_element(By.TAG_NAME, "main").is_displayed()
+          and "3 report(s)" in text_of(driver, "#summary"), f"the page opens on the Reports view, alone ({text_of(driver, '#summary')})")
+    counts = sorted(int(text) for text in texts_of(driver, "#reports tr.group td.count"))
+    check(counts == [1, 2], f"three reports in two signature groups ({counts})")
+    shot(driver, "reports")
+    group = next(row for row in driver.find_elements(By.CSS_SELECTOR, "#reports tr.group")
+                 if row.find_element(By.CSS_SELECTOR, "td.count").text == "2")
+    group.find_element(By.LINK_TEXT, "open the first").click()
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="12"].selected')))
+    check("reports.sqlite#" in text_of(driver, "#title"), f"the title names the report opened ({text_of(driver, '#title')})")
+    check(not driver.find_element(By.ID, "reports").is_displayed(), "the report's timeline is shown without the Reports view")
+    tab(driver, "diff")
+    wait_text(driver, "#diff-text", "total: -1000")
+    check(True, "the report opens on its trigger, seq 12, whose diff shows the total going negative")
+    shot(driver, "report-timeline")
+    driver.find_element(By.ID, "to-reports").click()
+    wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#reports tr.group")))
+    check(driver.find_element(By.ID, "reports").is_displayed() and not driver.find_element(By.TAG_NAME, "main").is_displayed(), "back to the Reports view")
 
 
 def main():
@@ -287,6 +342,8 @@ def main():
         check(driver.find_element(By.ID, "f-session").get_attribute("value") == "2", "the session filter is set to session 2")
         seqs = [int(row.get_attribute("data-seq")) for row in driver.find_elements(By.CSS_SELECTOR, ".row[data-seq]")]
         check(seqs and min(seqs) > first_end, f"only session 2's events are listed ({seqs[:3]}…, session 1 ended at {first_end})")
+
+        reports_view(driver, demo)
     finally:
         driver.quit()
         for child in children:

@@ -27,7 +27,7 @@ struct InspectorSecurityTests {
             #expect(served.body == (try Data(contentsOf: sources.appendingPathComponent(file))), "\(target)")
         }
         let document = try String(contentsOf: sources.appendingPathComponent("inspector.html"), encoding: .utf8)
-        #expect(String(decoding: page.body, as: UTF8.self) == document.replacingOccurrences(of: "{{title}}", with: "demo.rewind"))
+        #expect(String(decoding: page.body, as: UTF8.self) == document.replacingOccurrences(of: "{{title}}", with: "demo.rewind").replacingOccurrences(of: "{{view}}", with: "log"))
         let hostile = InspectorHarness(path: folder.file("<b>&\"x\".rewind"))
         let escaped = String(decoding: await hostile.get("/?token=\(InspectorHarness.token)", token: nil).body, as: UTF8.self)
         #expect(escaped.contains("<title>&lt;b&gt;&amp;&quot;x&quot;.rewind — Rewind</title>") && !escaped.contains("<b>&"))

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Rewind
 import RewindLog
 import RewindTestSupport
@@ -112,6 +115,79 @@ struct ReportCommandTests {
         let served = try #require(JSONSerialization.jsonObject(with: state.body) as? [String: Any])
         #expect(state.status == 200)
         #expect(NSDictionary(dictionary: try #require(served["state"] as? [String: Any])) == NSDictionary(dictionary: try #require(fromLog["state"] as? [String: Any])))
+    }
+
+    @Test("the inspector over a collector's store: its groups as rewind reports gives them; a report opens at its trigger; bad calls are refused")
+    func inspectorReportsView() async throws {
+        // Three reports in a store, as `rewind collect` keeps them: two of one signature.
+        let store = folder.file("reports.sqlite")
+        let collected = try ReportStore(path: store, create: true)
+        for (index, around) in ["400", "400", "200"].enumerated() {
+            #expect(try await rewind("report", "create", "shop.rewind", "--session", "1", "--around", around, "--public-key-file", "team.key.pub",
+                                     "--output", "c\(index).rwreport").status == 0)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.file("c\(index).rwreport")))
+            _ = try await collected.receive(
+                bytes, header: try FieldReport(bytes: bytes, path: "c\(index)").header, idempotencyKey: ReportDigest.hex(of: bytes), install: "one", token: "shop", receivedAt: Date()
+            )
+        }
+        await collected.close()
+        let server = try ServedInspector([store, "--key-file", "team.key"], in: folder.path, environment: ["TMPDIR": folder.path])
+        func get(_ path: String) async throws -> (status: Int, json: [String: Any]) {
+            let answer = try await server.get(path, token: server.token)
+            return (answer.status, try #require(JSONSerialization.jsonObject(with: answer.body) as? [String: Any], "\(path): \(String(decoding: answer.body, as: UTF8.self))"))
+        }
+        let page = try await server.get(server.url.absoluteString, token: nil)
+        #expect(String(decoding: page.body, as: UTF8.self).contains(#"<body data-view="reports">"#))
+
+        // The groups: what `rewind reports STORE --key-file --json` prints, with every report's name.
+        let listed = try await get("/api/reports")
+        #expect(listed.status == 200)
+        let triage = try await json("reports", store, "--key-file", "team.key")
+        #expect(NSDictionary(dictionary: listed.json) == NSDictionary(dictionary: triage))
+        let groups = try #require(listed.json["groups"] as? [[String: Any]])
+        #expect(groups.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == 3 && groups.allSatisfy { ($0["reports"] as? [String])?.count == $0["count"] as? Int })
+        #expect(groups.first?["summary"] as? String == "manual · " + ((groups.first?["signature"] as? [String: Any])?["triggerAction"] as? String ?? "?")
+            + " at " + ((groups.first?["signature"] as? [String: Any])?["triggerSource"] as? String ?? "?"))
+
+        // A report of the two: its details, then its timeline and the state at its trigger, as the report file's own.
+        let name = try #require((groups.first { $0["count"] as? Int == 2 }?["reports"] as? [String])?.first)
+        let id = try #require(name.split(separator: "#").last.map(String.init))
+        let shown = try await get("/api/report?report=\(id)")
+        #expect(shown.status == 200 && shown.json["file"] as? String == name)
+        #expect((shown.json["details"] as? [String: Any])?["triggerSeq"] as? Int == 400)
+        let state = try await get("/api/state?report=\(id)&at=400")
+        let fromLog = try await json("state", "shop.rewind", "--at", "400")
+        #expect(state.status == 200)
+        #expect(NSDictionary(dictionary: try #require(state.json["state"] as? [String: Any])) == NSDictionary(dictionary: try #require(fromLog["state"] as? [String: Any])))
+        let events = try await get("/api/events?report=\(id)&after=0&limit=500")
+        let seqs = try #require(events.json["events"] as? [[String: Any]]).compactMap { $0["seq"] as? Int }
+        let details = try #require(shown.json["details"] as? [String: Any])
+        #expect(seqs.last == 400 && seqs == Array(seqs.sorted()) && seqs.count == details["keptEvents"] as? Int && seqs.first == details["firstSeq"] as? Int, "\(seqs)")
+
+        // Calls that name no report, or one the store does not hold, are refused, saying why.
+        let noReport = try await get("/api/events?after=0")
+        #expect(noReport.status == 400 && (noReport.json["error"] as? String)?.contains("needs the parameter 'report'") == true, "\(noReport.json)")
+        #expect(try await get("/api/state?report=abc&at=1").status == 400)
+        #expect(try await get("/api/state?report=0&at=1").status == 400)
+        let missing = try await get("/api/state?report=999&at=1")
+        #expect(missing.status == 404 && (missing.json["error"] as? String)?.contains("no report 999") == true, "\(missing.json)")
+        #expect(try await get("/api/reports?app=x").status == 400)
+        #expect(try await get("/api/report?report=\(id)&at=4").status == 400)
+        // The opened report's file lives in a folder of the launch's own, gone when it stops.
+        let folders = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("rewind-reports-") }
+        #expect(folders.count == 1)
+        kill(server.process.processIdentifier, SIGINT)
+        server.process.waitUntilExit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("rewind-reports-") }.isEmpty)
+
+        // Without the key: the groups from the headers; a report's timeline says what it needs.
+        let locked = try ServedInspector([store], in: folder.path)
+        #expect(try await locked.get("/api/reports", token: locked.token).status == 200)
+        let sealed = try await locked.get("/api/events?report=\(id)&after=0", token: locked.token)
+        #expect(sealed.status == 422 && String(decoding: sealed.body, as: UTF8.self).contains("give its private key with --key-file"), "\(String(decoding: sealed.body, as: UTF8.self))")
+        // A store has no sessions to open on.
+        let session = try await rewind("serve", store, "--session", "1")
+        #expect(session.status == 2 && session.standardError.contains("--session: a collector's store has reports"), "\(session.standardError)")
     }
 
     @Test("without the key, with a wrong one, or with a changed byte, every command says why and exits 2")

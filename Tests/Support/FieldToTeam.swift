@@ -43,7 +43,7 @@ public enum FieldToTeam {
 
         // On the device: the crash, then the next launch, which seals the report and sends it.
         let crash = try await run(stress, ["field-app", "--log", log, "--report-key-file", publicKey, "--crash"], environment: ["SWIFT_BACKTRACE": "enable=no"])
-        #expect(crash.signaled && crash.standardOutput.contains("negative at seq"), "\(crash.standardOutput) \(crash.standardError)")
+        #expect(crash.signaled && crash.standardOutput.contains("negative after"), "\(crash.standardOutput) \(crash.standardError)")
         let launch = try await run(stress, ["field-app", "--log", log, "--report-key-file", publicKey, "--upload", collector.url.absoluteString, "--token", team.ingest])
         #expect(launch.status == 0 && launch.standardOutput.contains("delivered 1 remaining 0 refused 0"), "\(launch.standardOutput) \(launch.standardError)")
         collector.stop()
@@ -63,6 +63,17 @@ public enum FieldToTeam {
         #expect(fetch.status == 0, "\(fetch.standardError)")
         let details = try FieldReport(contentsOf: report).open(with: LogKeys(others: [team.privateKey])).details
         #expect(details.ending?.kind == .crashed && details.reason.kind == .crash)
+
+        // The same, in the inspector's Reports view over the store: one group, whose report opens
+        // with the team's key and breaks the invariant at the seq the live app broke.
+        let inspector = try ServedInspector([team.store, "--reports", "--key-file", privateKey], in: folder.path)
+        let served = try await inspector.get("/api/reports", token: inspector.token)
+        let servedGroups = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])["groups"] as? [[String: Any]]
+        #expect(served.status == 200 && servedGroups?.count == 1 && servedGroups?.first?["representative"] as? String == representative, "\(servedGroups ?? [])")
+        let bisect = try await inspector.get("/api/bisect?report=\(id)&invariant=non-negative-total", token: inspector.token)
+        let onFile = try await run(rewind, ["bisect", report, "--key-file", privateKey, "--invariant", "non-negative-total", "--json"])
+        func seq(_ json: Data) -> Int? { (try? JSONSerialization.jsonObject(with: json) as? [String: Any])?["seq"] as? Int }
+        #expect(bisect.status == 200 && seq(bisect.body) != nil && seq(bisect.body) == seq(Data(onFile.standardOutput.utf8)), "\(String(decoding: bisect.body, as: UTF8.self))")
 
         // To a regression test: the fixture and the Swift test that replays it.
         let shrink = try await run(

@@ -15,7 +15,7 @@ struct FieldAppCommand: AsyncParsableCommand {
             With --crash: a seeded shopper uses the shop until the cart total goes negative (the \
             seeded bug), then, as a user does, looks at the screen for a moment (--pause) and taps \
             pay, whose screen traps on a negative amount (a failed precondition). It prints \
-            `negative at seq N` before the pause. Without --crash: a later launch — the recorder \
+            `negative after N taps` before the pause. Without --crash: a later launch — the recorder \
             opens (sealing a report of the crashed session into the outbox), and with --upload the \
             uploader sends the outbox to a collector; it prints `delivered N remaining M refused K`.
             """,
@@ -59,7 +59,7 @@ struct FieldAppCommand: AsyncParsableCommand {
             return store.state.cart.total >= 0 && actions < 5_000
         }
         guard store.state.cart.total < 0 else { throw ValidationError("the seeded bug did not show with seed \(seed)") }
-        FileHandle.standardOutput.write(Data("negative at seq \(actions)\n".utf8))
+        FileHandle.standardOutput.write(Data("negative after \(actions) taps\n".utf8))
         // The user looks at the cart before tapping pay: the writer commits meanwhile.
         try await Task.sleep(for: .seconds(pause))
         payScreenAppeared(total: store.state.cart.total)

@@ -19,7 +19,7 @@ struct ImportCommand: ParsableCommand {
         let log: EventLog
         if FieldReport.isReport(at: file) {
             let keys: LogKeys
-            do { keys = try keyFile.map(LogKeys.reading(keyFileAt:)) ?? LogKeys() } catch { throw InputError("--key-file \(keyFile ?? ""): \(error.reason)") }
+            keys = try LogOptions.keys(keyFile: keyFile)
             log = try EventLog.importReport(at: file, keys: keys, to: output).log
         } else {
             log = try EventLog.importLog(from: URL(fileURLWithPath: file), to: output)

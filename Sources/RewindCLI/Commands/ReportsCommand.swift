@@ -23,14 +23,18 @@ struct ReportsCommand: AsyncParsableCommand {
     @OptionGroup var format: OutputFormat
 
     func run() async throws {
-        var keys: LogKeys?
-        if let keyFile {
-            do { keys = try LogKeys.reading(keyFileAt: keyFile) } catch { throw InputError("--key-file \(keyFile): \(error.reason)") }
-        }
+        try format.print(try await Self.triage(paths, keyFile: keyFile))
+    }
+
+    /// The reports `paths` name, grouped; `progress` is told of each report read (done, of).
+    /// The inspector's Reports view answers with this too.
+    static func triage(_ paths: [String], keyFile: String?, progress: (Int, Int) -> Void = { _, _ in }) async throws -> Report {
+        let keys = try keyFile.map { try LogOptions.keys(keyFile: $0) }
         var groups: [ReportSignature: Group] = [:]
         var unreadable: [Unreadable] = []
         let (reports, stores) = try await Self.reports(in: paths)
-        for (file, read) in reports {
+        for (index, (file, read)) in reports.enumerated() {
+            progress(index, reports.count)
             do throws(EventLogError) {
                 let report = try await read()
                 var details: ReportDetails?, shapes: SessionShapes?
@@ -46,7 +50,7 @@ struct ReportsCommand: AsyncParsableCommand {
         // postgres-nio requires its connections closed before they go.
         for store in stores { await store.close() }
         let sorted = groups.values.sorted { ($0.count, $1.signature) > ($1.count, $0.signature) }
-        try format.print(Report(groups: sorted, unreadable: unreadable))
+        return Report(groups: sorted, unreadable: unreadable)
     }
 
     /// The reports `paths` name, each with how to read it: files as given, folders'
@@ -135,6 +139,8 @@ extension ReportsCommand {
     /// The reports of one signature.
     struct Group: Encodable {
         var signature: ReportSignature
+        /// The signature as one line (`crash (SIGSEGV) · cart.checkout at Shop/CartView.swift:42`).
+        var summary: String
         var count = 0
         /// Reports per app version.
         var versions: [String: Int] = [:]
@@ -143,11 +149,18 @@ extension ReportsCommand {
         var builds: [Build] = []
         var firstSeen = Double.infinity
         var lastSeen = -Double.infinity
-        /// One report of the group, to open first.
+        /// One report of the group, to open first: the first seen.
         var representative: String
+        /// Every report of the group, as the listing names them (`STORE#ID` for a store's).
+        var reports: [String] = []
+
+        init(signature: ReportSignature, representative: String) {
+            (self.signature, self.summary, self.representative) = (signature, signature.description, representative)
+        }
 
         mutating func add(_ header: ReportHeader, shapes: SessionShapes?, file: String) {
             count += 1
+            reports.append(file)
             versions[header.app.version, default: 0] += 1
             var build = Build(
                 version: header.app.version, actionSchemaVersion: header.app.actionSchemaVersion, stateSchemaVersion: header.app.stateSchemaVersion,

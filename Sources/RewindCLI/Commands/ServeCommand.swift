@@ -18,6 +18,11 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
             listens on 127.0.0.1 only unless --host says otherwise, answers only to the address \
             it printed, and only reads: the log can be recording meanwhile (the page follows it). \
             With --json, prints {"url": …} on one line once it listens. Stop it with Ctrl-C.
+
+            Given a collector's store (`rewind collect --store`: its SQLite file, or a \
+            postgres:// URL with --reports), the page opens on its Reports view: the reports \
+            grouped as `rewind reports` groups them, each one click from its timeline at its \
+            trigger (opened with --key-file).
             """
     )
 
@@ -28,15 +33,22 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
     @Option(help: "The port (0: any free port).") var port = 0
     @Flag(help: "Open the page in a browser ($BROWSER, open or xdg-open); says so where there is none.") var open = false
     @Option(help: ArgumentHelp("Open the page on this session's events (its filter set to it).", valueName: "n")) var session: Int64?
+    @Flag(help: "PATH is a collector's store: open its Reports view (a SQLite store is recognised without it).") var reports = false
+
+    /// Whether PATH is a collector's store, read by ``ReportsInspection`` rather than as a log.
+    var servesReports: Bool { reports || ReportStore.isStore(at: options.path) }
+    var readsOneLog: Bool { !servesReports }
 
     func validate() throws {
         try InputError.requirePositive(session, "--session", what: "a session number")
         guard (0...65_535).contains(port) else { throw InputError("--port \(port): give a port from 0 to 65535") }
+        if servesReports, session != nil { throw InputError("--session: a collector's store has reports, not sessions; open one from the Reports view") }
     }
 
 
     func run() async throws {
         Self.raiseOpenFileLimit()
+        if servesReports { return try await serve(try await reportsInspection()) }
         // The log is opened once, here: one that cannot be read fails with the same message as
         // every other subcommand, not later in the browser, and every call reads through this
         // one opening (an older log's migrated copy is made once, not per call).
@@ -44,9 +56,30 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         _ = try log.sessions()
         if let session { _ = try log.session(session) }
         _ = try options.keys()
-        let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable)
+        let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable, allowDrift: replay.allowDrift)
         let title = if case let .file(path) = options.location { (path as NSString).lastPathComponent } else { log.path }
-        let inspector = Inspector(api: inspection, title: title)
+        try await serve(Inspector(api: inspection, title: title))
+    }
+
+    /// The Reports view's API over the store PATH names, which must open (and the keys read)
+    /// before the server listens: a wrong path fails here, not in the browser.
+    private func reportsInspection() async throws -> Inspector {
+        _ = try options.keys()
+        let store = try await CollectorStores.open(options.path)
+        let name = store.name
+        do { _ = try await store.apps() } catch {
+            await store.close()
+            throw InputError("\(error)")
+        }
+        await store.close()
+        let inspection = try ReportsInspection(
+            store: options.path, name: name, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable, allowDrift: replay.allowDrift
+        )
+        let title = CollectorStores.isURL(options.path) ? name : (name as NSString).lastPathComponent
+        return Inspector(api: inspection, title: "reports in \(title)")
+    }
+
+    private func serve(_ inspector: Inspector) async throws {
         let json = options.json
         do {
             try await inspector.serve(host: host, port: UInt16(port)) { [host, open, session, path = options.location.description] listening in

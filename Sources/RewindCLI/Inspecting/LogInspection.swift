@@ -17,10 +17,12 @@ struct LogInspection: InspectorAPI {
     let keyFile: String?
     /// `serve`'s `--skip-undecodable`, given to every call that replays.
     let skipUndecodable: Bool
+    /// `serve`'s `--allow-drift`, given to every call that replays.
+    let allowDrift: Bool
 
     /// The inspection of the log `path` names (see ``name``).
-    init(path: String, name: String, keyFile: String?, skipUndecodable: Bool) {
-        (self.path, self.name, self.keyFile, self.skipUndecodable) = (path, name, keyFile, skipUndecodable)
+    init(path: String, name: String, keyFile: String?, skipUndecodable: Bool, allowDrift: Bool = false) {
+        (self.path, self.name, self.keyFile, self.skipUndecodable, self.allowDrift) = (path, name, keyFile, skipUndecodable, allowDrift)
     }
 
     /// Whether the log is a store's.
@@ -92,6 +94,7 @@ struct LogInspection: InspectorAPI {
         var options = extra + ["--json"]
         if let keyFile { options.append("--key-file=\(keyFile)") }
         if endpoint.replays && skipUndecodable { options.append("--skip-undecodable") }
+        if endpoint.replays && allowDrift { options.append("--allow-drift") }
         var arguments = [String?](repeating: nil, count: endpoint.arguments.count)
         for parameter in call.parameters {
             if endpoint.options.contains(parameter.name) {
@@ -121,6 +124,7 @@ struct LogInspection: InspectorAPI {
     static func response(for error: any Error) -> InspectorResponse {
         switch error {
         case let error as BadCall: return .error(error.description, status: 400)
+        case let error as ReportsInspection.NotInStore: return .error(error.description, status: 404)
         case let error as EventLogError:
             switch error {
             case .seqNotFound, .sessionNotFound, .seqOutsideSession: return .error(error.description, status: 404)

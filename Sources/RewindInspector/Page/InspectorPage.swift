@@ -11,15 +11,16 @@ import Foundation
 /// (a 10,000,000-event log scrolls through pages the API reads on demand), and asks the API for
 /// everything else.
 enum InspectorPage {
-    /// The document, with `title` (escaped) as its title.
-    static func html(title: String) -> InspectorResponse {
+    /// The document, with `title` (escaped) as its title; `view` (`log` or `reports`) is what
+    /// the script opens on.
+    static func html(title: String, view: String) -> InspectorResponse {
         let escaped = title
             .replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         return InspectorResponse(
             status: 200,
             headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"],
-            body: Data(document.replacingOccurrences(of: "{{title}}", with: escaped).utf8)
+            body: Data(document.replacingOccurrences(of: "{{title}}", with: escaped).replacingOccurrences(of: "{{view}}", with: view).utf8)
         )
     }
 

@@ -2,6 +2,8 @@
 const token = new URLSearchParams(location.search).get("token") || "";
 const ROW = 24, PAGE = 200, KEEP = 3000;
 const $ = (id) => document.getElementById(id);
+// Over a collector's store (the Reports view), the report opened: every call names it.
+const openedReport = new URLSearchParams(location.hash.slice(1)).get("report");
 const view = {
   overview: null, rows: [], top: 0, moreBefore: false, moreAfter: false, loading: false,
   selected: null, filter: {}, skipped: new Set(), hits: new Map(), last: 0, sessions: 0,
@@ -32,6 +34,7 @@ function fill(node, ...children) {
 
 async function api(endpoint, params) {
   const query = new URLSearchParams();
+  if (openedReport && endpoint !== "reports") query.append("report", openedReport);
   for (const [k, v] of Object.entries(params || {})) {
     if (v === undefined || v === null || v === "") continue;
     for (const item of Array.isArray(v) ? v : [v]) query.append(k, item);
@@ -611,9 +614,68 @@ async function refreshOverview() {
   renderMarks();
 }
 
+// ---- reports (a collector's store) ----------------------------------------------
+
+function when(seconds) {
+  return Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19) : "";
+}
+
+// A report's id in the store, from the name the listing gives it (`STORE#ID`).
+function reportID(name) { return name.slice(name.lastIndexOf("#") + 1); }
+
+function reportLink(name, text) {
+  return el("a", { href: `#report=${encodeURIComponent(reportID(name))}` }, text);
+}
+
+async function showReports() {
+  $("reports").hidden = false;
+  document.querySelector("main").hidden = true;
+  $("follow").parentElement.hidden = true;
+  let listing;
+  try {
+    listing = await busy("reading reports", () => api("reports"));
+  } catch (error) {
+    banner(error.message);
+    return;
+  }
+  const reports = listing.groups.reduce((n, g) => n + g.count, 0);
+  $("summary").textContent = `${reports} report(s) \u00b7 ${listing.groups.length} signature(s)`;
+  fill($("report-groups"), listing.groups.length === 0 ? el("p", { class: "hint" }, "No reports yet.") :
+    el("table", {},
+      el("tr", {}, ["reports", "signature", "replays with", "first seen", "last seen", ""].map((h) => el("th", {}, h))),
+      listing.groups.map((g) => el("tr", { class: "group" },
+        el("td", { class: "count" }, g.count),
+        el("td", {}, el("div", {}, g.summary),
+          el("details", {}, el("summary", {}, `its ${g.reports.length} report(s)`),
+            el("div", { class: "members" }, g.reports.slice(0, 500).map((name) => reportLink(name, `#${reportID(name)}`)),
+              g.reports.length > 500 ? `and ${g.reports.length - 500} more` : null))),
+        el("td", {}, g.builds.map((b) => el("div", {}, `${b.version || "\u2014"} (schemas ${b.actionSchemaVersion}/${b.stateSchemaVersion}) \u00d7${b.reports}`))),
+        el("td", {}, when(g.firstSeen)), el("td", {}, when(g.lastSeen)),
+        el("td", {}, reportLink(g.representative, "open the first"))))));
+  fill($("report-unreadable"), listing.unreadable.length === 0 ? null : [
+    el("p", {}, `${listing.unreadable.length} stored report(s) not read:`),
+    el("ul", {}, listing.unreadable.map((u) => el("li", {}, `${u.file}: ${u.reason}`)))]);
+}
+
+// The report opened: its header and details in the title line; its trigger's seq, where the
+// timeline opens.
+async function openReport() {
+  $("to-reports").hidden = false;
+  const shown = await api("report");
+  const h = shown.header, d = shown.details;
+  const trigger = h.triggerAction ? ` \u00b7 trigger ${h.triggerAction}` + (h.triggerSource ? ` at ${h.triggerSource.file}:${h.triggerSource.line}` : "") : "";
+  $("title").textContent = `${shown.file} \u00b7 ${h.app.id} ${h.app.version}${trigger}`;
+  return d && d.triggerSeq ? d.triggerSeq : null;
+}
+
 // ---- start ----------------------------------------------------------------------
 
 async function start() {
+  let trigger = null;
+  if (document.body.dataset.view === "reports") {
+    if (!openedReport) return showReports();
+    try { trigger = await openReport(); } catch (error) { $("to-reports").hidden = false; banner(error.message); return; }
+  }
   try {
     await refreshOverview();
   } catch (error) {
@@ -621,7 +683,7 @@ async function start() {
     return;
   }
   const hash = new URLSearchParams(location.hash.slice(1));
-  const fromHash = Number(hash.get("seq"));
+  const fromHash = Number(hash.get("seq")) || trigger;
   // `rewind serve --session N` opens the page on that session's events.
   if (hash.get("session")) {
     $("f-session").value = hash.get("session");
@@ -676,5 +738,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (event.key === "g") { event.preventDefault(); $("jump-seq").focus(); }
   });
   window.addEventListener("resize", render);
+  // The Reports view and each report's timeline are one page each: a new fragment loads anew.
+  if (document.body.dataset.view === "reports") window.addEventListener("hashchange", () => location.reload());
   start();
 });

@@ -19,14 +19,8 @@ struct ReportFetchCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the report (never overwritten).", valueName: "file")) var output: String
 
     func run() async throws {
-        let reports = try await CollectorStores.open(store)
-        let found: Data?
-        do { found = try await reports.bytes(id: id) } catch {
-            await reports.close()
-            throw InputError("\(error)")
-        }
-        await reports.close()
-        guard let bytes = found else { throw InputError("\(reports.name): no report \(id)") }
+        let (found, name) = try await CollectorStores.fetch(store, id: id)
+        guard let bytes = found else { throw InputError("\(name): no report \(id)") }
         // Exclusive and owner-only: a report holds a user's history once opened.
         let descriptor = open(output, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {

@@ -15,20 +15,25 @@ struct ReportShowCommand: ParsableCommand {
     @OptionGroup var format: OutputFormat
 
     func run() throws {
-        let report = try FieldReport(contentsOf: file)
-        var details: ReportDetails?
-        if let keyFile {
-            let keys: LogKeys
-            do { keys = try LogKeys.reading(keyFileAt: keyFile) } catch { throw InputError("--key-file \(keyFile): \(error.reason)") }
-            details = try report.open(with: keys).details
-        }
-        try format.print(Report(file: file, header: report.header, details: details))
+        try format.print(try Report(reading: file, keyFile: keyFile))
     }
 }
 
 extension ReportShowCommand {
     /// A report's header, and its details when it was opened.
     struct Report: CommandReport {
+        /// What the report at `path` says: opened with the keys in `keyFile`, if given.
+        /// - Parameter name: How the report is named (its path unless given).
+        init(reading path: String, named name: String? = nil, keyFile: String?) throws {
+            let report = try FieldReport(contentsOf: path)
+            let details = keyFile == nil ? nil : try report.open(with: try LogOptions.keys(keyFile: keyFile)).details
+            self.init(file: name ?? path, header: report.header, details: details)
+        }
+
+        init(file: String, header: ReportHeader, details: ReportDetails?) {
+            (self.file, self.header, self.details) = (file, header, details)
+        }
+
         var file: String
         var header: ReportHeader
         /// Absent without the key.
