@@ -117,20 +117,74 @@ struct ReportCommandTests {
         #expect(NSDictionary(dictionary: try #require(served["state"] as? [String: Any])) == NSDictionary(dictionary: try #require(fromLog["state"] as? [String: Any])))
     }
 
-    @Test("the inspector over a collector's store: its groups as rewind reports gives them; a report opens at its trigger; bad calls are refused")
-    func inspectorReportsView() async throws {
-        // Three reports in a store, as `rewind collect` keeps them: two of one signature.
+    /// A collector's store holding reports of the demo made around each of `arounds` (the
+    /// files `c0.rwreport`, … beside it), as `rewind collect` keeps them; report `n + 1` is
+    /// `cn.rwreport`.
+    func collectedStore(around arounds: [String], installs: [String]? = nil) async throws -> String {
         let store = folder.file("reports.sqlite")
         let collected = try ReportStore(path: store, create: true)
-        for (index, around) in ["400", "400", "200"].enumerated() {
+        for (index, around) in arounds.enumerated() {
             #expect(try await rewind("report", "create", "shop.rewind", "--session", "1", "--around", around, "--public-key-file", "team.key.pub",
                                      "--output", "c\(index).rwreport").status == 0)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.file("c\(index).rwreport")))
             _ = try await collected.receive(
-                bytes, header: try FieldReport(bytes: bytes, path: "c\(index)").header, idempotencyKey: ReportDigest.hex(of: bytes), install: "one", token: "shop", receivedAt: Date()
+                bytes, header: try FieldReport(bytes: bytes, path: "c\(index)").header, idempotencyKey: ReportDigest.hex(of: bytes),
+                install: installs?[index] ?? "one", token: "shop", receivedAt: Date()
             )
         }
         await collected.close()
+        return store
+    }
+
+    @Test("bisect and verify over a collector's reports, in parallel: each report as rewind bisect REPORT answers it; --like-report keeps one signature")
+    func fleetOverReports() async throws {
+        // Two reports of one signature (around 400), one of another (around 200), one from another install.
+        let store = try await collectedStore(around: ["400", "400", "200", "400"], installs: ["one", "one", "one", "two"])
+        let names = (0..<4).map { "c\($0).rwreport" }
+        var alone: [Int?] = []
+        for name in names {
+            let answer = try await json("bisect", name, "--key-file", "team.key", "--invariant", "non-negative-total")
+            alone.append(answer["seq"] as? Int)
+        }
+        // The reports it opened are gone once it ends.
+        let temporary = folder.file("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let all = try await run(
+            rewind, ["bisect", store, "--all-sessions", "--key-file", "team.key", "--invariant", "non-negative-total", "--json", "--jobs", "2"],
+            in: folder.path, environment: ["TMPDIR": temporary]
+        )
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
+        let report = try #require(JSONSerialization.jsonObject(with: Data(all.standardOutput.utf8)) as? [String: Any], "\(all.standardError)")
+        let entries = try #require(report["entries"] as? [[String: Any]])
+        #expect(entries.count == 4 && report["failed"] as? Int == 0, "\(report)")
+        #expect(entries.map { $0["seq"] as? Int } == alone, "each report answers as rewind bisect REPORT does: \(entries)")
+        #expect(entries.compactMap { ($0["session"] as? [String: Any])?["report"] as? String } == (1...4).map { "\(store)#\($0)" })
+        #expect(all.status == (alone.contains { $0 != nil } ? 0 : 1))
+        // --like-report: the reports of report 1's signature (three: 1, 2 and 4); with --install, one install's.
+        let like = try await json("bisect", store, "--all-sessions", "--key-file", "team.key", "--invariant", "non-negative-total", "--like-report", "1")
+        #expect((like["entries"] as? [[String: Any]])?.compactMap { ($0["session"] as? [String: Any])?["id"] as? Int } == [1, 2, 4], "\(like)")
+        let text = try await rewind("bisect", store, "--all-sessions", "--key-file", "team.key", "--invariant", "non-negative-total", "--like-report", "1", "--install", "one")
+        #expect(text.standardOutput.contains("of 2 reports of \(store)") && text.standardOutput.contains("rewind serve '\(store)'"), "\(text.standardOutput)")
+        // verify: each report replays to its recorded snapshots.
+        let verify = try await json("verify", store, "--all-sessions", "--key-file", "team.key")
+        #expect(verify["sessions"] as? Int == 4 && verify["failed"] as? Int == 0 && verify["hits"] as? Int == 0, "\(verify)")
+        // Refused, saying why, with exit 2: no key, a report not there, --like-report on a log, a bad id.
+        for (arguments, message) in [
+            (["bisect", store, "--all-sessions", "--invariant", "non-negative-total"], "give the team's key with --key-file"),
+            (["bisect", store, "--all-sessions", "--key-file", "team.key", "--invariant", "non-negative-total", "--like-report", "99"], "has no report 99"),
+            (["bisect", "shop.rewind", "--all-sessions", "--invariant", "non-negative-total", "--like-report", "1"], "--like-report chooses among a collector's reports"),
+            (["bisect", store, "--all-sessions", "--key-file", "team.key", "--invariant", "non-negative-total", "--like-report", "0"], "--like-report 0: give a report's id"),
+            (["bisect", store, "--key-file", "team.key", "--invariant", "non-negative-total", "--like-report", "1"], "--like-report goes with --all-sessions"),
+        ] {
+            let refused = try await run(rewind, arguments, in: folder.path)
+            #expect(refused.status == 2 && refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
+        }
+    }
+
+    @Test("the inspector over a collector's store: its groups as rewind reports gives them; a report opens at its trigger; bad calls are refused")
+    func inspectorReportsView() async throws {
+        // Three reports in a store, as `rewind collect` keeps them: two of one signature.
+        let store = try await collectedStore(around: ["400", "400", "200"])
         let server = try ServedInspector([store, "--key-file", "team.key"], in: folder.path, environment: ["TMPDIR": folder.path])
         func get(_ path: String) async throws -> (status: Int, json: [String: Any]) {
             let answer = try await server.get(path, token: server.token)

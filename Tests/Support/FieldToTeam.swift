@@ -74,6 +74,12 @@ public enum FieldToTeam {
         let onFile = try await run(rewind, ["bisect", report, "--key-file", privateKey, "--invariant", "non-negative-total", "--json"])
         func seq(_ json: Data) -> Int? { (try? JSONSerialization.jsonObject(with: json) as? [String: Any])?["seq"] as? Int }
         #expect(bisect.status == 200 && seq(bisect.body) != nil && seq(bisect.body) == seq(Data(onFile.standardOutput.utf8)), "\(String(decoding: bisect.body, as: UTF8.self))")
+        // And asked of the group's every report at once, straight from the store.
+        let fleet = try await run(rewind, [
+            "bisect", team.store, "--all-sessions", "--reports", "--like-report", id, "--key-file", privateKey, "--invariant", "non-negative-total", "--json",
+        ])
+        let entries = (try? JSONSerialization.jsonObject(with: Data(fleet.standardOutput.utf8)) as? [String: Any])?["entries"] as? [[String: Any]]
+        #expect(fleet.status == 0 && entries?.count == 1 && entries?.first?["seq"] as? Int == seq(Data(onFile.standardOutput.utf8)), "\(fleet.standardOutput) \(fleet.standardError)")
 
         // To a regression test: the fixture and the Swift test that replays it.
         let shrink = try await run(

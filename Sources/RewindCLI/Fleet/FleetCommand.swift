@@ -22,7 +22,7 @@ extension FleetCommand {
     /// Asks every session (of the log file, or of the store the log argument names), prints the
     /// fleet report, and exits 1 when the answer is "no", 2 when a session could not be replayed.
     func runFleet() async throws {
-        let source = try fleetSource()
+        let source = try await fleetSource()
         let sessions = try fleet.window.choose(try await source.sessions(), start: \.startedAt, lastEvent: \.lastEventAt)
         let line = ProgressLine(json: options.json)
         let workers = fleet.workers
@@ -41,8 +41,15 @@ extension FleetCommand {
         if report.answersNo { throw ExitCode(1) }
     }
 
-    /// The log file, or the store the log argument names.
-    private func fleetSource() throws -> any FleetSource {
+    /// The log file, the store the log argument names, or a collector's reports.
+    private func fleetSource() async throws -> any FleetSource {
+        if fleet.reports || ReportStore.isStore(at: options.path) {
+            guard options.keyFile != nil else { throw InputError("a collector's reports are sealed: give the team's key with --key-file") }
+            return try await ReportFleet.open(
+                options.path, keys: try options.keys(), keyFile: options.keyFile, like: fleet.likeReport, appVersion: fleet.appVersion, install: fleet.install
+            )
+        }
+        if fleet.likeReport != nil { throw InputError("--like-report chooses among a collector's reports: \(options.location) is a log") }
         guard case let .store(url) = options.location else {
             if fleet.install != nil { throw InputError("--install selects sessions in a store; a log file is one install's") }
             return FileFleet(log: try options.open(), appVersion: fleet.appVersion)
@@ -56,6 +63,9 @@ extension FleetCommand {
 
     /// How to bring a session that answered back to look at it closely.
     private func pullHint(_ source: any FleetSource) -> String? {
+        if let reports = source as? ReportFleet {
+            return "to look at one closely: rewind serve '\(reports.name)' --key-file KEYS (its Reports view), or rewind report fetch '\(reports.name)' ID --output report.rwreport"
+        }
         guard case .store = options.location else { return nil }
         return "to look at one closely: rewind pull '\(source.name)' --session UUID --output session.rewind"
     }

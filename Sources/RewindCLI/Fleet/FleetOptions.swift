@@ -14,13 +14,17 @@ struct FleetOptions: ParsableArguments {
     @OptionGroup var window: TimeWindow
     @Option(help: ArgumentHelp("With --all-sessions: sessions replayed at once, 1–64 (default: the machine's cores).", valueName: "n"))
     var jobs: Int?
+    @Flag(help: "With --all-sessions: the log argument is a collector's store (rewind collect); each report is asked (a SQLite store is recognised without it).")
+    var reports = false
+    @Option(help: ArgumentHelp("With --all-sessions on a collector's store: only the reports of report ID's signature, as rewind reports groups them.", valueName: "id"))
+    var likeReport: Int64?
 
     /// Checks the options against `--session`, which asks for one session instead.
     func validate(session: Int64?) throws {
         if !allSessions {
             for (given, option) in [
                 (appVersion != nil, "--app-version"), (install != nil, "--install"), (window.since != nil, "--since"),
-                (window.until != nil, "--until"), (jobs != nil, "--jobs"),
+                (window.until != nil, "--until"), (jobs != nil, "--jobs"), (reports, "--reports"), (likeReport != nil, "--like-report"),
             ] where given {
                 throw InputError("\(option) goes with --all-sessions")
             }
@@ -30,6 +34,7 @@ struct FleetOptions: ParsableArguments {
         if let jobs, !(1...64).contains(jobs) { throw InputError("--jobs \(jobs): give 1 to 64") }
         if let appVersion, appVersion.isEmpty { throw InputError("--app-version: give a version") }
         if let install, install.isEmpty { throw InputError("--install: give a non-empty id") }
+        if let likeReport, likeReport < 1 { throw InputError("--like-report \(likeReport): give a report's id, 1 or more") }
     }
 
     /// How many sessions to replay at once.

@@ -49,14 +49,16 @@ struct FleetReport: CommandReport {
     var text: String {
         let scope = [appVersion.map { "app version \($0)" }, install.map { "install \($0)" }, since.map { "since \($0)" }, until.map { "until \($0)" }]
             .compactMap { $0 }.joined(separator: ", ")
+        // A collector's store is asked report by report.
+        let unit = entries.first?.session.report == nil ? "session" : "report"
         var lines = [
-            "\(question): \(hits) of \(sessions) session\(sessions == 1 ? "" : "s") of \(source)\(scope.isEmpty ? "" : " (\(scope))")"
+            "\(question): \(hits) of \(sessions) \(unit)\(sessions == 1 ? "" : "s") of \(source)\(scope.isEmpty ? "" : " (\(scope))")"
                 + (failed > 0 ? "; \(failed) could not be replayed" : ""),
         ]
         for entry in entries where entry.status.isHit || entry.status == .failed {
             lines.append("  " + entry.summary)
         }
-        let rate = seconds > 0 ? String(format: ", %.0f sessions/s", Double(sessions) / seconds) : ""
+        let rate = seconds > 0 ? String(format: ", %.0f \(unit)s/s", Double(sessions) / seconds) : ""
         lines.append("(folded \(eventsFolded) events in \(String(format: "%.1f", seconds)) s with \(workers) worker\(workers == 1 ? "" : "s")\(rate))")
         if hits > 0, let pullHint { lines.append(pullHint) }
         return lines.joined(separator: "\n")
@@ -113,7 +115,7 @@ struct FleetEntry: Encodable, Sendable {
     }
 
     var summary: String {
-        var name = "session \(session.id)"
+        var name = session.report.map { "report \($0)" } ?? "session \(session.id)"
         if let uuid = session.uuid { name += " \(uuid.uuidString.lowercased())" }
         if let install = session.install { name += " install \(install)" }
         name += " v\(session.appVersion)"

@@ -1,7 +1,8 @@
 import Foundation
 import RewindLog
 
-/// Where a fleet run's sessions come from: a log file, or (with the PostgreSQL trait) a store.
+/// Where a fleet run's sessions come from: a log file, (with the PostgreSQL trait) a store, or
+/// a collector's reports (``ReportFleet``).
 protocol FleetSource: Sendable {
     /// The source as reports name it (a store without its password).
     var name: String { get }
@@ -28,15 +29,18 @@ struct FleetSession: Sendable, Encodable {
     var install: String?
     var log: UUID?
     var numberInLog: Int64?
+    /// A collector's report, by its name in the store (`STORE#ID`); its id is ``id``.
+    var report: String?
     var appVersion: String
-    var events: Int64
+    /// How many events it holds (`nil`: not known before it is opened, as a sealed report's).
+    var events: Int64?
     /// When it started, and when its last event was recorded (`nil`: it has none), in seconds
     /// since 1970: what `--since`/`--until` choose by.
     var startedAt: Double
     var lastEventAt: Double?
 
     private enum CodingKeys: String, CodingKey {
-        case id, uuid, install, log, numberInLog, appVersion, events, startedAt, lastEventAt
+        case id, uuid, install, log, numberInLog, report, appVersion, events, startedAt, lastEventAt
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -46,8 +50,9 @@ struct FleetSession: Sendable, Encodable {
         try container.encodeIfPresent(install, forKey: .install)
         try container.encodeIfPresent(log, forKey: .log)
         try container.encodeIfPresent(numberInLog, forKey: .numberInLog)
+        try container.encodeIfPresent(report, forKey: .report)
         try container.encode(appVersion, forKey: .appVersion)
-        try container.encode(events, forKey: .events)
+        try container.encodeIfPresent(events, forKey: .events)
         try container.encode(Rendering.timestamp(startedAt), forKey: .startedAt)
         try container.encodeIfPresent(lastEventAt.map(Rendering.timestamp), forKey: .lastEventAt)
     }

@@ -93,14 +93,11 @@ struct ReportsInspection: InspectorAPI {
 /// the launch's own (owner-only), kept open by ``OpenLogs``; past
 /// ``ReportsInspection/keptReports`` the one opened longest ago is closed and deleted.
 private final class FetchedReports: Sendable {
-    let folder: String
+    private let scratch: ReportScratch
     private let files = Mutex<(byID: [Int64: String], order: [Int64])>(([:], []))
 
     init() throws {
-        var template = Array((NSTemporaryDirectory() as NSString).appendingPathComponent("rewind-reports-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw InputError("cannot make a folder for the reports opened: \(String(cString: strerror(errno)))") }
-        folder = String(cString: made)
-        Interruption.removeOnExit(folder)
+        scratch = try ReportScratch()
     }
 
     func file(for id: Int64) -> String? {
@@ -110,12 +107,9 @@ private final class FetchedReports: Sendable {
     /// Writes `bytes` as report `id`'s file and opens it (`open`), unless another call did
     /// meanwhile; a file that does not open is deleted, and its error thrown.
     func add(_ bytes: Data, id: Int64, open: (String) throws -> Void) throws -> String {
-        let file = (folder as NSString).appendingPathComponent("report-\(id).\(ReportOutbox.fileExtension)")
-        return try files.withLock { files in
+        try files.withLock { files in
             if let file = files.byID[id] { return file }
-            guard FileManager.default.createFile(atPath: file, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
-                throw InputError("cannot write the report to \(file)")
-            }
+            let file = try scratch.write(bytes, id: id)
             do { try open(file) } catch {
                 try? FileManager.default.removeItem(atPath: file)
                 throw error
@@ -131,9 +125,5 @@ private final class FetchedReports: Sendable {
             }
             return file
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: folder)
     }
 }
