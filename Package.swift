@@ -217,6 +217,10 @@ let package = Package(
             dependencies: [
                 "RewindLog",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Collector"])),
+                // HTTPS served directly (`--tls-certificate`); NIOSSL is PostgreSQL's TLS too.
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Collector"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Collector"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Collector"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Collector"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Collector"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Collector"])),

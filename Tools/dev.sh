@@ -11,7 +11,7 @@
 #                                             backends and restarts, 10 minutes (release build; a
 #                                             throwaway server unless REWIND_TEST_POSTGRES_URL is set)
 #
-# On Debian or Ubuntu it installs libsqlite3-dev and zlib1g-dev (and, for the tests, postgresql) through apt-get
+# On Debian or Ubuntu it installs libsqlite3-dev and zlib1g-dev (and, for the tests, postgresql, openssl and curl) through apt-get
 # when missing (with sudo when not root). On macOS the system SQLite is used, and PostgreSQL's
 # tests run when its initdb and pg_ctl are on PATH.
 set -euo pipefail
@@ -43,6 +43,21 @@ ensure_sqlite() {
         say "SQLite's or zlib's headers (sqlite3.h, zlib.h) are missing: install your distribution's SQLite and zlib development packages"
         exit 2
     fi
+}
+
+# The tests' clients for the collector's HTTPS (a self-signed certificate, and a client that
+# trusts it): openssl and curl, installed through apt-get when missing.
+ensure_test_tools() {
+    command -v openssl >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && return 0
+    if ! command -v apt-get >/dev/null 2>&1; then
+        say "the tests need openssl and curl: install them with your package manager"
+        exit 2
+    fi
+    say "installing openssl and curl (the collector's HTTPS tests)"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl curl >/dev/null
 }
 
 # The jobs for Rewind's own development build one configuration: all of the package's traits
@@ -86,6 +101,7 @@ case "$job" in
     test)
         require_swift
         ensure_sqlite
+        ensure_test_tools
         # The PostgreSQL store's tests need a server: a throwaway one (Tools/postgres.sh),
         # unless REWIND_TEST_POSTGRES_URL names one. Without one they are skipped, except
         # under CI=true, where they fail.

@@ -5,6 +5,9 @@ import Hummingbird
 public import RewindLog
 public import Logging
 import NIOCore
+import NIOSSL
+import HummingbirdCore
+import HummingbirdTLS
 import Synchronization
 
 
@@ -19,6 +22,9 @@ import Synchronization
 ///   `DELETE /v1/installs/INSTALL/reports`, `POST /v1/tokens/NAME/revoke`,
 ///   `PUT /v1/uploads` (`stop` or `accept`: the kill switch), `POST /v1/retention?app=&days=&bytes=`.
 /// - `GET /healthz`: 200 once the store is open.
+///
+/// Plain HTTP for a reverse proxy that terminates TLS, or HTTPS served directly
+/// (``CollectorConfiguration/tls``).
 ///
 /// Every refusal is a clear status with a JSON body (`{"error": …}`) and stores nothing: 400
 /// for what is not a report, 401 for a missing, wrong or revoked token, 403 for another app's
@@ -53,11 +59,16 @@ public struct Collector: Sendable {
     /// in flight (Hummingbird's graceful shutdown).
     ///
     /// - Parameter onListening: Called with the port once the server listens.
+    /// - Throws: ``TLSError`` when ``CollectorConfiguration/tls`` names files that are not a
+    ///   PEM certificate chain and its key, before anything listens.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let deadline = TimeAmount.seconds(Int64(configuration.requestDeadlineSeconds))
+        // The idle timeout also ends a TLS handshake that stalls: it sees no request either.
+        var server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [RequestDeadline(deadline: deadline)], idleTimeout: .seconds(60)))
+        if let tls = configuration.tls { server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(tls)) }
         let app = Application(
             router: router(),
-            server: .http1(configuration: .init(additionalChannelHandlers: [RequestDeadline(deadline: deadline)], idleTimeout: .seconds(60))),
+            server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-collect"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger
@@ -69,6 +80,41 @@ public struct Collector: Sendable {
             try await group.next()
             group.cancelAll()
         }
+    }
+
+    /// Why ``CollectorConfiguration/tls`` cannot be served: which file, and what is wrong.
+    public struct TLSError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Checks `files` as ``run(onListening:)`` would load them: a missing or unreadable file,
+    /// one that is not PEM, or a key that does not match the certificate is a ``TLSError``.
+    public static func checkTLS(_ files: CollectorConfiguration.TLSFiles) throws {
+        _ = try tlsConfiguration(files)
+    }
+
+    /// The server's TLS configuration from `files`: TLS 1.2 at least, NIOSSL's defaults
+    /// otherwise.
+    static func tlsConfiguration(_ files: CollectorConfiguration.TLSFiles) throws -> TLSConfiguration {
+        for path in [files.certificateChain, files.privateKey] where !FileManager.default.isReadableFile(atPath: path) {
+            throw TLSError(description: "\(path): " + (FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"))
+        }
+        let chain: [NIOSSLCertificate], key: NIOSSLPrivateKey
+        do { chain = try NIOSSLCertificate.fromPEMFile(files.certificateChain) } catch {
+            throw TLSError(description: "\(files.certificateChain): not a PEM certificate chain (\(error))")
+        }
+        guard !chain.isEmpty else { throw TLSError(description: "\(files.certificateChain): holds no certificate") }
+        do { key = try NIOSSLPrivateKey(file: files.privateKey, format: .pem) } catch {
+            throw TLSError(description: "\(files.privateKey): not a PEM private key (\(error))")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        // A context made now checks the key against the certificate (BoringSSL refuses a key
+        // whose public half is not the certificate's).
+        do { _ = try NIOSSLContext(configuration: configuration) } catch {
+            throw TLSError(description: "\(files.privateKey): not the private key of the certificate in \(files.certificateChain) (\(error))")
+        }
+        return configuration
     }
 
     /// Applies ``CollectorConfiguration/retentionDays`` to every app now and each hour after.

@@ -1,8 +1,8 @@
 #if Collector
 /// What a collector accepts, and how much: the defaults suit a small team's server.
 public struct CollectorConfiguration: Sendable {
-    /// The address to listen on: loopback by default. The collector speaks plain HTTP: devices
-    /// reach it through a reverse proxy that terminates TLS (the RewindUpload article).
+    /// The address to listen on: loopback by default. Devices reach it over TLS: through a
+    /// reverse proxy that terminates it, or served directly with ``tls``.
     public var host = "127.0.0.1"
     /// The port; 0 picks a free one (printed when listening).
     public var port = 8417
@@ -26,7 +26,22 @@ public struct CollectorConfiguration: Sendable {
     public var maxAppBytes = 1 << 30
     /// Reports older than this many days are deleted (hourly, and at start); `nil` keeps them.
     public var retentionDays: Int? = 90
+    /// TLS served by the collector itself (HTTPS); `nil` (the default): plain HTTP, for a
+    /// reverse proxy in front that terminates TLS.
+    public var tls: TLSFiles?
 
     public init() {}
+
+    /// A certificate chain and its private key, PEM files, as a certificate authority (or
+    /// `certbot`) writes them.
+    public struct TLSFiles: Sendable {
+        /// The server's certificate first, then any intermediates.
+        public var certificateChain: String
+        public var privateKey: String
+
+        public init(certificateChain: String, privateKey: String) {
+            (self.certificateChain, self.privateKey) = (certificateChain, privateKey)
+        }
+    }
 }
 #endif

@@ -162,7 +162,7 @@ struct CollectorTests {
         let failed = await uploader.send(now: began)
         #expect(failed.delivered == 0 && failed.remaining == 3 && failed.lastFailure != nil)
         let wait = try #require(failed.nextAttempt).timeIntervalSince(began)
-        #expect(wait >= 15 && wait <= 30, "the first wait is 15 to 30 s: \(wait)")
+        #expect(wait >= 14.999 && wait <= 30.001, "the first wait is 15 to 30 s: \(wait)")
         // Before the wait is over, a pass sends nothing (a relaunch included).
         #expect(await ReportUploader(outbox: outbox, endpoint: uploader.endpoint, token: team.ingest).send().delivered == 0)
         collector = try RunningCollector(store: team.store, tokens: team.tokensFile, port: port)
@@ -317,8 +317,9 @@ struct CollectorTeamEndpointTests {
         let full = await uploader.send(now: began)
         // SQLite meets the limit as a failed write (EFBIG), not ENOSPC's "full": 503, not 507.
         #expect(full.delivered == 0 && full.remaining == 2 && full.lastFailure?.contains("HTTP 50") == true, "\(full)")
-        // The wait counts from the pass's start (a loaded machine may take seconds over the pass).
-        #expect(try #require(full.nextAttempt).timeIntervalSince(began) >= 30, "Retry-After is honoured")
+        // The wait counts from the pass's start (a loaded machine may take seconds over the pass);
+        // 30 s less a rounding of the dates' two epochs.
+        #expect(try #require(full.nextAttempt).timeIntervalSince(began) >= 29.999, "Retry-After is honoured: \(full)")
         #expect(try await collector.request("GET", "healthz", token: nil).status == 200)
         collector.stop()
         collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
@@ -370,6 +371,58 @@ struct CollectorTeamEndpointTests {
             if keys.count != 1 { try await Task.sleep(for: .milliseconds(100)) }
         } while keys.count != 1 && ContinuousClock.now - began < .seconds(5)
         #expect(keys == [ReportDigest.hex(of: reports[1])])
+    }
+
+    @Test("TLS served directly: a client trusting the certificate uploads over HTTPS, once; plain HTTP gets no answer; bad TLS files exit 2 before anything listens")
+    func tlsDirectly() async throws {
+        let team = try await Team()
+        // A self-signed certificate for 127.0.0.1 (and another's key), as openssl makes them.
+        func certificate(_ name: String) async throws {
+            let made = try await run("/usr/bin/env", [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-keyout", team.folder.file("\(name).key.pem"), "-out", team.folder.file("\(name).pem"),
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ])
+            try #require(made.status == 0, "\(made.standardError)")
+        }
+        try await certificate("server")
+        try await certificate("other")
+        let collector = try RunningCollector(
+            store: team.store, tokens: team.tokensFile, extra: ["--tls-certificate", team.folder.file("server.pem"), "--tls-key", team.folder.file("server.key.pem")]
+        )
+        #expect(collector.url.scheme == "https")
+        // curl, trusting the certificate: the upload is stored, and its retry is the same report.
+        let report = try #require(try await team.device("phone").reports().first)
+        let key = ReportDigest.hex(of: try Data(contentsOf: report))
+        for expected in ["201", "200"] {
+            let upload = try await run("/usr/bin/env", [
+                "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", team.folder.file("server.pem"), "-X", "POST",
+                "-H", "Authorization: Bearer \(team.ingest)", "-H", "Idempotency-Key: \(key)", "-H", "Rewind-Install: one",
+                "--data-binary", "@\(report.path)", collector.url.appendingPathComponent("v1/reports").absoluteString,
+            ])
+            #expect(upload.standardOutput == expected, "\(upload.standardOutput) \(upload.standardError)")
+        }
+        // Not trusting it, or speaking plain HTTP to it: no answer.
+        let untrusted = try await run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", collector.url.appendingPathComponent("healthz").absoluteString])
+        #expect(untrusted.status != 0 && untrusted.standardOutput == "000")
+        let plain = try await run("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(collector.port)/healthz"])
+        #expect(plain.standardOutput != "200")
+        collector.stop()
+        #expect(try await ReportStore(path: team.store).allReports().map(\.digest) == [key])
+        // Refused before the store is opened or anything listens.
+        let rewind = builtProduct("rewind")
+        let fresh = team.folder.file("fresh.sqlite")
+        for (tls, message) in [
+            (["--tls-certificate", team.folder.file("server.pem")], "--tls-certificate and --tls-key go together"),
+            (["--tls-certificate", team.folder.file("server.pem"), "--tls-key", team.folder.file("other.key.pem")], "not the private key of the certificate"),
+            (["--tls-certificate", team.tokensFile, "--tls-key", team.folder.file("server.key.pem")], "not a PEM certificate chain"),
+            (["--tls-certificate", team.folder.file("missing.pem"), "--tls-key", team.folder.file("server.key.pem")], "missing.pem: no such file"),
+            (["--tls-certificate", team.folder.file("server.pem"), "--tls-key", team.tokensFile], "not a PEM private key"),
+        ] {
+            let refused = try await run(rewind, ["collect", "--store", fresh, "--tokens", team.tokensFile, "--listen", "127.0.0.1:0"] + tls, timeout: 20)
+            #expect(refused.status == 2 && refused.standardError.contains(message), "\(tls): \(refused.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: fresh))
     }
 
     @Test("SIGTERM lets an upload in flight finish and be stored, then the collector exits")

@@ -29,9 +29,10 @@ extension CollectCommand {
             commandName: "serve",
             abstract: "Run the collector (the default: `rewind collect --store … --tokens …`).",
             discussion: """
-                It listens on 127.0.0.1 unless told otherwise; devices reach it through a reverse \
-                proxy that terminates TLS (the RewindUpload article shows one). SIGINT or SIGTERM \
-                stops it after the uploads in flight finish. Logs go to standard error.
+                It listens on 127.0.0.1 unless told otherwise. Devices reach it over HTTPS: \
+                through a reverse proxy that terminates TLS (the RewindUpload article shows one), \
+                or served by the collector itself with --tls-certificate and --tls-key. SIGINT or \
+                SIGTERM stops it after the uploads in flight finish. Logs go to standard error.
                 """
         )
 
@@ -54,6 +55,10 @@ extension CollectCommand {
         var requestDeadline: Int?
         @Option(name: .customLong("retention-days"), help: "Delete reports older than this many days; 0 keeps them (default 90).")
         var retentionDays: Int?
+        @Option(name: .customLong("tls-certificate"), help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM; the server's first).", valueName: "path"))
+        var tlsCertificate: String?
+        @Option(name: .customLong("tls-key"), help: ArgumentHelp("The certificate's private key (PEM), with --tls-certificate.", valueName: "path"))
+        var tlsKey: String?
 
         func run() async throws {
             #if Collector
@@ -79,16 +84,24 @@ extension CollectCommand {
                 guard retentionDays >= 0 else { throw InputError("--retention-days \(retentionDays): give 0 or more") }
                 configuration.retentionDays = retentionDays > 0 ? retentionDays : nil
             }
+            switch (tlsCertificate, tlsKey) {
+            case let (certificate?, key?):
+                configuration.tls = .init(certificateChain: certificate, privateKey: key)
+                // Checked before the store is opened or anything listens.
+                do { try Collector.checkTLS(configuration.tls!) } catch { throw InputError("--tls-certificate/--tls-key: \(error)") }
+            case (nil, nil): break
+            default: throw InputError("--tls-certificate and --tls-key go together: give both, or neither for plain HTTP behind a proxy")
+            }
             let tokens: CollectorTokens
             do { tokens = try CollectorTokens.reading(file: self.tokens) } catch { throw InputError("--tokens \(error)") }
             guard !tokens.tokens.isEmpty else { throw InputError("--tokens \(self.tokens): no tokens; make one with `rewind collect token`") }
             let reports = try await CollectorStores.open(store, create: true)
             let collector = Collector(store: reports, tokens: tokens, configuration: configuration)
-            let host = configuration.host
+            let (host, scheme) = (configuration.host, configuration.tls == nil ? "http" : "https")
             try await collector.run { port in
                 // The line scripts and tests wait for: where to send reports.
                 // Unbuffered, so a script reading a pipe sees it at once.
-                FileHandle.standardOutput.write(Data("rewind collect: listening on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n".utf8))
+                FileHandle.standardOutput.write(Data("rewind collect: listening on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)\n".utf8))
             }
             #else
             throw InputError(
