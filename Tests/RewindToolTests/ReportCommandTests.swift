@@ -330,6 +330,24 @@ struct ReportCommandTests {
         let openedGroups = try #require(opened["groups"] as? [[String: Any]])
         let sites = openedGroups.compactMap { ($0["signature"] as? [String: Any])?["crashSite"] as? String }
         #expect(sites == ["my-app+0x1234"])
+        // Opened, the report that sealed its trigger joins the two whose trigger is the same.
+        #expect(openedGroups.map { $0["count"] as? Int ?? 0 } == [3, 1], "\(openedGroups)")
+        #expect(NSDictionary(dictionary: try #require(openedGroups.first?["signature"] as? [String: Any])) == NSDictionary(dictionary: first))
+
+        // What opening added is kept beside the reports, owner-only, and used by the next listing:
+        // a key file with the same id but other bytes (which opens nothing) lists the same groups.
+        let cache = folder.file("inbox/.rewind-triage.json")
+        #expect(try FileManager.default.attributesOfItem(atPath: cache)[.posixPermissions] as? Int == 0o600)
+        let impostor = try await run(rewind, ["report", "keygen", "--id", "team-2026", "--output", "impostor.key"], in: folder.path)
+        #expect(impostor.status == 0)
+        let cached = try await json("reports", "inbox", "--key-file", "impostor.key")
+        #expect(NSDictionary(dictionary: cached) == NSDictionary(dictionary: opened))
+        // A damaged cache is ignored and made again.
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: cache))
+        let unopened = try await json("reports", "inbox", "--key-file", "impostor.key")
+        #expect((unopened["unreadable"] as? [[String: Any]])?.count == 5, "without the cache, the impostor opens nothing: \(unopened)")
+        #expect(NSDictionary(dictionary: try await json("reports", "inbox", "--key-file", "team.key")) == NSDictionary(dictionary: opened))
+        #expect(NSDictionary(dictionary: try await json("reports", "inbox", "--key-file", "impostor.key")) == NSDictionary(dictionary: opened))
         // Opened, the fingerprints of the types the shop's session was recorded with, as the log has them.
         let shop = try EventLog(path: folder.file("shop.rewind"), mode: .readOnly).sessions()[0]
         let openedBuild = try #require((openedGroups.first?["builds"] as? [[String: Any]])?.first)

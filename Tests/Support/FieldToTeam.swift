@@ -49,7 +49,13 @@ public enum FieldToTeam {
         collector.stop()
 
         // The team: one group, a crash, fetched by its id in the store.
-        let triage = try await run(rewind, ["reports", team.store, "--key-file", privateKey, "--json"])
+        // What opening adds is cached beside a SQLite store, in the user's cache for PostgreSQL's.
+        let cacheHome = folder.file("cache")
+        let triage = try await run(rewind, ["reports", team.store, "--key-file", privateKey, "--json"], environment: ["XDG_CACHE_HOME": cacheHome])
+        let cached = team.store.hasPrefix("postgres")
+            ? ((try? FileManager.default.contentsOfDirectory(atPath: cacheHome + "/rewind")) ?? []).filter { $0.hasPrefix("triage-") }.count == 1
+            : FileManager.default.fileExists(atPath: team.store + "-triage.json")
+        #expect(cached, "the triage cache is kept")
         #expect(triage.status == 0, "\(triage.standardError)")
         let listing = try #require(try JSONSerialization.jsonObject(with: Data(triage.standardOutput.utf8)) as? [String: Any])
         let groups = try #require(listing["groups"] as? [[String: Any]])
@@ -66,7 +72,7 @@ public enum FieldToTeam {
 
         // The same, in the inspector's Reports view over the store: one group, whose report opens
         // with the team's key and breaks the invariant at the seq the live app broke.
-        let inspector = try ServedInspector([team.store, "--reports", "--key-file", privateKey], in: folder.path)
+        let inspector = try ServedInspector([team.store, "--reports", "--key-file", privateKey], in: folder.path, environment: ["XDG_CACHE_HOME": cacheHome])
         let served = try await inspector.get("/api/reports", token: inspector.token)
         let servedGroups = try #require(try JSONSerialization.jsonObject(with: served.body) as? [String: Any])["groups"] as? [[String: Any]]
         #expect(served.status == 200 && servedGroups?.count == 1 && servedGroups?.first?["representative"] as? String == representative, "\(servedGroups ?? [])")
@@ -77,7 +83,7 @@ public enum FieldToTeam {
         // And asked of the group's every report at once, straight from the store.
         let fleet = try await run(rewind, [
             "bisect", team.store, "--all-sessions", "--reports", "--like-report", id, "--key-file", privateKey, "--invariant", "non-negative-total", "--json",
-        ])
+        ], environment: ["XDG_CACHE_HOME": cacheHome])
         let entries = (try? JSONSerialization.jsonObject(with: Data(fleet.standardOutput.utf8)) as? [String: Any])?["entries"] as? [[String: Any]]
         #expect(fleet.status == 0 && entries?.count == 1 && entries?.first?["seq"] as? Int == seq(Data(onFile.standardOutput.utf8)), "\(fleet.standardOutput) \(fleet.standardError)")
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Rewind
 import RewindLog
 
 /// `rewind reports PATH… [--key-file KEYS]`: a pile of reports grouped by bug.
@@ -13,7 +14,10 @@ struct ReportsCommand: AsyncParsableCommand {
             whose reports are named STORE#ID (`rewind report fetch STORE ID` writes one out). Reports are grouped by signature (ReportSignature): the reason — \
             signal, invariant, hung or error action — and the trigger's case and source line, from \
             the clear header. With --key-file each report is opened too, which adds a crash's site \
-            (image and offset). Files that are not reports are listed apart, never fatal.
+            (image and offset), a sealed trigger, and the fingerprints of the types it was \
+            recorded with; what opening adds is cached beside the reports (FOLDER/.rewind-triage.json, \
+            STORE-triage.json, or for PostgreSQL in ~/.cache/rewind), so each report is opened once. \
+            Files that are not reports are listed apart, never fatal.
             """
     )
 
@@ -28,47 +32,93 @@ struct ReportsCommand: AsyncParsableCommand {
 
     /// The reports `paths` name, grouped; `progress` is told of each report read (done, of).
     /// The inspector's Reports view answers with this too.
+    ///
+    /// A store's reports are grouped by the header it keeps, without reading their bytes; with
+    /// `keyFile`, each report is opened once, and what that adds kept in a ``TriageCache``
+    /// beside the reports.
     static func triage(_ paths: [String], keyFile: String?, progress: (Int, Int) -> Void = { _, _ in }) async throws -> Report {
         let keys = try keyFile.map { try LogOptions.keys(keyFile: $0) }
         var groups: [ReportSignature: Group] = [:]
         var unreadable: [Unreadable] = []
+        var caches: [String: TriageCache?] = [:]
         let (reports, stores) = try await Self.reports(in: paths)
-        for (index, (file, read)) in reports.enumerated() {
+        for (index, item) in reports.enumerated() {
             progress(index, reports.count)
             do throws(EventLogError) {
-                let report = try await read()
-                var details: ReportDetails?, shapes: SessionShapes?
-                if let keys { (details, shapes) = Self.opened(try report.open(with: keys)) }
-                let signature = ReportSignature(header: report.header, details: details)
-                groups[signature, default: Group(signature: signature, representative: file)].add(report.header, shapes: shapes, file: file)
+                var report: FieldReport?
+                let header: ReportHeader, digest: String
+                if let stored = item.stored {
+                    (header, digest) = (stored.header, stored.digest)
+                } else {
+                    let read = try await item.read()
+                    (report, header, digest) = (read, read.header, ReportDigest.hex(of: read.bytes))
+                }
+                var signature = ReportSignature(header: header)
+                var fingerprints: (action: String?, state: String?) = (nil, nil)
+                if let keys {
+                    if caches[item.location] == nil { caches[item.location] = TriageCache.beside(item.location, storeName: item.storeName) }
+                    let cache = caches[item.location] ?? nil
+                    if keys[header.keyID] != nil, let entry = cache?[digest] {
+                        signature = entry.signature
+                        fingerprints = (entry.actionFingerprint, entry.stateFingerprint)
+                    } else {
+                        let opening: FieldReport
+                        if let report { opening = report } else { opening = try await item.read() }
+                        let opened = Self.opened(try opening.open(with: keys))
+                        signature = ReportSignature(header: header, details: opened.details, trigger: opened.trigger)
+                        fingerprints = (opened.shapes?.action?.fingerprint, opened.shapes?.state?.fingerprint)
+                        cache?[digest] = TriageCache.Entry(signature: signature, actionFingerprint: fingerprints.action, stateFingerprint: fingerprints.state)
+                    }
+                }
+                groups[signature, default: Group(signature: signature, representative: item.name)].add(header, fingerprints: fingerprints, file: item.name)
             } catch {
                 // Its description begins with the path, which the listing shows already.
                 let reason = error.description
-                unreadable.append(Unreadable(file: file, reason: reason.hasPrefix(file + ": ") ? String(reason.dropFirst(file.count + 2)) : reason))
+                unreadable.append(Unreadable(file: item.name, reason: reason.hasPrefix(item.name + ": ") ? String(reason.dropFirst(item.name.count + 2)) : reason))
             }
         }
         // postgres-nio requires its connections closed before they go.
         for store in stores { await store.close() }
+        for case let cache? in caches.values { cache.save() }
         let sorted = groups.values.sorted { ($0.count, $1.signature) > ($1.count, $0.signature) }
         return Report(groups: sorted, unreadable: unreadable)
     }
 
-    /// The reports `paths` name, each with how to read it: files as given, folders'
-    /// `.rwreport` files (held ones too), a collector's stored reports (`STORE#ID`).
-    /// An opened report's details, and the shapes its session was recorded with (from its
-    /// export's session line), whose fingerprints say which build replays it.
-    static func opened(_ content: (details: ReportDetails, export: Data)) -> (ReportDetails, SessionShapes?) {
-        let sessionLine = content.export.split(separator: 0x0A).lazy.compactMap { line in
-            try? JSONDecoder().decode(PortableLog.SessionLine.self, from: line)
-        }.first
-        return (content.details, sessionLine?.shapes)
+    /// An opened report's details; the shapes its session was recorded with (from its export's
+    /// session line), whose fingerprints say which build replays it; and its trigger event's
+    /// case and source (from the export's events), for a report whose header seals them.
+    static func opened(_ content: (details: ReportDetails, export: Data)) -> (details: ReportDetails, shapes: SessionShapes?, trigger: (action: String, source: ActionSource)?) {
+        var shapes: SessionShapes?, trigger: (action: String, source: ActionSource)?
+        let decoder = JSONDecoder()
+        for line in content.export.split(separator: 0x0A) {
+            guard let type = try? decoder.decode(PortableLog.LineType.self, from: line) else { continue }
+            if type.type == "session", shapes == nil {
+                shapes = (try? decoder.decode(PortableLog.SessionLine.self, from: line))?.shapes
+            } else if type.type == "event", let seq = content.details.triggerSeq, trigger == nil,
+                let event = try? decoder.decode(PortableLog.EventLine.self, from: line), event.seq == seq {
+                trigger = (event.action, event.source)
+            }
+        }
+        return (content.details, shapes, trigger)
     }
 
+    /// One report to triage: its name, the path argument it came from, and how to read it; a
+    /// store's with its header and digest as stored, so that listing it reads no bytes.
+    struct Listed: Sendable {
+        var name: String
+        /// The path argument it came from (a file, a folder, a store).
+        var location: String
+        /// The store's name, for a store's report.
+        var storeName: String?
+        var stored: CollectedReport?
+        var read: @Sendable () async throws(EventLogError) -> FieldReport
+    }
+
+    /// The reports `paths` name, each with how to read it: files as given, folders'
+    /// `.rwreport` files (held ones too), a collector's stored reports (`STORE#ID`).
     /// The stores opened are returned too: the caller closes them once it has read the reports.
-    static func reports(in paths: [String]) async throws -> (
-        reports: [(name: String, read: @Sendable () async throws(EventLogError) -> FieldReport)], stores: [any CollectorStore]
-    ) {
-        var reports: [(name: String, read: @Sendable () async throws(EventLogError) -> FieldReport)] = []
+    static func reports(in paths: [String]) async throws -> (reports: [Listed], stores: [any CollectorStore]) {
+        var reports: [Listed] = []
         var stores: [any CollectorStore] = []
         for path in paths {
             var isFolder: ObjCBool = false
@@ -83,10 +133,10 @@ struct ReportsCommand: AsyncParsableCommand {
                 // Named without a URL's password (the store's name), read one at a time.
                 reports += stored.map { entry in
                     let name = "\(store.name)#\(entry.id)"
-                    return (name, { () async throws(EventLogError) -> FieldReport in
+                    return Listed(name: name, location: path, storeName: store.name, stored: entry) { () async throws(EventLogError) -> FieldReport in
                         guard let bytes = try await store.bytes(id: entry.id) else { throw .unreadableReport(path: name, reason: "deleted since listed") }
                         return try FieldReport(bytes: bytes, path: name)
-                    })
+                    }
                 }
                 continue
             }
@@ -105,7 +155,9 @@ struct ReportsCommand: AsyncParsableCommand {
                     .filter { $0.hasSuffix(".\(ReportOutbox.fileExtension)") || $0.hasSuffix(".\(ReportOutbox.fileExtension).held") }
                     .map { (path as NSString).appendingPathComponent($0) }
             }
-            reports += files.map { file in (file, { () async throws(EventLogError) -> FieldReport in try FieldReport(contentsOf: file) }) }
+            reports += files.map { file in
+                Listed(name: file, location: path) { () async throws(EventLogError) -> FieldReport in try FieldReport(contentsOf: file) }
+            }
         }
         return (reports, stores)
     }
@@ -158,13 +210,13 @@ extension ReportsCommand {
             (self.signature, self.summary, self.representative) = (signature, signature.description, representative)
         }
 
-        mutating func add(_ header: ReportHeader, shapes: SessionShapes?, file: String) {
+        mutating func add(_ header: ReportHeader, fingerprints: (action: String?, state: String?), file: String) {
             count += 1
             reports.append(file)
             versions[header.app.version, default: 0] += 1
             var build = Build(
                 version: header.app.version, actionSchemaVersion: header.app.actionSchemaVersion, stateSchemaVersion: header.app.stateSchemaVersion,
-                actionFingerprint: shapes?.action?.fingerprint, stateFingerprint: shapes?.state?.fingerprint
+                actionFingerprint: fingerprints.action, stateFingerprint: fingerprints.state
             )
             if let index = builds.firstIndex(where: { $0.key == build.key }) {
                 builds[index].reports += 1

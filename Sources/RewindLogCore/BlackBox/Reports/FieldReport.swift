@@ -48,6 +48,8 @@ public struct FieldReport: Sendable {
     public let header: ReportHeader
     /// Where the report was read from (what errors name).
     public let path: String
+    /// The report's bytes, as read: what its SHA-256 (``ReportDigest``) names it by.
+    public let bytes: Data
     /// The bytes the header is bound by: the magic, the version, the length and the header.
     private let authenticated: Data
     private let encapsulatedKey: Data
@@ -118,6 +120,7 @@ public struct FieldReport: Sendable {
         encapsulatedKey = bytes[(headerEnd + 2)..<keyEnd]
         ciphertext = bytes[keyEnd...]
         self.path = path
+        self.bytes = bytes
     }
 
     /// Seals a report's content to `key`.

@@ -1,3 +1,5 @@
+public import Rewind
+
 /// What tells one bug's reports from another's, for triage (`rewind reports`): why each was made
 /// (the reason's kind and name: the signal, the invariant, the case of a hung or error action),
 /// the case and source line of its trigger, and for a crash opened with the team's key, the
@@ -15,15 +17,17 @@ public struct ReportSignature: Codable, Sendable, Hashable, Comparable, CustomSt
     /// Where a crash struck (`Shop+0x1a2b3`), once the report is opened; `nil` otherwise.
     public var crashSite: String?
 
-    /// The signature of a report: its header, with what its details add once opened.
+    /// The signature of a report: its header, with what its content adds once opened.
     ///
     /// - Parameters:
     ///   - header: The report's clear header.
     ///   - details: Its sealed details, when it was opened with the team's key.
-    public init(header: ReportHeader, details: ReportDetails? = nil) {
+    ///   - trigger: The trigger event's case and source, read from the opened content: what a
+    ///     report that seals its trigger (``ReportOptions/sealsTrigger``) groups by once opened.
+    public init(header: ReportHeader, details: ReportDetails? = nil, trigger: (action: String, source: ActionSource)? = nil) {
         reason = header.reason
-        triggerAction = header.triggerAction
-        triggerSource = header.triggerSource.map { "\($0.file):\($0.line)" }
+        triggerAction = header.triggerAction ?? trigger?.action
+        triggerSource = (header.triggerSource ?? trigger?.source).map { "\($0.file):\($0.line)" }
         if let crash = details?.ending?.crash, let image = crash.image, let offset = crash.imageOffset {
             let name = image.split(separator: "/").last.map(String.init) ?? image
             crashSite = name + "+0x" + String(offset, radix: 16)
