@@ -332,6 +332,51 @@ struct CollectorTeamEndpointTests {
         #expect(check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check)")
     }
 
+    /// Whether this process may mount a tmpfs (root on Linux): what a really full disk needs.
+    static let canMountTmpfs: Bool = {
+        guard let folder = try? TemporaryDirectory() else { return false }
+        guard (try? runBlocking("/usr/bin/env", ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder.path]))?.status == 0 else { return false }
+        _ = try? runBlocking("/usr/bin/env", ["umount", folder.path])
+        return true
+    }()
+
+    @Test(
+        "a disk really full (a small tmpfs): 507 with Retry-After, nothing stored; with room again, each report is stored once and the file is whole",
+        .enabled(if: canMountTmpfs, "mounting a tmpfs needs root")
+    )
+    func reallyFullDisk() async throws {
+        let team = try await Team()
+        let small = team.folder.file("small")
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true)
+        try #require(try await run("/usr/bin/env", ["mount", "-t", "tmpfs", "-o", "size=320k", "tmpfs", small]).status == 0)
+        defer { _ = try? runBlocking("/usr/bin/env", ["umount", "-l", small]) }
+        let store = small + "/reports.sqlite"
+        let collector = try RunningCollector(store: store, tokens: team.tokensFile)
+        let reports = try (try await team.device("phone", errors: 8, padding: 48 << 10)).reports().map { try Data(contentsOf: $0) }
+        func upload(_ report: Data) async throws -> (status: Int, body: Data) {
+            try await collector.request(
+                "POST", "v1/reports", token: team.ingest, headers: ["Idempotency-Key": ReportDigest.hex(of: report), "Rewind-Install": "one"], body: report
+            )
+        }
+        var statuses: [Int] = []
+        for report in reports { statuses.append(try await upload(report).status) }
+        let stored = statuses.prefix { $0 == 201 }.count
+        #expect(stored >= 1 && stored < reports.count && statuses.dropFirst(stored).allSatisfy { $0 == 507 }, "\(statuses)")
+        let refused = try await upload(reports[stored])
+        #expect(String(decoding: refused.body, as: UTF8.self).contains("disk is full"), "\(String(decoding: refused.body, as: UTF8.self))")
+        #expect(try await collector.request("GET", "healthz", token: nil).status == 200)
+        // Room again: every report is stored, the ones taken before once.
+        try #require(try await run("/usr/bin/env", ["mount", "-o", "remount,size=16m", small]).status == 0)
+        var again: [Int] = []
+        for report in reports { again.append(try await upload(report).status) }
+        #expect(again == Array(repeating: 200, count: stored) + Array(repeating: 201, count: reports.count - stored), "\(again)")
+        collector.stop()
+        let kept = try await ReportStore(path: store).allReports()
+        #expect(kept.count == reports.count && Set(kept.map(\.digest)) == Set(reports.map { ReportDigest.hex(of: $0) }))
+        let check = try await run("/usr/bin/env", ["sqlite3", store, "PRAGMA integrity_check"])
+        #expect(check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check)")
+    }
+
     @Test("past the uploads taken at once, another is answered 503 with Retry-After before its body is read; the first is stored")
     func concurrentUploads() async throws {
         let team = try await Team()
