@@ -172,6 +172,36 @@ struct CollectorTests {
         #expect(entries.count == 3 && Set(entries.map(\.digest)).count == 3)
     }
 
+    @Test("the collector killed mid-upload and restarted: nothing is lost, and each report is stored exactly once")
+    func killedMidUpload() async throws {
+        let team = try await Team()
+        let count = 16
+        let outbox = try await team.device("phone", errors: count, padding: 256 << 10)
+        var collector = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let port = collector.port
+        let uploader = ReportUploader(outbox: outbox, endpoint: collector.url, token: team.ingest)
+        let sending = Task { await uploader.send() }
+        // Killed (SIGKILL) once two reports are in: the uploader is sending the next ones.
+        func stored() async -> Int {
+            guard let store = try? ReportStore(path: team.store) else { return 0 }
+            let count = (try? await store.allReports().count) ?? 0
+            await store.close()
+            return count
+        }
+        let began = ContinuousClock.now
+        while await stored() < 2, ContinuousClock.now - began < .seconds(30) { try await Task.sleep(for: .milliseconds(2)) }
+        collector.kill()
+        let first = await sending.value
+        #expect(first.delivered >= 2 && first.delivered < count && first.lastFailure != nil, "\(first)")
+        // Restarted: the rest goes, a report stored before its answer was lost is answered as stored.
+        collector = try RunningCollector(store: team.store, tokens: team.tokensFile, port: port)
+        let rest = await uploader.send(now: Date().addingTimeInterval(3600))
+        #expect(rest.remaining == 0 && outbox.reports().isEmpty && first.delivered + rest.delivered == count, "\(rest)")
+        collector.stop()
+        let kept = try await ReportStore(path: team.store).allReports()
+        #expect(kept.count == count && Set(kept.map(\.digest)).count == count)
+    }
+
     @Test("two collectors on one store receiving the same reports at once store each once")
     func twoCollectors() async throws {
         #expect(try await Team().twoCollectorsReceiveTheSameReports(count: 4) == 4)
