@@ -7,7 +7,8 @@ import Testing
 struct ChildProcessTests {
     @Test("A grandchild holding the pipes holds the test only for the grace")
     func grandchildHoldingPipes() async throws {
-        let result = try await run("/bin/sh", ["-c", "echo before; sleep 120 & exit 3"], timeout: 60)
+        // A sleep of a length nothing else on the machine uses, so that pgrep finds only this one.
+        let result = try await run("/bin/sh", ["-c", "echo before; sleep 121.75 & exit 3"], timeout: 60)
         let took = result.duration
         #expect(result.status == 3)
         #expect(!result.signaled)
@@ -17,7 +18,7 @@ struct ChildProcessTests {
         // been delivered (on a loaded machine that can take a moment after the harness sent it).
         var left = ""
         for _ in 0..<50 {
-            left = try await run("/bin/sh", ["-c", "pgrep -f 'sleep 12[0]' || true"]).standardOutput
+            left = try await run("/bin/sh", ["-c", "pgrep -f 'sleep 121[.]75' || true"]).standardOutput
             if left.isEmpty { break }
             try await Task.sleep(for: .milliseconds(100))
         }
