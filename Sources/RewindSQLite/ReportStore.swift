@@ -41,7 +41,10 @@ public final class ReportStore: CollectorStore {
             }
         }
         if exists, try LogFileHeader.read(path: path) != nil, let id = Self.kind(at: path), id != 0, id != Self.applicationID {
-            throw .notARewindLog(path: path, applicationID: id)
+            let kind = id == LogFileHeader.applicationID
+                ? "it is a Rewind log (read it with the log commands; a collector's store is what `rewind collect --store` writes)"
+                : "a SQLite database of another kind (application_id \(String(format: "0x%08X", id)))"
+            throw .failed(path: path, reason: "not a collector's report store: \(kind)")
         }
         pool = try mappingErrors(path: path) {
             var configuration = Configuration()
