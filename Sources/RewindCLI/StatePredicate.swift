@@ -50,11 +50,12 @@ public struct StatePredicate: Sendable, CustomStringConvertible {
         comparison = found
         let pathText = expression[..<operatorRange.lowerBound].trimmingCharacters(in: .whitespaces)
         let valueText = expression[operatorRange.upperBound...].trimmingCharacters(in: .whitespaces)
-        path = try Self.parsePath(pathText, in: expression)
+        path = try Self.path(pathText, in: expression)
         value = try Self.parseLiteral(valueText, in: expression)
     }
 
-    private static func parsePath(_ text: String, in expression: String) throws(Failure) -> [Step] {
+    /// The steps of a path (`cart.lines[0].quantity`); `expression` is what errors quote.
+    static func path(_ text: String, in expression: String) throws(Failure) -> [Step] {
         guard !text.isEmpty else { throw Failure(description: "'\(expression)' has no path before the comparison") }
         var steps: [Step] = []
         for component in text.split(separator: ".", omittingEmptySubsequences: false) {

@@ -179,6 +179,24 @@ def main():
         wait_text(driver, "#state-tree", "-10.00 (-1000)")
         totals = [text for text in texts_of(driver, "#state-tree .leaf") if text.startswith("total:")]
         check("total: -10.00 (-1000)" in totals, f"amounts in cents show as the app prints them, the stored number beside ({totals})")
+        # A value's history: every action that changed cart.total, as rewind blame lists them.
+        blame = json.loads(subprocess.run([REWIND, "blame", demo, "--path", "cart.total", "--session", "1", "--json"], cwd=WORK,
+                                          check=True, capture_output=True, text=True).stdout)
+        cart_total = driver.find_element(By.CSS_SELECTOR, 'button.history[aria-label="history of cart.total"]')
+        cart_total.click()
+        wait_text(driver, "#state-history", f"cart.total: changed by {len(blame['changes'])} of {blame['eventsReplayed']} actions")
+        rows = texts_of(driver, "#state-history tr")
+        check(len(rows) == len(blame["changes"]) and "seq 12" in rows[5] and "4900 \u2192 -1000" in rows[5],
+              f"a value's history lists every change, old to new, as rewind blame does ({rows[:6]})")
+        shot(driver, "history")
+        driver.find_element(By.XPATH, "//div[@id='state-history']//a[text()='seq 9']").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="9"].selected')))
+        check(True, "a change's seq selects that event")
+        field = driver.find_element(By.ID, "jump-seq")
+        field.clear()
+        field.send_keys("12")
+        field.submit()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="12"].selected')))
         shot(driver, "state")
 
         # Stepping with the keyboard.

@@ -221,6 +221,20 @@ struct InspectorAPITests {
         #expect(try await inspector.json("/api/diff?from=12&to=12")["diff"] == nil)
     }
 
+    @Test("blame: a value's history is rewind blame's answer; a path not there is a 400 naming the nearest key")
+    func blame() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try await demoLog(in: folder)
+        let inspector = InspectorHarness(path: path)
+        let served = try await inspector.json("/api/blame?path=cart.total&session=1&from=5&to=30")
+        let printed = try await run(builtProduct("rewind"), ["blame", path, "--path", "cart.total", "--session", "1", "--from", "5", "--to", "30", "--json"])
+        #expect(NSDictionary(dictionary: served) == NSDictionary(dictionary: try #require(JSONSerialization.jsonObject(with: Data(printed.standardOutput.utf8)) as? [String: Any])))
+        #expect((served["changes"] as? [[String: Any]])?.contains { $0["seq"] as? Int == 12 } == true)
+        let wrong = await inspector.get("/api/blame?path=cart.totl")
+        #expect(wrong.status == 400 && String(decoding: wrong.body, as: UTF8.self).contains("did you mean 'total'?"), "\(String(decoding: wrong.body, as: UTF8.self))")
+        #expect(await inspector.get("/api/blame").status == 400)
+    }
+
     @Test("bisect by invariant and by condition lands on seq 12; an invariant that holds is not found")
     func bisect() async throws {
         let folder = try TemporaryDirectory()
@@ -321,6 +335,6 @@ enum LogInspectionEndpoints {
     static let allCalls = [
         "overview", "head", "events?limit=50", "events?before=30", "event?seq=12", "sessions", "snapshots", "stats?buckets=10", "check",
         "state?at=12", "diff?at=12", "diff?from=3&to=40", "bisect?invariant=non-negative-total", "replay?skip=11&through=12",
-        "verify", "shrink?invariant=non-negative-total",
+        "verify", "shrink?invariant=non-negative-total", "blame?path=cart.total",
     ]
 }

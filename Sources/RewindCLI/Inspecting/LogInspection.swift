@@ -45,6 +45,7 @@ struct LogInspection: InspectorAPI {
         "check": .reporting(CheckCommand.self),
         "state": .reporting(StateCommand.self, replays: true, options: ["at"]),
         "diff": .reporting(DiffCommand.self, replays: true, options: ["at", "from", "to"]),
+        "blame": .reporting(BlameCommand.self, replays: true, options: ["path", "session", "from", "to"]),
         "bisect": .reporting(BisectCommand.self, replays: true, options: ["invariant", "where", "session"], flags: ["monotonic"]),
         "replay": .reporting(ReplayCommand.self, replays: true, options: ["without", "at"]),
         "verify": .reporting(VerifyCommand.self, replays: true, options: ["session"]),

@@ -291,7 +291,24 @@ async function showState() {
 
 function renderState(state) {
   const query = $("state-search").value.trim().toLowerCase();
-  fill($("state-tree"), tree(state, query, 2, view.formatted || {}));
+  fill($("state-tree"), tree(state, query, 2, view.formatted || {}, showHistory));
+}
+
+// A value's history (`rewind blame`): every action of the session that changed it, each one
+// click from its seq.
+async function showHistory(path) {
+  const session = view.stateCache.get(view.selected)?.session;
+  const box = $("state-history");
+  try {
+    const report = await busy("history", () => api("blame", { path, session }));
+    const shown = (v) => (v === undefined || v === null ? "\u2014" : JSON.stringify(v));
+    fill(box, el("div", { class: "heading" }, `${report.path}: changed by ${report.changes.length} of ${report.eventsReplayed} actions`,
+      " ", el("button", { onclick: () => fill(box) }, "close")),
+      el("table", {}, report.changes.map((c) => el("tr", {},
+        el("td", {}, el("a", { href: "#", onclick: (event) => { event.preventDefault(); select(c.seq).catch((e) => banner(e.message)); } }, `seq ${c.seq}`)),
+        el("td", {}, c.action), el("td", { class: "hint" }, `${c.file}:${c.line}`),
+        el("td", {}, `${shown(c.old)} \u2192 ${shown(c.new)}`)))));
+  } catch (error) { banner(error.message); }
 }
 
 async function showDiff() {
@@ -382,7 +399,7 @@ function spark(series, other) {
 // search query matches); a closed level is built only when opened.
 // `formatted`: the app's text for some whole numbers, by dotted path (see ValueFormat), shown
 // in their place with the stored number beside it.
-function tree(value, query, openDepth, formatted = {}) {
+function tree(value, query, openDepth, formatted = {}, onHistory = null) {
   const matches = (text) => query && String(text).toLowerCase().includes(query);
   const contains = (v) => {
     if (!query) return false;
@@ -398,11 +415,14 @@ function tree(value, query, openDepth, formatted = {}) {
     if (typeof v === "number") return el("span", { class: "num" }, String(v));
     return el("span", { class: "lit" }, String(v));
   };
-  const node = (key, v, depth, path) => {
+  // `path`: dotted, as ValueFormat names values (`cart.lines.0.quantity`); `at`: as blame and
+  // --where take it (`cart.lines[0].quantity`).
+  const node = (key, v, depth, path, at) => {
     const label = key === null ? [] : [el("span", { class: "key" }, key), ": "];
     if (v === null || typeof v !== "object") {
       const text = formatted[path];
-      return el("div", { class: "leaf" + (matches(key) || matches(JSON.stringify(v)) || (text && matches(text)) ? " match" : "") }, label, leaf(v, path));
+      const blame = at && onHistory ? el("button", { class: "history", title: `every action that changed ${at}`, "aria-label": `history of ${at}`, onclick: () => onHistory(at) }) : null;
+      return el("div", { class: "leaf" + (matches(key) || matches(JSON.stringify(v)) || (text && matches(text)) ? " match" : "") }, label, leaf(v, path), blame);
     }
     const entries = Object.entries(v);
     const summary = Array.isArray(v) ? `[${entries.length}]` : `{${entries.length}}`;
@@ -411,12 +431,14 @@ function tree(value, query, openDepth, formatted = {}) {
     const fill = () => {
       if (details.dataset.filled) return;
       details.dataset.filled = "1";
-      for (const [k, c] of entries) details.append(node(k, c, depth + 1, path === "" ? k : `${path}.${k}`));
+      for (const [k, c] of entries) {
+        details.append(node(k, c, depth + 1, path === "" ? k : `${path}.${k}`, Array.isArray(v) ? `${at}[${k}]` : at === "" ? k : `${at}.${k}`));
+      }
     };
     if (open) fill(); else details.addEventListener("toggle", fill, { once: true });
     return details;
   };
-  return el("div", { class: "tree" }, node(null, value, 0, ""));
+  return el("div", { class: "tree" }, node(null, value, 0, "", ""));
 }
 
 // ---- invariants, bisect, shrink -------------------------------------------------
