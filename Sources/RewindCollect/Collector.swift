@@ -63,7 +63,8 @@ public struct Collector: Sendable {
     ///   PEM certificate chain and its key, before anything listens.
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let deadline = TimeAmount.seconds(Int64(configuration.requestDeadlineSeconds))
-        // The idle timeout also ends a TLS handshake that stalls: it sees no request either.
+        // The request deadline runs from the connection's opening: it also ends a TLS handshake
+        // that stalls or trickles (the handshake happens before any request arrives).
         var server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [RequestDeadline(deadline: deadline)], idleTimeout: .seconds(60)))
         if let tls = configuration.tls { server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(tls)) }
         let app = Application(

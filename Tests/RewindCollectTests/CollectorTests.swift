@@ -463,9 +463,21 @@ struct CollectorTeamEndpointTests {
         try await certificate("server")
         try await certificate("other")
         let collector = try RunningCollector(
-            store: team.store, tokens: team.tokensFile, extra: ["--tls-certificate", team.folder.file("server.pem"), "--tls-key", team.folder.file("server.key.pem")]
+            store: team.store, tokens: team.tokensFile,
+            extra: ["--tls-certificate", team.folder.file("server.pem"), "--tls-key", team.folder.file("server.key.pem"), "--request-deadline", "2"]
         )
         #expect(collector.url.scheme == "https")
+        // A client trickling its TLS handshake (a ClientHello's first bytes, one each 200 ms) is
+        // cut off at the request deadline, which runs from the connection's opening.
+        let began = ContinuousClock.now
+        let socket = try LoopbackConnection(port: collector.port)
+        var closed = false
+        for byte in [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03] + [UInt8](repeating: 0x41, count: 100) {
+            if !socket.send([UInt8(byte)]) { closed = true; break }
+            try await Task.sleep(for: .milliseconds(200))
+            if ContinuousClock.now - began > .seconds(15) { break }
+        }
+        #expect(closed && ContinuousClock.now - began < .seconds(10), "a trickled TLS handshake was kept open")
         // curl, trusting the certificate: the upload is stored, and its retry is the same report.
         let report = try #require(try await team.device("phone").reports().first)
         let key = ReportDigest.hex(of: try Data(contentsOf: report))
