@@ -105,8 +105,9 @@ struct BlameCommand: ReportingCommand {
                 return (found, nil, previous.map { $0.found != found } ?? true)
             }
             var current = try read(cursor.state, previous: nil)
-            // Reflection is trusted only where the first state shows it reads what the JSON has.
-            if reflects {
+            // A present value was checked against the JSON as it was read; an absent one (an
+            // optional reflection found empty) is checked here, once.
+            if reflects && !checked {
                 let json = try JSONValue(encoding: cursor.state)
                 let fromJSON: StatePath.Found
                 do throws(StatePredicate.Failure) { fromJSON = try path.find(in: json) } catch {
