@@ -63,6 +63,10 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     @usableFromInline let reduce: @Sendable (inout State, Action) -> Void
     @usableFromInline let willReduce: (@Sendable (DispatchedAction<Action>, State) -> Void)?
     @usableFromInline let didReduce: (@Sendable (DispatchedAction<Action>, State) -> Void)?
+    /// This store's tag in its actions' tickets (see ``ActionTicket``).
+    @usableFromInline let ticketTag: UInt64
+    /// Whether actions get causes; off only for the benchmark that prices them.
+    @usableFromInline let tracksCauses: Bool
     private let effects: EffectRunner<Action>
     private let send: Send<Action>
 
@@ -75,12 +79,25 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     ///     this store now.
     ///   - onEffectFailure: Receives errors thrown by effects, with the source that started
     ///     them. By default they are printed to standard error.
-    public init(
+    public convenience init(
         initialState: State,
         reducer: Reducer<State, Action>,
         middleware: Middleware<State, Action> = .none,
         onEffectFailure: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.printToStandardError
     ) {
+        self.init(initialState: initialState, reducer: reducer, middleware: middleware, onEffectFailure: onEffectFailure, tracksCauses: true)
+    }
+
+    /// Creates a store that may leave causes out: what the dispatch benchmark compares against.
+    package init(
+        initialState: State,
+        reducer: Reducer<State, Action>,
+        middleware: Middleware<State, Action> = .none,
+        onEffectFailure: @escaping @Sendable (EffectFailure) -> Void = EffectFailure.printToStandardError,
+        tracksCauses: Bool
+    ) {
+        self.ticketTag = ActionTicket.newStoreTag()
+        self.tracksCauses = tracksCauses
         let cell = StateCell(initialState)
         let link = StoreLink<State, Action>()
         let effects = EffectRunner<Action>(report: onEffectFailure)
@@ -117,9 +134,10 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     ///   - source: Where it came from.
     @inlinable
     public func dispatch(_ action: Action, from source: ActionSource) {
-        let dispatched = DispatchedAction(action, from: source)
+        var dispatched = DispatchedAction(action, from: source, ticket: .untracked, cause: tracksCauses ? ActionCause.current : nil)
         let processHere = timeline.withLock { timeline in
             timeline.accepted &+= 1
+            if tracksCauses { dispatched.ticket = .store(tag: ticketTag, count: timeline.accepted) }
             if timeline.isProcessing {
                 timeline.pending.append(dispatched)
                 return false
@@ -141,10 +159,11 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
     ///   - action: The action to reduce.
     ///   - source: Where it came from.
     public func send(_ action: Action, from source: ActionSource) async {
-        let dispatched = DispatchedAction(action, from: source)
+        var dispatched = DispatchedAction(action, from: source, ticket: .untracked, cause: tracksCauses ? ActionCause.current : nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let processHere = timeline.withLock { timeline in
                 timeline.accepted &+= 1
+                if tracksCauses { dispatched.ticket = .store(tag: ticketTag, count: timeline.accepted) }
                 timeline.waiters.append((timeline.accepted, continuation))
                 if timeline.isProcessing {
                     timeline.pending.append(dispatched)
@@ -176,8 +195,19 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
         }
     }
 
+    /// Processes one action with it bound as the cause of whatever is dispatched meanwhile:
+    /// by middleware, by the effects they start, by observers.
     @inlinable
     func process(_ dispatched: DispatchedAction<Action>) {
+        if tracksCauses {
+            ActionCause.$current.withValue(dispatched.asCause) { processUnbound(dispatched) }
+        } else {
+            processUnbound(dispatched)
+        }
+    }
+
+    @inlinable
+    func processUnbound(_ dispatched: DispatchedAction<Action>) {
         if let willReduce {
             willReduce(dispatched, cell.state)
         }

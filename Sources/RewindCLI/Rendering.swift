@@ -14,6 +14,13 @@ enum Rendering {
         return text
     }
 
+    /// What caused `event`, in words: `seq 8 (root 8)`, `none: a root`, or why it is unknown.
+    static func cause(of event: LoggedEvent) -> String {
+        if event.isRoot { return "none: a root (a gesture or outside event)" }
+        guard let cause = event.cause else { return "unknown (recorded before causes were, or lost in a gap or another session)" }
+        return "seq \(cause)" + (event.root.map { " (root \($0))" } ?? " (root unknown)")
+    }
+
     /// `event` with its payload opened when its session is encrypted and the log has its key;
     /// as it is (still sealed, ``LoggedEvent/keyID`` set) when the key was not given.
     ///

@@ -20,7 +20,7 @@ struct RootCommand: AsyncParsableCommand {
             version: RewindTool.versionText,
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
-                StateCommand.self, DiffCommand.self, BlameCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
+                StateCommand.self, DiffCommand.self, WhyCommand.self, BlameCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
                 ServeCommand.self, ExportCommand.self, ImportCommand.self, ReportCommand.self, ReportsCommand.self, CollectCommand.self,
             ] + storeCommands + [AppsCommand.self]
         )

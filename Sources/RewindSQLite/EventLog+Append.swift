@@ -97,7 +97,10 @@ extension EventLog {
     /// payload seen twice before is stored once and referred to (``SharedPayloads``).
     func insert(_ writes: [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
         let statement = try db.cachedStatement(
-            sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            sql: """
+                INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
         )
         let handle = statement.sqliteStatement
         let isText = storage.isText
@@ -133,6 +136,9 @@ extension EventLog {
                 sqlite3_bind_int64(handle, 6, sourceID)
                 RawBinding.bind(text: event.info, to: handle, at: 7)
                 RawBinding.bind(text: event.redaction, to: handle, at: 8)
+                for (link, index) in [(event.cause, Int32(9)), (event.root, 10)] {
+                    if let distance = link?.distance(from: seq) { sqlite3_bind_int64(handle, index, distance) } else { sqlite3_bind_null(handle, index) }
+                }
                 let code = sqlite3_step(handle)
                 guard code == SQLITE_DONE else {
                     sqlite3_reset(handle)

@@ -26,7 +26,8 @@ extension EventLog {
             let (conditions, arguments) = filter.sqlConditions(after: seq)
             let sql = """
                 SELECT e.seq, e.session_id, e.time, a.name, e.payload, e.info, e.redaction,
-                       src.file, src.function, src.line, src."column", src.origin, s.key_id, p.bytes
+                       src.file, src.function, src.line, src."column", src.origin, s.key_id, p.bytes,
+                       e.cause_distance, e.root_distance
                 FROM events AS e LEFT JOIN sources AS src ON src.id = e.source_id LEFT JOIN actions AS a ON a.id = e.action_id
                      LEFT JOIN sessions AS s ON s.id = e.session_id LEFT JOIN payloads AS p ON p.id = e.payload
                 WHERE \(conditions)
@@ -79,7 +80,9 @@ extension EventLog {
                 info: try row.optional(5, "events.info"), origin: ActionSource.Origin(rawValue: try row.required(11, "sources.origin")) ?? .call
             ),
             redaction: try row.optional(6, "events.redaction"),
-            keyID: try row.optional(12, "sessions.key_id")
+            keyID: try row.optional(12, "sessions.key_id"),
+            cause: LoggedEvent.linked(seq, back: try row.optional(14, "events.cause_distance"), atLeast: 1),
+            root: LoggedEvent.linked(seq, back: try row.optional(15, "events.root_distance"), atLeast: 0)
         )
     }
 }

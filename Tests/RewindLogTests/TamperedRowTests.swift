@@ -61,6 +61,14 @@ struct TamperedRowTests {
         var sessions: [LogSession] = []
         attempt { () throws(EventLogError) in sessions = try log.sessions() }
         attempt { () throws(EventLogError) in var cursor = log.events(); while try cursor.next() != nil {} }
+        attempt { () throws(EventLogError) in
+            // Causes walked from every event, and what each led to: damage ends a chain as unknown.
+            var cursor = log.events()
+            while let event = try cursor.next() {
+                let chain = try log.causalChain(to: event.seq)
+                precondition(chain.events.last?.seq == event.seq && chain.events.count <= Int(event.seq))
+            }
+        }
         attempt { () throws(EventLogError) in _ = try log.statistics() }
         attempt { () throws(EventLogError) in _ = try log.checkIntegrity() }
         attempt { () throws(EventLogError) in _ = try log.gaps() }

@@ -9,7 +9,9 @@ struct LogCommand: LogReadingCommand {
         abstract: "List events: seq, time, action case and source.",
         discussion: """
             With --json, one JSON object per line (JSON Lines), payload included. With --follow, \
-            keeps printing the events committed after, as they come, until Ctrl-C (like tail -f).
+            keeps printing the events committed after, as they come, until Ctrl-C (like tail -f). \
+            With --caused-by SEQ, that event and everything it led to: the actions its middleware \
+            dispatched and its effects sent, and theirs in turn (see `rewind why`).
             """
     )
 
@@ -18,6 +20,7 @@ struct LogCommand: LogReadingCommand {
     @Option(name: .customLong("case"), help: "Only action cases matching this pattern (`cart.remove`, `cart.*`).") var actionCase: String?
     @Option(help: "Only sources whose file contains this text.") var file: String?
     @Option(help: "Only sources on this line.") var line: Int?
+    @Option(help: ArgumentHelp("Only this event and what it led to, through middleware and effects.", valueName: "seq")) var causedBy: Int64?
     @Option(help: "At most this many events.") var limit: Int?
     @Flag(help: "Show each payload too.") var payload = false
     @Flag(name: .shortAndLong, help: "Keep printing new events as they are committed, until Ctrl-C.") var follow = false
@@ -28,6 +31,7 @@ struct LogCommand: LogReadingCommand {
     func validate() throws {
         try InputError.requirePositive(limit, "--limit", what: "a count")
         try InputError.requirePositive(line, "--line", what: "a line")
+        try InputError.requirePositive(causedBy, "--caused-by")
         if follow {
             for (option, given) in [("--to", selection.to != nil), ("--until", selection.window.until != nil), ("--limit", limit != nil)] where given {
                 throw InputError("\(option) ends the listing, --follow never does: give one of them")
@@ -38,10 +42,24 @@ struct LogCommand: LogReadingCommand {
     func run() throws {
         let log = try options.open()
         var filter = try filter(in: log)
+        var descendants = try causedBy.map { seq in
+            // Only its session, from it on: whatever it led to comes after it, in its session.
+            let origin = try log.event(at: seq)
+            if let session = filter.session, session != origin.session { throw InputError("seq \(seq) is in session \(origin.session), not \(session)") }
+            filter.session = origin.session
+            filter.seqs = max(seq, filter.seqs?.lowerBound ?? seq)...(filter.seqs?.upperBound ?? .max)
+            // The limit counts the events listed, not those read.
+            filter.limit = nil
+            return CausalDescendants(of: seq)
+        }
+        let keep: (LoggedEvent) -> Bool = { event in
+            guard let origin = descendants?.origin else { return true }
+            return event.seq == origin || descendants?.admits(event) == true
+        }
         // Where following starts: the log's end as the listing begins, or past the last event
         // listed if more came meanwhile.
         var listedThrough = try log.seqRange()?.upperBound ?? 0
-        let count = try list(log, filter) { listedThrough = max(listedThrough, $0) }
+        let count = try list(log, filter, keep: keep) { listedThrough = max(listedThrough, $0) }
         if count == 0 && !options.json { print(follow ? "no events match yet; following" : "no events match") }
         guard follow else { return }
         // Each look reads up to the end it saw first, so an event is printed once however the
@@ -55,16 +73,19 @@ struct LogCommand: LogReadingCommand {
             listedThrough = end
             guard first <= end else { continue }
             filter.seqs = first...end
-            _ = try list(log, filter) { _ in }
+            _ = try list(log, filter, keep: keep) { _ in }
         }
     }
 
-    /// Prints the events `filter` selects, streamed, one a line (a long log prints as it is
-    /// read; when following, each line is written out at once), and how many there were.
-    private func list(_ log: any LogReader, _ filter: EventFilter, listed: (Int64) -> Void) throws -> Int {
+    /// Prints the events `filter` selects and `keep` keeps, streamed, one a line (a long log
+    /// prints as it is read; when following, each line is written out at once), and how many
+    /// there were.
+    private func list(_ log: any LogReader, _ filter: EventFilter, keep: (LoggedEvent) -> Bool, listed: (Int64) -> Void) throws -> Int {
         var cursor = log.events(filter)
         var count = 0
         while let stored = try cursor.next() {
+            guard keep(stored) else { continue }
+            if causedBy != nil, let limit, count >= limit { break }
             let event = payload || options.json ? try Rendering.opened(stored, in: log) : stored
             count += 1
             listed(event.seq)

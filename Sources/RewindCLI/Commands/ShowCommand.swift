@@ -60,6 +60,7 @@ extension ShowCommand: ReplayingCommand {
                 "source    \(event.file):\(event.line):\(event.column) \(event.function) [\(event.origin)]",
             ]
             if let info = event.info { lines.append("info      \(info)") }
+            lines.append("cause     " + Rendering.cause(of: logged))
             if let redaction = event.redaction { lines.append("redacted  \(redaction)") }
             if let payload = logged.payload, let keyID = logged.keyID {
                 lines.append("payload   \(Rendering.sealed(payload)) (session \(logged.session) is encrypted with key '\(keyID)'; pass --key-file to read it)")

@@ -23,11 +23,15 @@ struct EventReport: Encodable {
     /// `"<encrypted: N bytes>"` when it is encrypted and its key was not given, otherwise its
     /// bytes in base64.
     var payload: JSONValue?
+    /// The seq of the event that caused this one; absent for a root or when not known.
+    var cause: Int64?
+    /// The seq of the first event of its chain (its own seq for a root); absent when not known.
+    var root: Int64?
     /// The event on one line, for text reports (not encoded).
     var summary: String
 
     private enum CodingKeys: String, CodingKey {
-        case seq, session, time, action, file, function, line, column, origin, info, redaction, payload
+        case seq, session, time, action, file, function, line, column, origin, info, redaction, payload, cause, root
     }
 
     /// The report of `event` of `log`, its payload opened when the log has its key.
@@ -44,6 +48,7 @@ struct EventReport: Encodable {
         origin = event.source.origin.rawValue
         info = event.source.info
         redaction = event.redaction
+        (cause, root) = (event.cause, event.root)
         summary = Rendering.line(event)
         payload = decoded ?? event.payload.map { payload in
             event.keyID != nil ? .string(Rendering.sealed(payload)) : JSONValue(json: payload) ?? .string(payload.base64EncodedString())

@@ -11,6 +11,10 @@ package enum LogWrite: Sendable {
         package var source: SourceKey
         package var info: String?
         package var redaction: String?
+        /// The event that caused this one, `nil` when none is known.
+        package var cause: EventLink? = nil
+        /// The first event of its chain (itself for a root), `nil` when not known.
+        package var root: EventLink? = nil
     }
 
     /// An event.

@@ -29,13 +29,31 @@ public struct LoggedEvent: Sendable, Hashable {
     public var redaction: String?
     /// The id of the key its session is encrypted with; `nil` when it is stored in the clear.
     public var keyID: String? = nil
+    /// The seq of the event that caused this one — the action whose middleware dispatched it,
+    /// or whose effect sent it; `nil` for a root, or when the cause is not known (see ``root``).
+    public var cause: Int64? = nil
+    /// The seq of the first event of this one's chain: the gesture or outside event that
+    /// started it, ``seq`` itself for a root; `nil` when not known (an event recorded before
+    /// causes were, or whose cause was lost in a gap or recorded in another session).
+    public var root: Int64? = nil
+
+    /// Whether nothing caused this event: a gesture, an outside event.
+    public var isRoot: Bool { root == seq }
 
     /// An event as a store read it.
     public init(
-        seq: Int64, session: Int64, time: Double, actionCase: String, payload: Data?, source: ActionSource, redaction: String?, keyID: String? = nil
+        seq: Int64, session: Int64, time: Double, actionCase: String, payload: Data?, source: ActionSource, redaction: String?, keyID: String? = nil,
+        cause: Int64? = nil, root: Int64? = nil
     ) {
         (self.seq, self.session, self.time, self.actionCase, self.payload) = (seq, session, time, actionCase, payload)
-        (self.source, self.redaction, self.keyID) = (source, redaction, keyID)
+        (self.source, self.redaction, self.keyID, self.cause, self.root) = (source, redaction, keyID, cause, root)
+    }
+
+    /// The seq `back` seqs before `seq`, when `back` is at least `least` and lands on a seq: a
+    /// stored distance out of that range (damage, tampering) reads as unknown.
+    package static func linked(_ seq: Int64, back: Int64?, atLeast least: Int64) -> Int64? {
+        guard let back, back >= least, back < seq else { return nil }
+        return seq - back
     }
 
     /// The payload as text, when the codec writes text (JSON) and it is stored in the clear.

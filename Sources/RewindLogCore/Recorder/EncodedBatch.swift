@@ -16,23 +16,29 @@ struct EncodedBatch<Action: Codable & Sendable> {
     var events = 0
     /// The spacing after these rows.
     var spacing: SnapshotSpacing
+    /// The writer's map of tickets to seqs with this batch's events placed in it, to be told
+    /// their seqs once committed (``CausationMap/committed(firstSeq:)``).
+    var causes: CausationMap
 
     /// Encodes `items`, whose first event has ticket `firstTicket`; calls `progressed` after
     /// each snapshot (the dear items).
     init<State: Codable & Sendable>(
         encoding items: ArraySlice<RecordingBuffer<State, Action>.Item>, firstTicket: UInt64, codec: any PayloadCodec,
-        configuration: RecorderConfiguration<State, Action>, path: String, spacing: SnapshotSpacing, progressed: () -> Void = {}
+        configuration: RecorderConfiguration<State, Action>, path: String, spacing: SnapshotSpacing, causes: CausationMap,
+        progressed: () -> Void = {}
     ) {
         self.spacing = spacing
+        self.causes = causes
         let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
         var ticket = firstTicket
         writes.reserveCapacity(items.count)
         for item in items {
             switch item {
             case let .event(dispatched, time):
+                var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
+                (event.cause, event.root) = self.causes.place(ticket: dispatched.ticket, cause: dispatched.cause, ordinal: events)
                 events += 1
                 ticket += 1
-                let (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
                 if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
                 self.spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
                 writes.append(.event(event))

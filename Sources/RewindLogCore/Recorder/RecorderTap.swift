@@ -21,7 +21,7 @@ extension Recorder {
 /// action it reduces, with the state before and after.
 ///
 /// A store that holds its state as a value it mutates in place (a view model, a reducer
-/// wrapper) reduces through ``record(_:from:reducing:_:)``:
+/// wrapper) reduces through ``record(_:from:ticket:cause:reducing:_:)``:
 ///
 /// ```swift
 /// final class ShopModel {
@@ -41,7 +41,7 @@ extension Recorder {
 /// ```
 ///
 /// A store whose middleware sees the state through a getter calls ``willReduce(_:from:state:)``
-/// before the reducer runs and ``didReduce(_:from:state:)`` after it.
+/// before the reducer runs and ``didReduce(_:from:ticket:cause:state:)`` after it.
 ///
 /// **Never hold the state before across the reducer.** `let before = state` kept while the
 /// store mutates `state` makes every mutation copy the state's storage (copy-on-write): on the
@@ -53,6 +53,18 @@ extension Recorder {
 /// the store reduced the actions — what a store's serialized reduce gives for free. A debug
 /// build checks it: two calls at once stop the app with a message naming the tap. A release
 /// build does not pay for the check.
+///
+/// **Causes.** An action recorded here is caused by whatever ``ActionCause/current`` holds where
+/// the store calls (an effect of an earlier action, when the store runs effects as tasks started
+/// while that action was bound), or by the `cause` given. ``record(_:from:ticket:cause:reducing:_:)``
+/// binds the action as the cause of whatever `reduce` dispatches or starts; a store that starts
+/// an action's effects after `reduce` returns binds it around them itself:
+///
+/// ```swift
+/// let ticket = ActionTicket.next(), cause = ActionCause.current
+/// let effect = tap.record(action, from: source, ticket: ticket, cause: cause, reducing: &state) { reducer(&$0, action) }
+/// ActionCause.$current.withValue(ticket.causing(after: cause)) { run(effect) }
+/// ```
 ///
 /// A call goes through the recorder's middleware's own hand-off: it appends to a bounded buffer
 /// and returns, waiting only for room (or, with `.synchronous` durability, for the commit),
@@ -78,30 +90,35 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
     ///     (`#fileID`, `#function`, `#line`, `#column` as default arguments). A store that has
     ///     no send site to give (a TCA reducer sending an effect's action) passes the place it
     ///     records from, `ActionSource()`, perhaps with an `info` saying where the action came from.
+    ///   - ticket: The action's identity, which the causes of what it leads to point at; a
+    ///     fresh one by default.
+    ///   - cause: What led to the action: by default whatever ``ActionCause/current`` holds.
     ///   - state: The store's state, reduced in place.
-    ///   - reduce: The store's reducer for `action`.
+    ///   - reduce: The store's reducer for `action`, run with the action bound as
+    ///     ``ActionCause/current``.
     /// - Returns: What `reduce` returns (a TCA reducer's effect, say). When it throws, nothing
     ///   is recorded for `action`: a reducer that throws must leave `state` as it found it.
     @inlinable
     public func record<Result>(
-        _ action: Action, from source: ActionSource, reducing state: inout State, _ reduce: (inout State) throws -> Result
+        _ action: Action, from source: ActionSource, ticket: ActionTicket = .next(), cause: ActionCause? = ActionCause.current,
+        reducing state: inout State, _ reduce: (inout State) throws -> Result
     ) rethrows -> Result {
         enter()
         defer { leave() }
-        let dispatched = DispatchedAction(action, from: source)
+        let dispatched = DispatchedAction(action, from: source, ticket: ticket, cause: cause)
         hooks.willReduce?(dispatched, state)
         var reduced = false
         // A reducer that throws has left the action too: the hang watchdog must not count the
         // time after it as spent inside.
         defer { if !reduced { _ = recorder.buffer.hangWatchdog?.leave() } }
-        let result = try reduce(&state)
+        let result = try ActionCause.$current.withValue(dispatched.asCause) { try reduce(&state) }
         reduced = true
         hooks.didReduce?(dispatched, state)
         return result
     }
 
     /// Tells the recorder the store is about to reduce `action` from `state`; call
-    /// ``didReduce(_:from:state:)`` once it has — after every `willReduce`, even when the reducer
+    /// ``didReduce(_:from:ticket:cause:state:)`` once it has — after every `willReduce`, even when the reducer
     /// failed: the hang watchdog counts the time between the two as spent inside the action.
     /// Pass the state straight from the store's getter (`getState()`), without keeping it.
     @inlinable
@@ -113,11 +130,20 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
 
     /// Records `action`, which the store has just reduced into `state`: the action and source
     /// given to ``willReduce(_:from:state:)`` before it.
+    ///
+    /// - Parameters:
+    ///   - action: The action the store reduced.
+    ///   - source: Where it was sent from.
+    ///   - ticket: The action's identity, for the causes of what it leads to; none by default.
+    ///   - cause: What led to the action: by default whatever ``ActionCause/current`` holds.
+    ///   - state: The state after the action.
     @inlinable
-    public func didReduce(_ action: Action, from source: ActionSource, state: State) {
+    public func didReduce(
+        _ action: Action, from source: ActionSource, ticket: ActionTicket = .untracked, cause: ActionCause? = ActionCause.current, state: State
+    ) {
         enter()
         defer { leave() }
-        hooks.didReduce?(DispatchedAction(action, from: source), state)
+        hooks.didReduce?(DispatchedAction(action, from: source, ticket: ticket, cause: cause), state)
     }
 
     /// The single-producer check's entry: a second call under way is a misuse (debug builds).

@@ -419,6 +419,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         /// ``RecorderConfiguration/invariants``; `nil` when not checking (none configured, or
         /// after a loss until recording resumes from a fresh state).
         var shadow: State?
+        /// The tickets of the session's committed actions, by seq: what turns causes into seqs.
+        var causes = CausationMap(session: 0)
     }
 
     /// Encodes and commits one batch; returns what to report and how many events it held.
@@ -472,8 +474,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         // Tickets count every event handed off, lost ones too: those skipped above first.
         let skipped = items[..<rest.startIndex].reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
         let firstTicket = previous + UInt64(skipped)
+        if progress.causes.session != session.id { progress.causes = CausationMap(session: session.id) }
         do {
-            let path = log.path, spacing = progress.spacing
+            let path = log.path, spacing = progress.spacing, causes = progress.causes
             let buffer = self.buffer
             written = try log.write(session: session) { codec in
                 // Encoding is the writer's own work, not a wait on the store: each snapshot
@@ -482,7 +485,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // counts toward the stall limit.
                 let encoded = EncodedBatch(
                     encoding: rest, firstTicket: firstTicket, codec: codec, configuration: configuration, path: path, spacing: spacing,
-                    progressed: { buffer.contents.withLock { $0.busySince = .now } }
+                    causes: causes, progressed: { buffer.contents.withLock { $0.busySince = .now } }
                 )
                 buffer.contents.withLock { $0.busySince = .now }
                 batch = encoded
@@ -495,6 +498,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         }
         if let written { progress.lastSeq = written.upperBound }
         guard let batch else { return (lostEarlier, lostEarlier.reduce(0) { $0 + $1.unrecorded.count }) }
+        if let written, batch.events == written.count {
+            progress.causes = batch.causes
+            progress.causes.committed(firstSeq: written.lowerBound)
+        } else if batch.events > 0 {
+            // Seqs that cannot be told apart: later causes among them read as unknown.
+            progress.causes = CausationMap(session: session.id)
+        }
         if let written, batch.events == written.count {
             noteTriggers(in: rest, from: written.lowerBound, firstTicket: firstTicket, session: session.id, progress: &progress)
         } else {
