@@ -139,7 +139,7 @@ extension PostgresLog {
             while true {
                 let page = try await rows("""
                     SELECT e.seq, coalesce(e.origin_seq, e.seq), e.time, a.name, e.payload, e.info, e.redaction,
-                           src.file, src.function, src.line, src."column", src.origin
+                           src.file, src.function, src.line, src."column", src.origin, e.cause_distance, e.root_distance
                     FROM rewind.events AS e JOIN rewind.actions AS a ON a.id = e.action_id JOIN rewind.sources AS src ON src.id = e.source_id
                     WHERE e.session_id = \(pulled.storeID) AND e.seq > \(after)
                     ORDER BY e.seq LIMIT 2000
@@ -153,10 +153,13 @@ extension PostgresLog {
                         line: UInt(clamping: line), column: UInt(clamping: column),
                         info: try columns[5].decode(String?.self), origin: ActionSource.Origin(rawValue: try columns[11].decode(String.self)) ?? .call
                     )
+                    let pulledSeq = try columns[1].decode(Int64.self)
                     try writer.event(
-                        seq: try columns[1].decode(Int64.self), session: number, time: try columns[2].decode(Double.self),
+                        seq: pulledSeq, session: number, time: try columns[2].decode(Double.self),
                         action: try columns[3].decode(String.self), payload: try columns[4].decode(Data?.self), isText: false,
-                        source: source, redaction: try columns[6].decode(String?.self)
+                        source: source, redaction: try columns[6].decode(String?.self),
+                        cause: LoggedEvent.linked(pulledSeq, back: try columns[12].decode(Int64?.self), atLeast: 1),
+                        root: LoggedEvent.linked(pulledSeq, back: try columns[13].decode(Int64?.self), atLeast: 0)
                     )
                     after = seq
                 }

@@ -360,7 +360,7 @@ private struct Pusher {
             var inserted: [Int64] = []
             // A statement takes at most 65,535 parameters, 9 per event: a batch of more than
             // 7,281 events goes in several statements of the one transaction.
-            let perStatement = PostgresLog.eventsPerStatement(columns: 9)
+            let perStatement = PostgresLog.eventsPerStatement(columns: 11)
             for start in stride(from: 0, to: batch.count, by: perStatement) {
                 let end = min(start + perStatement, batch.count)
                 inserted += try await Self.insertEvents(
@@ -388,7 +388,7 @@ private struct Pusher {
         _ events: ArraySlice<LoggedEvent>, seqs: ArraySlice<Int64>, session: Int64,
         sources: [ActionSource: Int64], actions: [String: Int64], into store: PostgresLog
     ) async throws -> [Int64] {
-        var bindings = PostgresBindings(capacity: events.count * 9)
+        var bindings = PostgresBindings(capacity: events.count * 11)
         var rows: [String] = []
         rows.reserveCapacity(events.count)
         for (event, seq) in zip(events, seqs) {
@@ -402,10 +402,14 @@ private struct Pusher {
             bindings.append(sources[event.source] ?? 0)
             bindings.append(event.source.info)
             bindings.append(event.redaction)
-            rows.append("(" + (first..<first + 9).map { "$\($0)" }.joined(separator: ", ") + ")")
+            // As the device log holds them: distances in its seqs, which the store reads a
+            // pushed session by.
+            bindings.append(event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) })
+            bindings.append(event.root.flatMap { EventLink.seq($0).distance(from: event.seq) })
+            rows.append("(" + (first..<first + 11).map { "$\($0)" }.joined(separator: ", ") + ")")
         }
         return try await store.rows(PostgresQuery(unsafeSQL: """
-            INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction)
+            INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
             VALUES \(rows.joined(separator: ", "))
             ON CONFLICT DO NOTHING
             RETURNING seq

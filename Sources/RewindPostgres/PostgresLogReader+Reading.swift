@@ -217,7 +217,7 @@ extension PostgresLogReader {
         let exact = filter.actionCase.flatMap { $0.contains("*") ? nil : $0 }
         let found = try rows("""
             SELECT e.\(unescaped: seq), s.\(unescaped: number), e.time, a.name, e.payload, e.info, e.redaction,
-                   src.file, src.function, src.line, src."column", src.origin
+                   src.file, src.function, src.line, src."column", src.origin, e.cause_distance, e.root_distance
             FROM rewind.events AS e JOIN rewind.sessions AS s ON s.id = e.session_id
                  LEFT JOIN rewind.actions AS a ON a.id = e.action_id LEFT JOIN rewind.sources AS src ON src.id = e.source_id
             WHERE e.session_id = ANY(\(ids)) AND e.\(unescaped: seq) BETWEEN \(low) AND \(high)
@@ -247,7 +247,9 @@ extension PostgresLogReader {
                         line: UInt(clamping: try column(9, Int64.self)), column: UInt(clamping: try column(10, Int64.self)),
                         info: try column(5, String?.self), origin: ActionSource.Origin(rawValue: try column(11, String.self)) ?? .call
                     ),
-                    redaction: try column(6, String?.self), keyID: keys[session] ?? nil
+                    redaction: try column(6, String?.self), keyID: keys[session] ?? nil,
+                    cause: LoggedEvent.linked(seq, back: try column(12, Int64?.self), atLeast: 1),
+                    root: LoggedEvent.linked(seq, back: try column(13, Int64?.self), atLeast: 0)
                 )
             }
         }

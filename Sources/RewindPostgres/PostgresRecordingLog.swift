@@ -313,14 +313,26 @@ final class PostgresRecordingLog: RecordingLog {
         let count = writes.reduce(0) { count, write in if case .event = write { count + 1 } else { count } }
         var seqs = count == 0 ? [] : try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(Int64(count)))")
             .map { try $0.decode(Int64.self) }.sorted()[...]
-        var pending: [(seq: Int64, event: LogWrite.Event)] = []
+        var pending: [(seq: Int64, event: LogWrite.Event, cause: Int64?, root: Int64?)] = []
+        // Every seq given in this write, in order: what a link to an earlier event of the write
+        // resolves by (the store's seqs need not follow each other when writers share it).
+        var given: [Int64] = []
+        given.reserveCapacity(count)
+        func distance(_ link: EventLink?, from seq: Int64) -> Int64? {
+            switch link {
+            case nil: nil
+            case let .earlier(back)?: back < given.count ? seq - given[given.count - 1 - back] : nil
+            case let .seq(linked)?: linked <= seq ? seq - linked : nil
+            }
+        }
+
         var first: Int64?, last: Int64?
         func flush() async throws {
             guard !pending.isEmpty else { return }
-            var bindings = PostgresBindings(capacity: pending.count * 8)
+            var bindings = PostgresBindings(capacity: pending.count * 10)
             var rows: [String] = []
             rows.reserveCapacity(pending.count)
-            for (seq, event) in pending {
+            for (seq, event, cause, root) in pending {
                 let first = bindings.count + 1
                 bindings.append(session)
                 bindings.append(seq)
@@ -330,10 +342,12 @@ final class PostgresRecordingLog: RecordingLog {
                 bindings.append(sources[event.source] ?? 0)
                 bindings.append(event.info)
                 bindings.append(event.redaction)
-                rows.append("(" + (first..<first + 8).map { "$\($0)" }.joined(separator: ", ") + ")")
+                bindings.append(cause)
+                bindings.append(root)
+                rows.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
             }
             _ = try await store.rows(PostgresQuery(unsafeSQL: """
-                INSERT INTO rewind.events (session_id, seq, time, action_id, payload, source_id, info, redaction)
+                INSERT INTO rewind.events (session_id, seq, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
                 VALUES \(rows.joined(separator: ", "))
                 """, binds: bindings))
             pending.removeAll(keepingCapacity: true)
@@ -342,10 +356,11 @@ final class PostgresRecordingLog: RecordingLog {
             switch write {
             case let .event(event):
                 guard let seq = seqs.popFirst() else { throw EventLogError.failed(path: store.location.description, reason: "the store gave fewer seqs than asked for") }
-                pending.append((seq, event))
+                given.append(seq)
+                pending.append((seq, event, distance(event.cause, from: seq), distance(event.root, from: seq)))
                 if first == nil { first = seq }
                 last = seq
-                if pending.count == PostgresLog.eventsPerStatement(columns: 8) { try await flush() }
+                if pending.count == PostgresLog.eventsPerStatement(columns: 10) { try await flush() }
             case let .snapshot(time, state):
                 try await flush()
                 let seq: Int64

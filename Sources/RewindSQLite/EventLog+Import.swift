@@ -48,6 +48,9 @@ extension EventLog {
         var codecs: [Int64: Bool] = [:]
         /// The sessions in the clear, whose snapshots are deflated as the writer deflates them.
         var clear: Set<Int64> = []
+        /// Each session's first event in the export: an export holds a run of a session's
+        /// events, so a cause before it is not in the file and reads as unknown.
+        var firstSeqs: [Int64: Int64] = [:]
         /// The shared payload rows this import has inserted or checked (one transaction).
         var sharedPresent: Set<Int64> = []
         var sawHeader = false
@@ -178,9 +181,19 @@ extension EventLog {
                         : nil
                     let value: DatabaseValue = shared?.databaseValue
                         ?? payload.map { isText ? String(decoding: $0, as: UTF8.self).databaseValue : $0.databaseValue } ?? .null
+                    // A cause that does not come before its event (damage, crafting), or that the
+                    // export left out, is not known.
+                    let first = firstSeqs[event.session] ?? event.seq
+                    firstSeqs[event.session] = first
+                    let causeDistance = event.cause.flatMap { $0 >= first ? EventLink.seq($0).distance(from: event.seq) : nil }.flatMap { $0 >= 1 ? $0 : nil }
+                    let rootDistance = event.root.flatMap { $0 >= first ? EventLink.seq($0).distance(from: event.seq) : nil }
                     try db.execute(
-                        sql: "INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction]
+                        sql: """
+                            INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction,
+                                    causeDistance, rootDistance]
                     )
                 case "gap":
                     let gap = try decode(PortableLog.GapLine.self).gap

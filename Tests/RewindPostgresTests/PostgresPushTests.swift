@@ -23,7 +23,8 @@ struct PostgresPushTests {
     static func contents(of location: PostgresLocation) async throws -> [String] {
         try await PostgresTestServer.strings(location, """
             SELECT s.origin_session || ':' || s.app_version || ':' || s.event_count || ':' ||
-                   coalesce((SELECT string_agg(e.origin_seq::text || '=' || md5(coalesce(e.payload, ''::bytea)), ',' ORDER BY e.seq)
+                   coalesce((SELECT string_agg(e.origin_seq::text || '=' || md5(coalesce(e.payload, ''::bytea))
+                                                || '<' || coalesce(e.cause_distance::text, '') || '/' || coalesce(e.root_distance::text, ''), ',' ORDER BY e.seq)
                              FROM rewind.events e WHERE e.session_id = s.id), '') || ':' ||
                    coalesce((SELECT string_agg(p.origin_seq::text || '=' || md5(p.state), ',' ORDER BY p.seq)
                              FROM rewind.snapshots p WHERE p.session_id = s.id), '') || ':' ||
@@ -37,7 +38,10 @@ struct PostgresPushTests {
     static func contents(of log: EventLog) throws -> [String] {
         try log.sessions().map { session in
             var cursor = log.events(EventFilter(session: session.id), pageSize: 500)
-            let events = try cursor.collect().map { "\($0.seq)=\(md5($0.payload ?? Data()))" }.joined(separator: ",")
+            let events = try cursor.collect().map { event -> String in
+                let distances = [event.cause, event.root].map { $0.map { String(event.seq - $0) } ?? "" }
+                return "\(event.seq)=\(md5(event.payload ?? Data()))<\(distances[0])/\(distances[1])"
+            }.joined(separator: ",")
             let snapshots = try log.snapshotIndex(session: session.id).map { entry in
                 "\(entry.seq)=\(md5(try #require(try log.snapshot(session: session.id, atOrBefore: entry.seq)).state))"
             }.joined(separator: ",")
@@ -71,6 +75,8 @@ struct PostgresPushTests {
             #expect(progress.all.last?.events == 195 && progress.all.last?.sessionsDone == 3)
             #expect(progress.all.map(\.events) == progress.all.map(\.events).sorted(), "progress only goes forward")
             #expect(try await Self.contents(of: location) == Self.contents(of: log))
+            #expect(try Self.contents(of: log).contains { $0.contains("</0") } && Self.contents(of: log).contains { $0.range(of: "<[0-9]+/", options: .regularExpression) != nil },
+                    "the device log has roots and caused events, and the store holds their causes")
             let spaces = try await PostgresTestServer.strings(location, "SELECT count(*)::text FROM rewind.symbols")
             #expect(spaces == ["\(try log.storedSymbols().count)"])
 

@@ -83,6 +83,13 @@ struct PostgresRecorderTests {
         #expect(stored.map { $0.actionCase } == recorded.map { $0.actionCase })
         #expect(stored.map { $0.payload } == recorded.map { $0.payload }, "the same payloads, byte for byte")
         #expect(stored.map { $0.source } == recorded.map { $0.source })
+        // Causes as the file holds them, by place: the store's seqs are its own.
+        func links(_ events: [LoggedEvent]) -> [[Int?]] {
+            let place = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($1.seq, $0) })
+            return events.map { [$0.cause.flatMap { place[$0] }, $0.root.flatMap { place[$0] }] }
+        }
+        #expect(links(stored) == links(recorded))
+        #expect(recorded.contains { $0.cause != nil } && recorded.allSatisfy { $0.root != nil }, "effects' results name their causes")
         let seqs = stored.map(\.seq)
         #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "the session's order is exact")
 

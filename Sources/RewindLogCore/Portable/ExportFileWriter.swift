@@ -52,11 +52,13 @@ package final class ExportFileWriter {
     /// An event; its payload written as ``snapshot(session:seq:time:kind:state:isText:)`` writes
     /// a state.
     package func event(
-        seq: Int64, session: Int64, time: Double, action: String, payload: Data?, isText: Bool, source: ActionSource, redaction: String?
+        seq: Int64, session: Int64, time: Double, action: String, payload: Data?, isText: Bool, source: ActionSource, redaction: String?,
+        cause: Int64?, root: Int64?
     ) throws(EventLogError) {
         let payload = payload.map { PortableLog.encode($0, isText: isText) }
         try write(PortableLog.EventLine(
-            seq: seq, session: session, time: time, action: action, payload: payload?.0, encoding: payload?.1, source: source, redaction: redaction
+            seq: seq, session: session, time: time, action: action, payload: payload?.0, encoding: payload?.1, source: source, redaction: redaction,
+            cause: cause, root: root
         ))
     }
 

@@ -71,6 +71,10 @@ public enum PortableLog {
         package var encoding: String?
         package var source: ActionSource
         package var redaction: String?
+        /// The seq of its cause and of its chain's root (see ``LoggedEvent/cause``); absent
+        /// when not known, and in exports made before causes were recorded.
+        package var cause: Int64? = nil
+        package var root: Int64? = nil
     }
 
     package struct GapLine: Codable {
@@ -157,7 +161,8 @@ extension LogReader {
             while let current = event {
                 try writer.event(
                     seq: current.seq, session: current.session, time: current.time, action: current.actionCase,
-                    payload: current.payload, isText: isText, source: current.source, redaction: current.redaction
+                    payload: current.payload, isText: isText, source: current.source, redaction: current.redaction,
+                    cause: current.cause, root: current.root
                 )
                 count += 1
                 event = try cursor.next()
