@@ -11,9 +11,10 @@ import Synchronization
 /// notification — is a root.
 ///
 /// ```swift
-/// store.dispatch(.checkout(.pay))       // a root: the user's gesture
-/// // its effect, started by middleware while `.pay` was processed:
-/// //   await send(.checkout(.paymentResult(.success)))  — caused by `.pay`, root `.pay`
+/// store.dispatch(.checkout(.submit(orderID: id, at: now)))  // a root: the user's gesture
+/// // The payment effect its middleware started sends, seconds later,
+/// //   send(.checkout(.paymentSucceeded(orderID: id, receipt: receipt)))
+/// // an action caused by `.submit`, whose root is `.submit`.
 /// ```
 ///
 /// Recording turns tickets into seqs on the writer thread, so the dispatch path pays for a

@@ -236,7 +236,8 @@ struct EventLogAppendReadTests {
         }
         #expect(error?.description == """
             \(path): SQLite error 1811: events are refused - while executing \
-            `INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+            `INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance) \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
             """)
         #expect(error?.description.contains("secret-value") == false)
     }

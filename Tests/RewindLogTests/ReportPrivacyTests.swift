@@ -34,6 +34,8 @@ struct ReportPrivacyTests {
         // time stamp; "bearer" with no token; an address ending a sentence.
         #expect(SecretScan.cardNumbers(in: Array("14242424242424242 4242424242424242.5 0.4242424242424242 1795824891.6417813".utf8)).isEmpty)
         #expect(SecretScan.cardNumbers(in: Array("card 4242-4242-4242-4242, and 4000 0566 5566 5556".utf8)) == ["4242424242424242", "4000056655665556"])
+        // Digits glued to letters are a word or hex: a UUID whose first groups are all digits.
+        #expect(SecretScan.cardNumbers(in: Array("\"logID\":\"42424242-4242-4242-4a42-abcdefabcdef\" x4242424242424242 4242424242424242y".utf8)).isEmpty)
         #expect(SecretScan.bearerTokens(in: Array("the bearer of bad news; Bearer short".utf8)).isEmpty)
         #expect(SecretScan.emailAddresses(in: Array("write to ada@example.com. Or @handle, or a@b, or x@y.z1".utf8)) == ["ada@example.com"])
         #expect(SecretScan.jsonWebTokens(in: Array("xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefgh \(Self.jwt)".utf8)) == [Self.jwt])

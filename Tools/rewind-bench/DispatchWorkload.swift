@@ -18,6 +18,9 @@ import RewindLog
 /// SwiftRex, TCA or ReSwift do) without recording and with the recorder's tap: the hand-off for
 /// stores that are not Rewind's, beside the recorder on Rewind's store.
 ///
+/// Two rows price causation: the baseline store and the recorder's, each without causes (no
+/// ticket, no task-local bound around each action) — a switch only the benchmark has.
+///
 /// A control row runs the baseline store while another thread does what the recorder's writer
 /// does most of — encoding the same actions as JSON — with no hand-off at all: how much a busy
 /// second core slows the dispatching one on this machine (shared caches, memory bandwidth, and
@@ -52,8 +55,12 @@ struct DispatchWorkload {
         var baselineRates: [Double] = [], recorderRates: [Double] = [], handWrittenRates: [Double] = [], controlRates: [Double] = []
         var ownStoreRates: [Double] = [], tapRates: [Double] = [], unmarkedRates: [Double] = [], triggerRates: [Double] = []
         var handedRates: [Double] = [], unwatchedRates: [Double] = []
+        var uncausedRates: [Double] = [], uncausedRecorderRates: [Double] = []
         for run in 0...runs {
             let plain = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
+            // The same store without causes (no ticket, no task-local): what causation costs
+            // the dispatch path.
+            let uncaused = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp, tracksCauses: false)) {}
             let neighbour = BusyNeighbour(encoding: session.map(\.action))
             let besideBusy = timeBursts(Store(initialState: ShopState(), reducer: Shop.reducer, middleware: noOp)) {}
             neighbour.stop()
@@ -64,6 +71,15 @@ struct DispatchWorkload {
                 try recorder.flush()
             }
             try recorder.close()
+            let uncausedPath = TemporaryLog.path("dispatch-uncaused")
+            defer { TemporaryLog.remove(uncausedPath) }
+            let uncausedRecorder = try Self.recorder(at: uncausedPath)
+            let uncausedRecorded = try timeBursts(
+                Store(initialState: ShopState(), reducer: Shop.reducer, middleware: uncausedRecorder.middleware, tracksCauses: false)
+            ) {
+                try uncausedRecorder.flush()
+            }
+            try uncausedRecorder.close()
             // The same without crash marks: what the mark's counter costs the dispatch path.
             let unmarkedPath = TemporaryLog.path("dispatch-unmarked")
             defer { TemporaryLog.remove(unmarkedPath) }
@@ -122,6 +138,8 @@ struct DispatchWorkload {
                 ownStoreRates.append(Double(actions) / ownStore)
                 tapRates.append(Double(actions) / ownStoreTapped)
                 baselineRates.append(Double(actions) / plain)
+                uncausedRates.append(Double(actions) / uncaused)
+                uncausedRecorderRates.append(Double(actions) / uncausedRecorded)
                 recorderRates.append(Double(actions) / recorded)
                 unmarkedRates.append(Double(actions) / unmarked)
                 unwatchedRates.append(Double(actions) / unwatched)
@@ -150,6 +168,14 @@ struct DispatchWorkload {
             variants: [
                 .init(name: "one no-op middleware (baseline)", value: baseline, unit: "actions/s", ratioToBaseline: 1, runs: baselineRates),
                 .init(name: "recorder, default configuration", value: recorded, unit: "actions/s", ratioToBaseline: recorded / baseline, runs: recorderRates),
+                .init(
+                    name: "one no-op middleware, store without causes", value: median(uncausedRates), unit: "actions/s",
+                    ratioToBaseline: median(uncausedRates) / baseline, runs: uncausedRates
+                ),
+                .init(
+                    name: "recorder, store without causes", value: median(uncausedRecorderRates), unit: "actions/s",
+                    ratioToBaseline: median(uncausedRecorderRates) / baseline, runs: uncausedRecorderRates
+                ),
                 .init(
                     name: "recorder, crash marks off", value: median(unmarkedRates), unit: "actions/s",
                     ratioToBaseline: median(unmarkedRates) / baseline, runs: unmarkedRates
@@ -193,6 +219,8 @@ struct DispatchWorkload {
             notes: [
                 "ratio in each run: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: " ")
                     + String(format: " (lowest %.2f×)", ratios.min() ?? 0),
+                "causes over none in each run, no-op store: " + zip(baselineRates, uncausedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
+                "causes over none in each run, recorder: " + zip(recorderRates, uncausedRecorderRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "default over crash marks off in each run: " + zip(recorderRates, unmarkedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "default over hang watchdog off in each run: " + zip(recorderRates, unwatchedRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),
                 "triggers on over the default in each run: " + zip(triggerRates, recorderRates).map { String(format: "%.3f", $0 / $1) }.joined(separator: " "),

@@ -40,3 +40,12 @@ private let recorder = {
     return Recorder<ShopState, ShopAction>(log: try! EventLog(path: ":memory:"), app: identity, configuration: configuration)
 }()
 private func upload(_ report: Data) async throws {}
+
+// The causes example (RecorderTap): a store that is not Rewind's, its tap, the action it reduces,
+// and how it runs the effect its reducer returns.
+private let tap = recorder.tap(initialState: ShopState())
+private let action = ShopAction.cart(.clear)
+private let source = ActionSource()
+nonisolated(unsafe) private var state = ShopState()
+private func reducer(_ state: inout ShopState, _ action: ShopAction) -> Effect<ShopAction> { .none }
+private func run(_ effect: Effect<ShopAction>) {}

@@ -46,6 +46,15 @@ private let recorder = {
 }()
 private func upload(_ report: Data) async throws {}
 
+// The causes example (RecorderTap): a store that is not Rewind's, its tap, the action it reduces,
+// and how it runs the effect its reducer returns.
+private let tap = recorder.tap(initialState: ShopState())
+private let action = ShopAction.cart(.clear)
+private let source = ActionSource()
+nonisolated(unsafe) private var state = ShopState()
+private func reducer(_ state: inout ShopState, _ action: ShopAction) -> Effect<ShopAction> { .none }
+private func run(_ effect: Effect<ShopAction>) {}
+
 // Sources/RewindLogCore/AppIdentity.swift, block 1
 private let shop = AppIdentity(id: "com.example.shop", version: "2.3.1", actionSchemaVersion: 4, stateSchemaVersion: 7)
 
@@ -200,7 +209,16 @@ private final class ShopModel {
     }
 }
 
-// Sources/RewindLogCore/Redaction.swift, block 19
+// Sources/RewindLogCore/Recorder/RecorderTap.swift, block 19
+private func snippet19() async throws {
+    let ticket = ActionTicket.next(), cause = ActionCause.current
+    let effect = tap.record(action, from: source, ticket: ticket, cause: cause, reducing: &state) { reducer(&$0, action) }
+    ActionCause.$current.withValue(ticket.causing(after: cause)) { run(effect) }
+    _ = ticket
+    _ = effect
+}
+
+// Sources/RewindLogCore/Redaction.swift, block 20
 private let redaction = Redaction<AppState, AppAction> { action in
     switch action {
     case let .login(.submit(user, _)): .scrub(.login(.submit(user: user, password: "•••")))
@@ -211,8 +229,8 @@ private let redaction = Redaction<AppState, AppAction> { action in
 .scrubbing(\.session.token, with: nil)
 .scrubbing(\.payment.cardNumber, with: "")
 
-// Sources/RewindLogCore/Retention.swift, block 20
-private func snippet20() async throws {
+// Sources/RewindLogCore/Retention.swift, block 21
+private func snippet21() async throws {
     var configuration = RecorderConfiguration<ShopState, ShopAction>()
     configuration.retention = Retention(maxEvents: 100_000, maxAge: .seconds(7 * 86_400))
     _ = configuration

@@ -41,14 +41,22 @@ private struct Payments: Sendable {
 }
 private let payments = Payments()
 
-// Sources/Rewind/ActionSource.swift, block 1
+// Sources/Rewind/ActionCause.swift, block 1
 private func snippet1() async throws {
+    store.dispatch(.checkout(.submit(orderID: id, at: now)))  // a root: the user's gesture
+    // The payment effect its middleware started sends, seconds later,
+    //   send(.checkout(.paymentSucceeded(orderID: id, receipt: receipt)))
+    // an action caused by `.submit`, whose root is `.submit`.
+}
+
+// Sources/Rewind/ActionSource.swift, block 2
+private func snippet2() async throws {
     store.dispatch(.cart(.remove(productID: productID)), info: "swipe to delete")
     // source: "Shop/CartView.swift:42 removeTapped(_:) — swipe to delete"
 }
 
-// Sources/Rewind/DependentEffect.swift, block 2
-private func snippet2() async throws {
+// Sources/Rewind/DependentEffect.swift, block 3
+private func snippet3() async throws {
     let catalogue = EffectMiddleware<ShopState, ShopAction, CatalogueAPI>.onAction { action, _, _ in
         switch action {
         case .catalogue(.load):
@@ -62,8 +70,8 @@ private func snippet2() async throws {
     _ = catalogue
 }
 
-// Sources/Rewind/Effect.swift, block 3
-private func snippet3() async throws {
+// Sources/Rewind/Effect.swift, block 4
+private func snippet4() async throws {
     let payment = Middleware<ShopState, ShopAction>(didReduce: { dispatched, _, context in
         guard case let .checkout(.submit(orderID, _)) = dispatched.action else { return }
         context.run(.run(id: "payment") { send in
@@ -74,7 +82,7 @@ private func snippet3() async throws {
     _ = payment
 }
 
-// Sources/Rewind/EffectID.swift, block 4
+// Sources/Rewind/EffectID.swift, block 5
 private let search = Middleware<ShopState, ShopAction>(didReduce: { dispatched, _, context in
     switch dispatched.action {
     case .catalogue(.load): context.run(.run(id: "load", cancelInFlight: true) { send in })
@@ -83,8 +91,8 @@ private let search = Middleware<ShopState, ShopAction>(didReduce: { dispatched, 
     }
 })
 
-// Sources/Rewind/EffectMiddleware.swift, block 5
-private func snippet5() async throws {
+// Sources/Rewind/EffectMiddleware.swift, block 6
+private func snippet6() async throws {
     let effects = EffectMiddleware<ShopState, ShopAction, CatalogueAPI>.onAction { action, source, state in
         switch action {
         case .catalogue(.load): .task(token: "load", cancelInFlight: true) { api in try await .catalogue(api.loaded()) }
@@ -97,8 +105,8 @@ private func snippet5() async throws {
     _ = store
 }
 
-// Sources/Rewind/Middleware.swift, block 6
-private func snippet6() async throws {
+// Sources/Rewind/Middleware.swift, block 7
+private func snippet7() async throws {
     let logger = Middleware<ShopState, ShopAction>(didReduce: { dispatched, state, _ in
         print(dispatched.source, dispatched.action, state.cart.total)
     })
@@ -114,7 +122,7 @@ private func snippet6() async throws {
     _ = store
 }
 
-// Sources/Rewind/ObservedStore.swift, block 7
+// Sources/Rewind/ObservedStore.swift, block 8
 #if canImport(SwiftUI)
 private struct CartView: View {
     @State private var cart = appStore.scope(state: \.cart, action: AppAction.cart).observed()
@@ -126,14 +134,14 @@ private struct CartView: View {
 }
 #endif
 
-// Sources/Rewind/Reducer+Lift.swift, block 8
+// Sources/Rewind/Reducer+Lift.swift, block 9
 private let app = Reducer.combine(
     cartReducer.lift(state: \AppState.cart, action: \AppAction.cart),
     catalogueReducer.lift(state: \AppState.catalogue, action: \AppAction.catalogue)
 )
 
-// Sources/Rewind/Reducer.swift, block 9
-private func snippet9() async throws {
+// Sources/Rewind/Reducer.swift, block 10
+private func snippet10() async throws {
     let counter = Reducer<Int, CounterAction> { count, action in
         switch action {
         case .increment: count += 1
@@ -146,8 +154,8 @@ private func snippet9() async throws {
     _ = state
 }
 
-// Sources/Rewind/Send.swift, block 10
-private func snippet10() async throws {
+// Sources/Rewind/Send.swift, block 11
+private func snippet11() async throws {
     let load = Effect<ShopAction>.run { send in
         let (products, discounts) = try await api.fetchCatalogue()
         send(.catalogue(.loaded(products: products, discounts: discounts)))
@@ -155,8 +163,8 @@ private func snippet10() async throws {
     _ = load
 }
 
-// Sources/Rewind/Store.swift, block 11
-private func snippet11() async throws {
+// Sources/Rewind/Store.swift, block 12
+private func snippet12() async throws {
     let store = Store(
         initialState: ShopState(),
         reducer: Shop.reducer,
@@ -167,32 +175,32 @@ private func snippet11() async throws {
     _ = store
 }
 
-// Sources/Rewind/Store.swift, block 12
-private func snippet12() async throws {
+// Sources/Rewind/Store.swift, block 13
+private func snippet13() async throws {
     await store.send(.checkout(.submit(orderID: id, at: now)))
     // reduced, and with synchronous durability committed to the log
 }
 
-// Sources/Rewind/StoreObservation.swift, block 13
-private func snippet13() async throws {
+// Sources/Rewind/StoreObservation.swift, block 14
+private func snippet14() async throws {
     let observation = store.observe { state in print(state.cart.total) }
 
     observation.cancel()
     _ = observation
 }
 
-// Sources/Rewind/StoreType.swift, block 14
-private func snippet14() async throws {
-    store.dispatch(.cart(.add(productID: product.id, quantity: 1)), info: "add button")
-}
-
 // Sources/Rewind/StoreType.swift, block 15
 private func snippet15() async throws {
-    for await state in store.states { render(state) }
+    store.dispatch(.cart(.add(productID: product.id, quantity: 1)), info: "add button")
 }
 
 // Sources/Rewind/StoreType.swift, block 16
 private func snippet16() async throws {
+    for await state in store.states { render(state) }
+}
+
+// Sources/Rewind/StoreType.swift, block 17
+private func snippet17() async throws {
     let cart = store.scope(state: \.cart, action: AppAction.cart)
     cart.dispatch(.clear)   // dispatches AppAction.cart(.clear) to the store
     _ = cart

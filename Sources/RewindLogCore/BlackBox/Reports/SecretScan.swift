@@ -181,8 +181,10 @@ public enum SecretScan {
                 end += 1
             }
             // Part of a longer number, a decimal or a version: not a card.
-            let attached = lastDigit + 1 < bytes.count && (isDigit(bytes[lastDigit + 1]) || bytes[lastDigit + 1] == 0x2E && lastDigit + 2 < bytes.count && isDigit(bytes[lastDigit + 2]))
-            let after = index > 0 && bytes[index - 1] == 0x2E
+            // Glued to a letter, a run is part of a word or of hex (a UUID's groups): not a card.
+            let attached = lastDigit + 1 < bytes.count && (isDigit(bytes[lastDigit + 1]) || isLetter(bytes[lastDigit + 1])
+                || bytes[lastDigit + 1] == 0x2E && lastDigit + 2 < bytes.count && isDigit(bytes[lastDigit + 2]))
+            let after = index > 0 && (bytes[index - 1] == 0x2E || isLetter(bytes[index - 1]))
             if (13...19).contains(digits.count), !attached, !after, luhn(digits) {
                 found.append(digits.map(String.init).joined())
             }
