@@ -4,11 +4,12 @@ import Synchronization
 /// that chain — the gesture or outside event that started it.
 ///
 /// A ``Store`` gives every action it accepts an ``ActionTicket`` and, while it processes the
-/// action, binds ``current`` to the action as a cause. Whatever is dispatched meanwhile is
-/// caused by it: a middleware's dispatch, an effect started then (effects are tasks, and tasks
-/// inherit task-local values, so an effect's actions carry the cause however long it runs), an
-/// observer that dispatches. An action dispatched with no cause bound — a tap in a view, a
-/// notification — is a root.
+/// action, makes it the ``current`` cause on the processing thread. Whatever is dispatched
+/// meanwhile is caused by it: a middleware's dispatch, an observer's, an effect's
+/// ``Effect/send(_:info:file:function:line:column:)``. An effect that runs (``Effect/run(id:cancelInFlight:deduplicate:priority:file:function:line:column:operation:)``)
+/// carries the cause into its task as the task-local ``bound``, so what it sends is caused by
+/// the action that started it however long it ran, from child tasks too. An action dispatched
+/// with no cause — a tap in a view, a notification — is a root.
 ///
 /// ```swift
 /// store.dispatch(.checkout(.submit(orderID: id, at: now)))  // a root: the user's gesture
@@ -18,11 +19,16 @@ import Synchronization
 /// ```
 ///
 /// Recording turns tickets into seqs on the writer thread, so the dispatch path pays for a
-/// ticket and a task-local, nothing else. A cause the log cannot name (an action lost in a gap,
+/// ticket and a thread-local, nothing else. A cause the log cannot name (an action lost in a gap,
 /// or recorded in another session) is stored as unknown, never as a wrong seq.
 ///
-/// Detached tasks (`Task.detached`) do not inherit task-local values: an action sent from one
-/// has no cause unless the task binds one (`ActionCause.$current.withValue(…)`).
+/// A task made in a hook with `Task { }` or `Task.detached` is not an effect the store runs: what
+/// it dispatches has no cause unless it binds one, `ActionCause.$bound.withValue(cause) { … }`
+/// with the cause read in the hook (`ActionCause.current`).
+///
+/// The processing thread's cause is a thread-local, not a task-local bound around each action:
+/// binding a task-local synchronously is a runtime error inside a `withTaskGroup` body, and a
+/// store may be dispatched to from anywhere.
 public struct ActionCause: Sendable, Hashable {
     /// The action that led to this one.
     public var parent: ActionTicket
@@ -39,9 +45,31 @@ public struct ActionCause: Sendable, Hashable {
         self.root = root
     }
 
-    /// The cause of whatever is dispatched now: the action being processed, or the one whose
-    /// effect is running; `nil` outside both.
-    @TaskLocal public static var current: ActionCause?
+    /// The cause a task carries: bound by the store around each effect it runs, or by hand.
+    @TaskLocal public static var bound: ActionCause?
+
+    /// The cause of whatever is dispatched now: the action being processed on this thread, or
+    /// else the one the current task carries (``bound``); `nil` outside both.
+    @inlinable
+    public static var current: ActionCause? {
+        ProcessingCause.get() ?? bound
+    }
+
+    /// Runs `body` with `cause` as this thread's ``current`` cause, as a store does while it
+    /// processes an action; the cause before is back afterwards. For a store that is not
+    /// Rewind's, around its reducer and whatever it runs synchronously for the action.
+    ///
+    /// - Parameters:
+    ///   - cause: The cause of what `body` dispatches.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    @inlinable
+    public static func whileProcessing<Result>(_ cause: ActionCause, _ body: () throws -> Result) rethrows -> Result {
+        let before = ProcessingCause.get()
+        ProcessingCause.set(cause)
+        defer { ProcessingCause.set(before) }
+        return try body()
+    }
 }
 
 /// An action's identity inside one process, given when it is dispatched: what a cause points at

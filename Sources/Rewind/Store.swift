@@ -195,12 +195,12 @@ public final class Store<State: Sendable, Action: Sendable>: StoreType {
         }
     }
 
-    /// Processes one action with it bound as the cause of whatever is dispatched meanwhile:
-    /// by middleware, by the effects they start, by observers.
+    /// Processes one action with it as the cause of whatever is dispatched meanwhile: by
+    /// middleware, by the effects they start, by observers.
     @inlinable
     func process(_ dispatched: DispatchedAction<Action>) {
         if tracksCauses {
-            ActionCause.$current.withValue(dispatched.asCause) { processUnbound(dispatched) }
+            ActionCause.whileProcessing(dispatched.asCause) { processUnbound(dispatched) }
         } else {
             processUnbound(dispatched)
         }

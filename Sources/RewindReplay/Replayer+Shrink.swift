@@ -11,12 +11,19 @@ extension Replayer {
     /// condition holds after any of its actions. The result is 1-minimal: removing any one of
     /// the kept actions makes the condition never hold.
     ///
+    /// With `keepingCauses` (the default), a candidate that keeps an action without the action
+    /// that caused it — a payment result without the tap on *pay* — is not tried: it is a history
+    /// that could not have happened. An action whose cause is not known (a log from before causes
+    /// were recorded) is free to stay or go.
+    ///
     /// - Parameters:
     ///   - session: Only this session (default: the first where the condition holds).
+    ///   - keepingCauses: Whether every kept action keeps its cause.
     ///   - condition: The condition, e.g. an invariant's negation.
     /// - Returns: The shrunk sequence, or `nil` when the condition never holds.
     public func shrink(
         session: Int64? = nil,
+        keepingCauses: Bool = true,
         where condition: (State) -> Bool
     ) throws(EventLogError) -> ShrinkResult<State, Action>? {
         guard case let .found(first, _) = try bisect(session: session, where: condition) else { return nil }
@@ -29,8 +36,25 @@ extension Replayer {
             steps.append((seq, action))
             return .continue
         }
+        // Each step's cause among the steps, by index.
+        var causes = [Int?](repeating: nil, count: steps.count)
+        if keepingCauses, let last = steps.last?.seq {
+            let place = Dictionary(steps.enumerated().map { ($1.seq, $0) }, uniquingKeysWith: { first, _ in first })
+            var cursor = log.events(EventFilter(seqs: (failing.baseSeq + 1)...last, session: failing.id))
+            while let event = try cursor.next() {
+                if let index = place[event.seq], let cause = event.cause { causes[index] = place[cause] }
+            }
+        }
+        let constrained = causes.contains { $0 != nil }
         var replays = 0
+        var kept = [Bool](repeating: false, count: steps.count)
         func fails(_ candidate: [Int]) -> Bool {
+            if constrained {
+                for index in candidate { kept[index] = true }
+                defer { for index in candidate { kept[index] = false } }
+                // A history that could not have happened is not tried.
+                if candidate.contains(where: { index in causes[index].map { !kept[$0] } ?? false }) { return false }
+            }
             replays += 1
             var state = initial
             for index in candidate {
@@ -39,9 +63,9 @@ extension Replayer {
             }
             return false
         }
-        let kept = Self.minimize(Array(steps.indices), fails: fails)
+        let minimal = Self.minimize(Array(steps.indices), fails: fails)
         var keptSteps: [(event: LoggedEvent, action: Action)] = []
-        for index in kept { keptSteps.append((try log.event(at: steps[index].seq), steps[index].action)) }
+        for index in minimal { keptSteps.append((try log.event(at: steps[index].seq), steps[index].action)) }
         return ShrinkResult(
             session: failing, initialState: initial, steps: keptSteps,
             originalCount: steps.count, replays: replays

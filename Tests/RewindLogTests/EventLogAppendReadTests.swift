@@ -158,6 +158,29 @@ struct EventLogAppendReadTests {
         #expect(row["line"] as Int == 39)
         #expect(row["info"] as String == "swipe")
         #expect(row["product"] as String == "mug")
+        #expect(Array(row.columnNames.dropFirst(9).prefix(4)) == ["origin", "redaction", "cause", "root"])
+        #expect((row["cause"] as Int64?) == nil && (row["root"] as Int64?) == nil, "appended without causes: not known")
+    }
+
+    @Test("the timeline view shows causes as seqs: what an event led to, by its root")
+    func timelineCauses() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shop)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: .combine(recorder.middleware, Shop.effects(environment: .simulated)))
+        store.dispatch(.catalogue(.load(at: Date())))
+        store.dispatch(.cart(.clear))
+        await store.waitUntilIdle()
+        try await recorder.close()
+        // What each event's cause and root are, by case (the effect's result may come before
+        // or after the second tap).
+        let rows = try await DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT t.action, c.action, r.action FROM timeline AS t
+                LEFT JOIN timeline AS c ON c.seq = t.cause LEFT JOIN timeline AS r ON r.seq = t.root ORDER BY t.action
+                """).map { "\($0[0] as String) \(($0[1] as String?) ?? "-") \(($0[2] as String?) ?? "-")" }
+        }
+        #expect(rows == ["cart.clear - cart.clear", "catalogue.load - catalogue.load", "catalogue.loaded catalogue.load catalogue.load"])
     }
 
     @Test("a payload that no longer decodes names its seq, case and coding path")

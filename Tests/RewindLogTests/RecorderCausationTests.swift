@@ -166,7 +166,7 @@ struct RecorderCausationTests {
         let gesture = ActionTicket.next()
         tap.record(.tap(0), from: ActionSource(), ticket: gesture, cause: nil, reducing: &state) { $0.count += 1 }
         // What the foreign store's effect sends later: caused by the tap, bound as its store would.
-        ActionCause.$current.withValue(gesture.causing(after: nil)) {
+        ActionCause.$bound.withValue(gesture.causing(after: nil)) {
             tap.record(.result(0), from: ActionSource(), reducing: &state) { $0.count += 1 }
         }
         tap.record(.other(1), from: ActionSource(), reducing: &state) { $0.count += 1 }

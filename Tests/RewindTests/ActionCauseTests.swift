@@ -53,7 +53,8 @@ struct ActionCauseTests {
         let store = Store(initialState: Counter(), reducer: counterReducer, middleware: Self.seen(actions))
         let finished = AsyncStream<Void>.makeStream()
         let cancel = store._subscribe(includingCurrent: false, deliver: { [weak store] state in
-            guard state.count == 1, let store else { return }
+            // Once: the note it dispatches leaves the count at 1.
+            guard state.count == 1, state.log.isEmpty, let store else { return }
             store.dispatch(.note("observed"))
             Task.detached {
                 store.dispatch(.note("detached"))
@@ -87,12 +88,42 @@ struct ActionCauseTests {
         #expect(Set(shared).count == 1_000 && !shared.contains(.untracked))
     }
 
+    @Test("dispatching inside a withTaskGroup body and its child tasks: causes as anywhere, never a trap")
+    func insideTaskGroups() async {
+        let actions = Recorded<DispatchedAction<CounterAction>>()
+        let store = Store(
+            initialState: Counter(),
+            reducer: counterReducer,
+            middleware: .combine(
+                Self.seen(actions),
+                Middleware(didReduce: { dispatched, _, context in
+                    if dispatched.action == .increment { context.dispatch(.note("followed")) }
+                })
+            )
+        )
+        await withTaskGroup(of: Void.self) { group in
+            // In the body itself, where binding a task-local synchronously would trap.
+            store.dispatch(.increment)
+            for _ in 0..<4 { group.addTask { store.dispatch(.increment) } }
+            store.dispatch(.decrement)
+        }
+        await store.waitUntilIdle()
+        let all = actions.all
+        #expect(all.filter { $0.action == .increment }.count == 5 && all.filter { $0.action == .note("followed") }.count == 5)
+        for (index, dispatched) in all.enumerated() where dispatched.action == .note("followed") {
+            let parent = all[..<index].last { $0.action == .increment }
+            #expect(dispatched.cause?.root == dispatched.cause?.parent && all.contains { $0.ticket == dispatched.cause?.parent && $0.action == .increment })
+            #expect(parent != nil)
+        }
+        #expect(all.filter { $0.action != .note("followed") }.allSatisfy { $0.cause == nil })
+    }
+
     @Test("a cause bound by hand is what an outside dispatch carries")
     func boundByHand() async {
         let actions = Recorded<DispatchedAction<CounterAction>>()
         let store = Store(initialState: Counter(), reducer: counterReducer, middleware: Self.seen(actions))
         let cause = ActionCause(parent: ActionTicket.next(), root: ActionTicket.next())
-        ActionCause.$current.withValue(cause) { store.dispatch(.increment) }
+        ActionCause.$bound.withValue(cause) { store.dispatch(.increment) }
         await store.send(.decrement)
         #expect(actions.all.map(\.cause) == [cause, nil])
     }

@@ -39,6 +39,9 @@ final class EffectRunner<Action: Sendable>: Sendable {
 
     private func start(_ run: Effect<Action>.Run, send: Send<Action>) {
         let report = self.report
+        // The action being processed (or the effect's own cause): what the effect's sends are
+        // caused by, carried into its task.
+        let cause = ActionCause.current
         let superseded: [Task<Void, Never>] = running.withLock { running in
             guard !running.isShutDown else { return [] }
             if run.deduplicate, let id = run.id, running.tasks.values.contains(where: { $0.id == id }) { return [] }
@@ -52,7 +55,11 @@ final class EffectRunner<Action: Sendable>: Sendable {
             // entry: the task cannot take this lock before we release it.
             let task = Task(priority: run.priority) { [weak self] in
                 do {
-                    try await run.operation(send)
+                    if let cause {
+                        try await ActionCause.$bound.withValue(cause) { try await run.operation(send) }
+                    } else {
+                        try await run.operation(send)
+                    }
                 } catch is CancellationError {
                     // Cancellation is how effects are stopped, not a failure.
                 } catch {

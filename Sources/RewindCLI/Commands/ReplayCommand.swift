@@ -12,6 +12,8 @@ struct ReplayCommand: ReportingCommand {
     @OptionGroup var replay: ReplayFlags
     @Option(parsing: .upToNextOption, help: ArgumentHelp("The seqs to leave out (of one session).", valueName: "seq")) var without: [Int64] = []
     @Option(help: ArgumentHelp("Compare the states after this seq (default: the session's last).", valueName: "seq")) var at: Int64?
+    @Flag(help: "Keep what the left-out actions led to (their middleware's dispatches, their effects' results); by default those go too.")
+    var keepCaused = false
     @OptionGroup var scope: SessionScope
     // The spellings before the vocabulary (hidden; noted when used).
     @Option(name: .customLong("skip"), parsing: .upToNextOption, help: .hidden) var oldSkip: [Int64] = []
@@ -44,12 +46,14 @@ extension ReplayCommand: ReplayingCommand {
     struct Report: CommandReport {
         var at: Int64
         var without: [EventReport]
+        /// What the left-out actions led to, left out with them (unless `--keep-caused`).
+        var followers: [EventReport]
         var diff: String?
         /// The alternative state.
         var state: JSONValue
 
         private enum CodingKeys: String, CodingKey {
-            case at, without, diff, state
+            case at, without, followers, diff, state
             case through, skipped  // deprecated spellings of `at` and `without`
         }
 
@@ -57,6 +61,7 @@ extension ReplayCommand: ReplayingCommand {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(at, forKey: .at)
             try container.encode(without, forKey: .without)
+            try container.encode(followers, forKey: .followers)
             try container.encodeIfPresent(diff, forKey: .diff)
             try container.encode(state, forKey: .state)
             try container.encode(at, forKey: .through)
@@ -66,7 +71,7 @@ extension ReplayCommand: ReplayingCommand {
         var text: String {
             """
             without these actions:
-            \(without.map { "  - " + $0.summary }.joined(separator: "\n"))
+            \(without.map { "  - " + $0.summary }.joined(separator: "\n"))\(followers.isEmpty ? "" : "\nand what they led to:\n" + followers.map { "  - " + $0.summary }.joined(separator: "\n"))
             the state after seq \(at) would differ (− as recorded, + without them):
             \(Rendering.diff(diff ?? "(no difference)"))
             """
@@ -74,7 +79,11 @@ extension ReplayCommand: ReplayingCommand {
     }
 
     func run<State, Action>(with app: TypedAppReplay<State, Action>) throws -> Report {
-        let result = try app.replayer.whatIf(skipping: Set(without), through: at)
-        return Report(at: result.through, without: try result.skipped.map { try EventReport($0, in: app.replayer.log) }, diff: result.diff, state: try JSONValue(encoding: result.alternative))
+        let result = try app.replayer.whatIf(skipping: Set(without), through: at, skippingWhatTheyCaused: !keepCaused)
+        let log = app.replayer.log
+        return Report(
+            at: result.through, without: try result.skipped.map { try EventReport($0, in: log) },
+            followers: try result.followers.map { try EventReport($0, in: log) }, diff: result.diff, state: try JSONValue(encoding: result.alternative)
+        )
     }
 }

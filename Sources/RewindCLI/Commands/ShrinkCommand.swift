@@ -20,6 +20,8 @@ struct ShrinkCommand: ReportingCommand {
     @OptionGroup var replay: ReplayFlags
     @OptionGroup var target: ConditionOptions
     @Option(name: .shortAndLong, help: "The fixture log to write (must not exist).") var output: String
+    @Flag(help: "Let an action stay without the action that caused it (an effect's result without its tap); by default every kept action keeps its cause.")
+    var ignoreCauses = false
     @Option(help: ArgumentHelp(
         "Also write a Swift test that replays the fixture with RewindTesting: this file, or a file named after the condition in this folder (must not exist).",
         valueName: "path"
@@ -111,7 +113,7 @@ extension ShrinkCommand: ReplayingCommand {
         // command before the search, and leaves no fixture behind.
         let testPath = try test.map(testFile)
         let (result, labels) = try app.searching(for: try target.parsedCondition()) { matches in
-            try app.replayer.shrink(session: target.session, where: matches)
+            try app.replayer.shrink(session: target.session, keepingCauses: !ignoreCauses, where: matches)
         }
         guard let result else { return Report(notFound: labels) }
         try result.write(to: output, keys: options.keys()).close()

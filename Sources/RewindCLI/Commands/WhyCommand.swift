@@ -18,8 +18,8 @@ struct WhyCommand: ReportingCommand {
 
     @OptionGroup var options: LogOptions
     @Option(help: ArgumentHelp("The event's seq.", valueName: "seq")) var at: Int64?
-    // `why PATH SEQ`: the seq may also come as an argument, as the question is often asked.
-    @Argument(help: ArgumentHelp("The event's seq (the same as --at).", valueName: "seq")) var seqArgument: Int64?
+    // `why PATH SEQ`, as the question is often asked, is taken too (hidden: a point is --at).
+    @Argument(help: .hidden) var seqArgument: Int64?
 
     mutating func validate() throws {
         if let seqArgument, let at, seqArgument != at { throw ValidationError("two different seqs: \(seqArgument) and --at \(at)") }

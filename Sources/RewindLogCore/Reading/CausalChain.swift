@@ -22,23 +22,30 @@ public struct CausalChain: Sendable, Hashable {
 /// A descendant always comes after its cause, in the same session, so one pass from the event on
 /// finds them all; the pass keeps the seqs found so far.
 public struct CausalDescendants: Sendable {
-    /// The event whose descendants are wanted.
+    /// The first of the events whose descendants are wanted.
     public let origin: Int64
     private var members: Set<Int64>
+    private let origins: Int
 
     /// Descendants of the event at `origin`.
     public init(of origin: Int64) {
-        self.origin = origin
-        members = [origin]
+        self.init(of: [origin])
+    }
+
+    /// Descendants of any of the events at `origins` (at least one).
+    public init(of origins: Set<Int64>) {
+        origin = origins.min() ?? 0
+        members = origins
+        self.origins = origins.count
     }
 
     /// How many events have been admitted.
-    public var count: Int { members.count - 1 }
+    public var count: Int { members.count - origins }
 
     /// Whether `event` — read after every event before it in its session — descends from the
     /// origin; it joins the set when it does, so that what it causes is found too.
     public mutating func admits(_ event: LoggedEvent) -> Bool {
-        guard event.seq > origin, let cause = event.cause, members.contains(cause) else { return false }
+        guard event.seq > origin, let cause = event.cause, cause < event.seq, members.contains(cause) else { return false }
         members.insert(event.seq)
         return true
     }

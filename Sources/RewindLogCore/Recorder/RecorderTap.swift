@@ -55,15 +55,15 @@ extension Recorder {
 /// build does not pay for the check.
 ///
 /// **Causes.** An action recorded here is caused by whatever ``ActionCause/current`` holds where
-/// the store calls (an effect of an earlier action, when the store runs effects as tasks started
-/// while that action was bound), or by the `cause` given. ``record(_:from:ticket:cause:reducing:_:)``
-/// binds the action as the cause of whatever `reduce` dispatches or starts; a store that starts
-/// an action's effects after `reduce` returns binds it around them itself:
+/// the store calls (an effect of an earlier action that carries it, `ActionCause.bound`), or by the
+/// `cause` given. ``record(_:from:ticket:cause:reducing:_:)`` makes the action the cause of
+/// whatever `reduce` dispatches; a store that runs an action's effects after `reduce` returns
+/// binds it around them itself:
 ///
 /// ```swift
 /// let ticket = ActionTicket.next(), cause = ActionCause.current
 /// let effect = tap.record(action, from: source, ticket: ticket, cause: cause, reducing: &state) { reducer(&$0, action) }
-/// ActionCause.$current.withValue(ticket.causing(after: cause)) { run(effect) }
+/// ActionCause.$bound.withValue(ticket.causing(after: cause)) { run(effect) }
 /// ```
 ///
 /// A call goes through the recorder's middleware's own hand-off: it appends to a bounded buffer
@@ -94,8 +94,8 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
     ///     fresh one by default.
     ///   - cause: What led to the action: by default whatever ``ActionCause/current`` holds.
     ///   - state: The store's state, reduced in place.
-    ///   - reduce: The store's reducer for `action`, run with the action bound as
-    ///     ``ActionCause/current``.
+    ///   - reduce: The store's reducer for `action`, run with the action as the current cause
+    ///     (``ActionCause/whileProcessing(_:_:)``).
     /// - Returns: What `reduce` returns (a TCA reducer's effect, say). When it throws, nothing
     ///   is recorded for `action`: a reducer that throws must leave `state` as it found it.
     @inlinable
@@ -111,7 +111,7 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
         // A reducer that throws has left the action too: the hang watchdog must not count the
         // time after it as spent inside.
         defer { if !reduced { _ = recorder.buffer.hangWatchdog?.leave() } }
-        let result = try ActionCause.$current.withValue(dispatched.asCause) { try reduce(&state) }
+        let result = try ActionCause.whileProcessing(dispatched.asCause) { try reduce(&state) }
         reduced = true
         hooks.didReduce?(dispatched, state)
         return result

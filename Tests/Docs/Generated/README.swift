@@ -53,7 +53,7 @@ private func snippet3() async throws {
         guard state.count > 100 else { return }
         context.run(.run(id: "reset", cancelInFlight: true) { send in
             try await Task.sleep(for: .seconds(1))
-            send(.reset)                  // recorded with this line as its source, origin "effect"
+            send(.reset)                  // source: this line, origin "effect"; caused by the action above
         })
     })
 

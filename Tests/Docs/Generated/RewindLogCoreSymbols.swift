@@ -213,7 +213,7 @@ private final class ShopModel {
 private func snippet19() async throws {
     let ticket = ActionTicket.next(), cause = ActionCause.current
     let effect = tap.record(action, from: source, ticket: ticket, cause: cause, reducing: &state) { reducer(&$0, action) }
-    ActionCause.$current.withValue(ticket.causing(after: cause)) { run(effect) }
+    ActionCause.$bound.withValue(ticket.causing(after: cause)) { run(effect) }
     _ = ticket
     _ = effect
 }
