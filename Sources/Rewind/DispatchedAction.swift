@@ -45,8 +45,20 @@ public struct DispatchedAction<Action: Sendable>: Sendable {
     }
 }
 
-extension DispatchedAction: Equatable where Action: Equatable {}
-extension DispatchedAction: Hashable where Action: Hashable {}
+/// Equal when the actions and their sources are: a ticket and a cause name actions inside one
+/// process, so the same script run twice dispatches equal actions.
+extension DispatchedAction: Equatable where Action: Equatable {
+    public static func == (lhs: DispatchedAction, rhs: DispatchedAction) -> Bool {
+        lhs.action == rhs.action && lhs.source == rhs.source
+    }
+}
+
+extension DispatchedAction: Hashable where Action: Hashable {
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(action)
+        hasher.combine(source)
+    }
+}
 
 /// Only the action and its source are coded: a ticket names an action inside one process, so
 /// a decoded action has none.

@@ -3,7 +3,9 @@ import Foundation
 import Synchronization
 
 /// Counts requests per key (a token, an install, an address) in fixed windows, and says when a
-/// key has had its share: the answer carries how long until its window ends (Retry-After).
+/// key has had its share: the answer carries how long until its window ends (Retry-After). A
+/// window begins with the first request after the last one ended, not on the clock's minute, so
+/// a quick run of requests is counted in one window wherever it falls on the clock.
 ///
 /// Per process: several collectors behind a load balancer each allow the limit, so the
 /// fleet's limit is the sum. Memory is bounded: a window's counts are dropped when it ends,
@@ -25,7 +27,7 @@ final class RateLimiter: Sendable {
     func admit(_ key: String, now: TimeInterval = Date().timeIntervalSince1970) -> Int? {
         state.withLock { state in
             if now - state.start >= window {
-                state = (now - now.truncatingRemainder(dividingBy: window), [:])
+                state = (now, [:])
             }
             let count = state.counts[key] ?? 0
             let retry = max(1, Int((state.start + window - now).rounded(.up)))

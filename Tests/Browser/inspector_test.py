@@ -192,6 +192,20 @@ def main():
         driver.find_element(By.XPATH, "//div[@id='state-history']//a[text()='seq 9']").click()
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="9"].selected')))
         check(True, "a change's seq selects that event")
+        # Why seq 9 happened (rewind why): the payment result, caused by the tap on pay at seq 8.
+        why = json.loads(subprocess.run([REWIND, "why", demo, "--at", "9", "--json"], cwd=WORK,
+                                        check=True, capture_output=True, text=True).stdout)
+        tab(driver, "event")
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#why ol.chain li.this")))
+        steps = texts_of(driver, "#why ol.chain li")
+        check(len(steps) == len(why["chain"]) and [s.split(" ")[1] for s in steps] == [str(c["seq"]) for c in why["chain"]]
+              and "the gesture" in steps[0], f"the event view shows the chain of causes rewind why prints ({steps})")
+        shot(driver, "why")
+        driver.find_element(By.XPATH, f"//div[@id='why']//a[text()='seq {why['chain'][0]['seq']}']").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'.row[data-seq="{why["chain"][0]["seq"]}"].selected')))
+        wait_text(driver, "#why", "nothing caused it")
+        check(True, "a step's seq selects it; the gesture says nothing caused it")
+        tab(driver, "state")
         field = driver.find_element(By.ID, "jump-seq")
         field.clear()
         field.send_keys("12")

@@ -235,6 +235,21 @@ struct InspectorAPITests {
         #expect(await inspector.get("/api/blame").status == 400)
     }
 
+    @Test("why: an event's chain of causes is rewind why's answer; a seq the log lacks is a 404")
+    func why() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try await demoLog(in: folder)
+        let inspector = InspectorHarness(path: path)
+        for seq in [9, 12] {
+            let served = try await inspector.json("/api/why?at=\(seq)")
+            let printed = try await run(builtProduct("rewind"), ["why", path, "--at", "\(seq)", "--json"])
+            #expect(NSDictionary(dictionary: served) == NSDictionary(dictionary: try #require(JSONSerialization.jsonObject(with: Data(printed.standardOutput.utf8)) as? [String: Any])))
+        }
+        #expect((try await inspector.json("/api/why?at=9")["chain"] as? [Any])?.count == 2, "the payment result, and the tap on pay")
+        #expect(await inspector.get("/api/why?at=999").status == 404, "as for any seq the log lacks")
+        #expect(await inspector.get("/api/why").status == 400)
+    }
+
     @Test("bisect by invariant and by condition lands on seq 12; an invariant that holds is not found")
     func bisect() async throws {
         let folder = try TemporaryDirectory()

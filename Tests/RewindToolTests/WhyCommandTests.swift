@@ -39,6 +39,38 @@ struct WhyCommandTests {
         #expect(show.standardOutput.contains("\ncause     seq \(submit.seq) (root \(submit.seq))\n"))
     }
 
+    @Test("bisect names the gesture that started the breaking action's chain; a breaking gesture names none")
+    func bisectRoot() async throws {
+        let (folder, path, bugSeq) = try await RewindCommandTests.demoLog()
+        var cursor = try EventLog(path: path, mode: .readOnly).events()
+        let events = try cursor.collect()
+        let result = try #require(events.first { $0.actionCase == "checkout.paymentSucceeded" })
+        let submit = try #require(result.cause)
+        let bisect = try await RewindCommandTests.rewind("bisect", path, "--where", "checkout.orders.count >= 1", in: folder)
+        #expect(bisect.status == 0, "\(bisect.standardError)")
+        #expect(bisect.standardOutput.contains(": seq \(result.seq)\n"), "\(bisect.standardOutput)")
+        #expect(bisect.standardOutput.contains("\nstarted by seq \(submit): seq \(submit)  checkout.submit  "))
+        let json = try RewindCommandTests.json(try await RewindCommandTests.rewind("bisect", path, "--where", "checkout.orders.count >= 1", "--json", in: folder).standardOutput)
+        #expect(((json["rootEvent"] as? [String: Any])?["seq"] as? NSNumber)?.int64Value == submit)
+        let gesture = try RewindCommandTests.json(try await RewindCommandTests.rewind("bisect", path, "--invariant", "non-negative-total", "--json", in: folder).standardOutput)
+        #expect((gesture["seq"] as? NSNumber)?.int64Value == bugSeq && gesture["rootEvent"] == nil)
+    }
+
+    @Test("replay --without a tap on pay leaves out its payment result, and says so; --keep-caused keeps it")
+    func whatIfWithoutPay() async throws {
+        let (folder, path, _) = try await RewindCommandTests.demoLog()
+        var cursor = try EventLog(path: path, mode: .readOnly).events()
+        let events = try cursor.collect()
+        let result = try #require(events.first { $0.actionCase == "checkout.paymentSucceeded" })
+        let submit = try #require(result.cause)
+        let text = try await RewindCommandTests.rewind("replay", path, "--without", "\(submit)", in: folder)
+        #expect(text.status == 0 && text.standardOutput.contains("and what they led to:\n  - seq \(result.seq)  checkout.paymentSucceeded"), "\(text.standardOutput)")
+        let json = try RewindCommandTests.json(try await RewindCommandTests.rewind("replay", path, "--without", "\(submit)", "--json", in: folder).standardOutput)
+        #expect((json["followers"] as? [[String: Any]])?.compactMap { ($0["seq"] as? NSNumber)?.int64Value } == events.filter { $0.cause == submit }.map(\.seq))
+        let kept = try RewindCommandTests.json(try await RewindCommandTests.rewind("replay", path, "--without", "\(submit)", "--keep-caused", "--json", in: folder).standardOutput)
+        #expect((kept["followers"] as? [Any])?.isEmpty == true)
+    }
+
     @Test("log --caused-by lists the event and exactly what it led to, as the log's causes say; --limit counts what is listed")
     func causedBy() async throws {
         let (folder, path, _) = try await RewindCommandTests.demoLog()

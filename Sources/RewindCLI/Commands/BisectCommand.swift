@@ -75,6 +75,9 @@ extension BisectCommand: ReplayingCommand {
         var condition: String
         var seq: Int64?
         var event: EventReport?
+        /// The gesture or outside event that started the breaking action's chain, when the
+        /// breaking action is not a root itself and the chain is known.
+        var rootEvent: EventReport?
         var diff: String?
         /// True when the condition already holds in a session's initial state.
         var atStart: Bool?
@@ -91,7 +94,7 @@ extension BisectCommand: ReplayingCommand {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case found, condition, seq, event, diff, atStart, session, eventsFolded, snapshotsChecked, gaps
+            case found, condition, seq, event, rootEvent, diff, atStart, session, eventsFolded, snapshotsChecked, gaps
         }
 
         init<State, Action>(_ outcome: BisectOutcome<State, Action>, in log: any LogReader, labels: Condition.Labels) throws {
@@ -100,9 +103,14 @@ extension BisectCommand: ReplayingCommand {
             case let .found(change, stats):
                 (found, seq, event, diff) = (true, change.event.seq, try EventReport(change.event, in: log), change.diff)
                 (eventsFolded, snapshotsChecked) = (stats.eventsFolded, stats.snapshotsChecked)
+                // Why the breaking action happened: the gesture its chain started with.
+                let chain = change.event.isRoot ? nil : try log.causalChain(to: change.event.seq)
+                let root = chain.flatMap { $0.start == .root ? $0.events.first : nil }
+                rootEvent = try root.map { try EventReport($0, in: log) }
+                let started = root.map { "\nstarted by seq \($0.seq): " + Rendering.line($0) + " (rewind why --at \(change.event.seq))" } ?? ""
                 summary = """
                     first action after which \(labels.found): seq \(change.event.seq)
-                    \(Rendering.line(change.event))
+                    \(Rendering.line(change.event))\(started)
                     \(Rendering.diff(change.diff ?? "(no change)"))
                     (checked \(stats.snapshotsChecked) snapshots, folded \(stats.eventsFolded) events)
                     """

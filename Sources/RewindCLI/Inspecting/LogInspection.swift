@@ -39,6 +39,7 @@ struct LogInspection: InspectorAPI {
         "head": .head,
         "events": .events,
         "event": .reporting(ShowCommand.self, options: ["at"]),
+        "why": .reporting(WhyCommand.self, options: ["at"]),
         "sessions": .reporting(SessionsCommand.self),
         "snapshots": .snapshots,
         "stats": .reporting(StatsCommand.self, options: ["session", "from", "to", "since", "until", "top", "buckets"]),

@@ -269,8 +269,30 @@ async function showEvent() {
       el("dt", {}, "origin"), el("dd", {}, e.origin),
       e.info ? [el("dt", {}, "note"), el("dd", {}, e.info)] : null,
       e.redaction ? [el("dt", {}, "redaction"), el("dd", {}, e.redaction)] : null),
+    el("h3", {}, "why"),
+    el("div", { id: "why" }, el("span", { class: "hint" }, "\u2026")),
     el("h3", {}, "payload"),
     tree(e.payload === undefined ? null : e.payload, "", 8));
+  const seq = e.seq;
+  const why = await api("why", { at: seq }).catch(() => null);
+  if (view.selected === seq && $("why")) fill($("why"), whyChain(why));
+}
+
+// Why an event happened (`rewind why`): the chain of causes from the gesture that started it,
+// each step one click from its seq.
+function whyChain(report) {
+  if (!report) return el("span", { class: "hint" }, "causes could not be read");
+  const unknown = report.start === "unknown";
+  if (report.chain.length === 1) {
+    return el("span", { class: "hint" }, unknown
+      ? "its cause is not known (recorded before causes were, or lost in a gap or another session)"
+      : "nothing caused it: a gesture or outside event");
+  }
+  return el("ol", { class: "chain" },
+    unknown ? el("li", { class: "hint" }, "\u2026 a cause not known") : null,
+    report.chain.map((c, index) => el("li", { class: c.seq === report.seq ? "this" : "" },
+      el("a", { href: "#", onclick: (event) => { event.preventDefault(); select(c.seq).catch((e) => banner(e.message)); } }, `seq ${c.seq}`),
+      " ", c.action, " ", el("span", { class: "hint" }, `${c.file}:${c.line} [${c.origin}]${index === 0 && !unknown ? " \u2014 the gesture" : ""}`))));
 }
 
 async function showState() {
