@@ -350,6 +350,6 @@ enum LogInspectionEndpoints {
     static let allCalls = [
         "overview", "head", "events?limit=50", "events?before=30", "event?seq=12", "sessions", "snapshots", "stats?buckets=10", "check",
         "state?at=12", "diff?at=12", "diff?from=3&to=40", "bisect?invariant=non-negative-total", "replay?skip=11&through=12",
-        "verify", "shrink?invariant=non-negative-total", "blame?path=cart.total",
+        "verify", "shrink?invariant=non-negative-total", "blame?path=cart.total", "why?at=9",
     ]
 }

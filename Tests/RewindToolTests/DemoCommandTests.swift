@@ -13,6 +13,11 @@ struct DemoCommandTests {
         #expect(result.standardOutput.contains("Recorded 40 actions into shop.rewind (session 1,"))
         #expect(result.standardOutput.contains("← total is negative"))
         #expect(result.standardOutput.contains("sqlite3 shop.rewind"))
+        // The suggested why names the first payment, which the log says its tap caused.
+        let line = try #require(result.standardOutput.split(separator: "\n").first { $0.contains("rewind why shop.rewind --at ") })
+        let paid = try #require(Int64(line.split(separator: " ")[4]))
+        let payment = try EventLog(path: folder.file("shop.rewind"), mode: .readOnly).event(at: paid)
+        #expect(payment.actionCase == "checkout.paymentSucceeded" && payment.cause != nil && !payment.isRoot)
 
         let log = try EventLog(path: folder.file("shop.rewind"), mode: .readOnly)
         #expect(try log.checkIntegrity().isSound)

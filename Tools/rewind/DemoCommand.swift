@@ -91,6 +91,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         let printed = Mutex(0)
         let firstNegative = Mutex<Int?>(nil)
+        let firstPayment = Mutex<Int?>(nil)
         let quiet = self.quiet
         let timeline = Middleware<ShopState, ShopAction>(didReduce: { dispatched, state, _ in
             let seq = printed.withLock { count in
@@ -98,6 +99,7 @@ struct DemoCommand: AsyncParsableCommand {
                 return count
             }
             if state.cart.total < 0 { firstNegative.withLock { $0 = $0 ?? seq } }
+            if case .checkout(.paymentSucceeded) = dispatched.action { firstPayment.withLock { $0 = $0 ?? seq } }
             guard !quiet else { return }
             let marker = state.cart.total < 0 ? "  ← total is negative" : ""
             print(
@@ -131,6 +133,7 @@ struct DemoCommand: AsyncParsableCommand {
             ("rewind state \(output) --at \(seq)", "the whole state after it"),
             ("rewind log \(output) --case 'cart.*' --to \(seq)", "the cart actions leading there"),
             ("rewind replay \(output) --without \(seq) --at \(seq)", "what if it had not happened"),
+        ] + (firstPayment.withLock { $0 }.map { [("rewind why \(output) --at \($0)", "why a payment arrived: the tap that led to it")] } ?? []) + [
             ("rewind verify \(output)", "does the reducer still reproduce it?"),
         ]
         let width = suggestions.map(\.0.count).max() ?? 0
