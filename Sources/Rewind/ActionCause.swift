@@ -6,7 +6,7 @@ import Synchronization
 /// A ``Store`` gives every action it accepts an ``ActionTicket`` and, while it processes the
 /// action, makes it the ``current`` cause on the processing thread. Whatever is dispatched
 /// meanwhile is caused by it: a middleware's dispatch, an observer's, an effect's
-/// ``Effect/send(_:info:file:function:line:column:)``. An effect that runs (``Effect/run(id:cancelInFlight:deduplicate:priority:file:function:line:column:operation:)``)
+/// ``Effect/send(_:info:file:function:line:column:)``. An effect that runs (`Effect.run`)
 /// carries the cause into its task as the task-local ``bound``, so what it sends is caused by
 /// the action that started it however long it ran, from child tasks too. An action dispatched
 /// with no cause — a tap in a view, a notification — is a root.

@@ -54,7 +54,7 @@ extension Recorder {
 /// build checks it: two calls at once stop the app with a message naming the tap. A release
 /// build does not pay for the check.
 ///
-/// **Causes.** An action recorded here is caused by whatever ``ActionCause/current`` holds where
+/// **Causes.** An action recorded here is caused by whatever `ActionCause.current` holds where
 /// the store calls (an effect of an earlier action that carries it, `ActionCause.bound`), or by the
 /// `cause` given. ``record(_:from:ticket:cause:reducing:_:)`` makes the action the cause of
 /// whatever `reduce` dispatches; a store that runs an action's effects after `reduce` returns
@@ -92,10 +92,10 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
     ///     records from, `ActionSource()`, perhaps with an `info` saying where the action came from.
     ///   - ticket: The action's identity, which the causes of what it leads to point at; a
     ///     fresh one by default.
-    ///   - cause: What led to the action: by default whatever ``ActionCause/current`` holds.
+    ///   - cause: What led to the action: by default whatever `ActionCause.current` holds.
     ///   - state: The store's state, reduced in place.
     ///   - reduce: The store's reducer for `action`, run with the action as the current cause
-    ///     (``ActionCause/whileProcessing(_:_:)``).
+    ///     (`ActionCause.whileProcessing`).
     /// - Returns: What `reduce` returns (a TCA reducer's effect, say). When it throws, nothing
     ///   is recorded for `action`: a reducer that throws must leave `state` as it found it.
     @inlinable
@@ -135,7 +135,7 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
     ///   - action: The action the store reduced.
     ///   - source: Where it was sent from.
     ///   - ticket: The action's identity, for the causes of what it leads to; none by default.
-    ///   - cause: What led to the action: by default whatever ``ActionCause/current`` holds.
+    ///   - cause: What led to the action: by default whatever `ActionCause.current` holds.
     ///   - state: The state after the action.
     @inlinable
     public func didReduce(
