@@ -104,6 +104,7 @@ struct WhyCommandTests {
             (["log", path, "--caused-by", "999"], "there is no event with seq 999"),
             (["log", path, "--caused-by", "-1"], "--caused-by"),
             (["log", path, "--caused-by", "3", "--session", "2"], "seq 3 is in session 1, not 2"),
+            (["log", path, "--caused-by", "8", "--from", "1", "--to", "5"], "--to 5 is before --caused-by 8"),
             (["why", folder.file("missing.rewind"), "--at", "1"], "missing.rewind"),
         ] {
             let result = try await run(builtProduct("rewind"), arguments, in: folder.path)

@@ -47,7 +47,9 @@ struct LogCommand: LogReadingCommand {
             let origin = try log.event(at: seq)
             if let session = filter.session, session != origin.session { throw InputError("seq \(seq) is in session \(origin.session), not \(session)") }
             filter.session = origin.session
-            filter.seqs = max(seq, filter.seqs?.lowerBound ?? seq)...(filter.seqs?.upperBound ?? .max)
+            let low = max(seq, filter.seqs?.lowerBound ?? seq), high = filter.seqs?.upperBound ?? .max
+            guard low <= high else { throw InputError("--to \(high) is before --caused-by \(seq): nothing it led to comes before it") }
+            filter.seqs = low...high
             // The limit counts the events listed, not those read.
             filter.limit = nil
             return CausalDescendants(of: seq)

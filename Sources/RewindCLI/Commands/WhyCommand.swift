@@ -61,7 +61,14 @@ struct WhyCommand: ReportingCommand {
             } else {
                 lines.append("why seq \(seq): \(chain.count - 1) step\(chain.count == 2 ? "" : "s") from the gesture that started it")
             }
+            // A long chain (an effect that re-arms itself on each result) shows its ends; --json
+            // has every step.
+            let elided = chain.count > 32 ? 4..<(chain.count - 24) : 0..<0
             for (depth, event) in chain.enumerated() {
+                if elided.contains(depth) {
+                    if depth == elided.lowerBound { lines.append("     … \(elided.count) steps (all of them with --json) …") }
+                    continue
+                }
                 let marker = depth == 0 ? (start == "root" ? "root " : "?    ") : String(repeating: " ", count: min(depth - 1, 20) * 2) + "└─ "
                 lines.append("  " + marker + event.summary)
             }
