@@ -1,4 +1,5 @@
 import Foundation
+import Rewind
 import RewindExamples
 import RewindLog
 import RewindTestSupport
@@ -91,6 +92,26 @@ struct WhyCommandTests {
         let submit = try #require(events.first { $0.actionCase == "checkout.submit" })
         let limited = try await RewindCommandTests.rewind("log", path, "--caused-by", "\(submit.seq)", "--limit", "1", in: folder)
         #expect(limited.standardOutput.split(separator: "\n").count == 1 && limited.standardOutput.contains("seq \(submit.seq)  checkout.submit"))
+    }
+
+    @Test("a chain of 41 steps prints its ends and how many it leaves out; --json has every step")
+    func longChain() async throws {
+        struct Count: Codable, Sendable { var value = 0 }
+        let folder = try TemporaryDirectory()
+        let path = folder.file("chain.rewind")
+        let recorder = Recorder<Count, Int>(log: try EventLog(path: path), app: AppIdentity(id: "chain"))
+        // Each action's middleware dispatches the next: one chain from the first.
+        let store = Store(initialState: Count(), reducer: Reducer { state, _ in state.value += 1 }, middleware: .combine(
+            recorder.middleware, Middleware(didReduce: { dispatched, _, context in if dispatched.action < 40 { context.dispatch(dispatched.action + 1) } })
+        ))
+        store.dispatch(0)
+        try await recorder.close()
+        let text = try await RewindCommandTests.rewind("why", path, "--at", "41", in: folder)
+        let lines = text.standardOutput.split(separator: "\n").map(String.init)
+        #expect(text.status == 0 && lines.first == "why seq 41: 40 steps from the gesture that started it", "\(text.standardOutput)")
+        #expect(lines.count == 1 + 4 + 1 + 24 && lines[5].contains("… 13 steps (all of them with --json) …") && lines[1].contains("root seq 1 "))
+        let json = try RewindCommandTests.json(try await RewindCommandTests.rewind("why", path, "--at", "41", "--json", in: folder).standardOutput)
+        #expect((json["chain"] as? [[String: Any]])?.compactMap { ($0["seq"] as? NSNumber)?.int64Value } == Array(1...41))
     }
 
     @Test("odd arguments: no seq, seq 0, two different seqs, a seq the log lacks, a seq of another session; exit 2 with a clear message")
