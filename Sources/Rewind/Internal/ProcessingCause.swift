@@ -23,31 +23,32 @@ enum ProcessingCause {
         var root: UInt64
     }
 
-    private static let key: pthread_key_t = {
+    /// `nil` when the process is out of keys: causes are then never found (get sees no block;
+    /// set makes none). Not 0 as "none": 0 is a key like any other.
+    private static let key: pthread_key_t? = {
         var key = pthread_key_t()
-        // Fails only when the process is out of keys: causes are then never found (get sees no
-        // block; set makes none).
         #if canImport(Darwin)
-        if pthread_key_create(&key, { $0.deallocate() }) != 0 { return 0 }
+        guard pthread_key_create(&key, { $0.deallocate() }) == 0 else { return nil }
         #else
-        if pthread_key_create(&key, { $0?.deallocate() }) != 0 { return 0 }
+        guard pthread_key_create(&key, { $0?.deallocate() }) == 0 else { return nil }
         #endif
         return key
     }()
 
     @usableFromInline
     static func get() -> ActionCause? {
-        guard let block = pthread_getspecific(key)?.assumingMemoryBound(to: Block.self), block.pointee.parent != 0 else { return nil }
+        guard let key, let block = pthread_getspecific(key)?.assumingMemoryBound(to: Block.self), block.pointee.parent != 0 else { return nil }
         return ActionCause(parent: ActionTicket(rawValue: block.pointee.parent), root: ActionTicket(rawValue: block.pointee.root))
     }
 
     @usableFromInline
     static func set(_ cause: ActionCause?) {
+        guard let key else { return }
         let block: UnsafeMutablePointer<Block>
         if let existing = pthread_getspecific(key) {
             block = existing.assumingMemoryBound(to: Block.self)
         } else {
-            guard cause != nil, key != 0 else { return }
+            guard cause != nil else { return }
             block = UnsafeMutablePointer<Block>.allocate(capacity: 1)
             guard pthread_setspecific(key, block) == 0 else {
                 block.deallocate()
