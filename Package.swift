@@ -264,6 +264,12 @@ let package = Package(
             dependencies: ["RewindCLI", "RewindExamples"],
             path: "Tools/rewind-todo"
         ),
+        // The shop's replay tool with one case made slow, for `rewind profile`'s tests.
+        .executableTarget(
+            name: "rewind-shop-slowed",
+            dependencies: ["Rewind", "RewindCLI", "RewindExamples"],
+            path: "Tests/SlowedTool"
+        ),
 
         // Benchmarks of Rewind's workloads against their baselines (run with -c release).
         .executableTarget(
@@ -381,6 +387,7 @@ let package = Package(
                 "RewindTestSupport",
                 "rewind",
                 "rewind-todo",
+                "rewind-shop-slowed",
                 "rewind-allocations",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -26,4 +26,10 @@ struct ProgressLine: Sendable {
         defer { if isShown { FileHandle.standardError.write(Data("\n".utf8)) } }
         return try await body()
     }
+
+    /// ``around(_:)`` for work that does not suspend.
+    func around<T>(_ body: () throws -> T) rethrows -> T {
+        defer { if isShown { FileHandle.standardError.write(Data("\n".utf8)) } }
+        return try body()
+    }
 }

@@ -89,7 +89,7 @@ enum Rendering {
         return rows.map { row in
             row.enumerated().map { index, cell in
                 index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
+            }.joined(separator: "  ").trailingSpacesTrimmed
         }.joined(separator: "\n")
     }
 
@@ -113,5 +113,23 @@ enum Rendering {
         var value = Double(count), unit = 0
         while value >= 1_024 && unit < units.count - 1 { value /= 1_024; unit += 1 }
         return unit == 0 ? "\(count) bytes" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// `850 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`: three significant figures.
+    static func duration(nanoseconds: UInt64) -> String {
+        let units = ["ns", "µs", "ms", "s"]
+        var value = Double(nanoseconds), unit = 0
+        while value >= 999.5 && unit < units.count - 1 { value /= 1_000; unit += 1 }
+        if unit == 0 { return "\(nanoseconds) ns" }
+        return String(format: value >= 99.95 ? "%.0f %@" : value >= 9.995 ? "%.1f %@" : "%.2f %@", value, units[unit])
+    }
+}
+
+private extension String {
+    /// Without the padding an empty last cell leaves.
+    var trailingSpacesTrimmed: String {
+        var text = Substring(self)
+        while text.last == " " { text = text.dropLast() }
+        return String(text)
     }
 }

@@ -15,13 +15,14 @@ struct RootCommand: AsyncParsableCommand {
                 Apps this tool can replay: \(AppRegistry.apps.map(\.id).joined(separator: ", ").ifEmpty("none")).
 
                 Exit codes: 0 ok; 1 the answer is "no" (verify found a divergence, bisect found \
-                nothing, check found damage, schema --diff found an unaccounted change); 2 usage or input errors.
+                nothing, check found damage, schema --diff found an unaccounted change, \
+                profile --baseline found a slower case); 2 usage or input errors.
                 """,
             version: RewindTool.versionText,
             subcommands: AppRegistry.extraCommands + [
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, WhyCommand.self, BlameCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
-                ServeCommand.self, ExportCommand.self, ImportCommand.self, ReportCommand.self, ReportsCommand.self, CollectCommand.self,
+                ProfileCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ReportCommand.self, ReportsCommand.self, CollectCommand.self,
             ] + storeCommands + [AppsCommand.self]
         )
     }

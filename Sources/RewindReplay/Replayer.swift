@@ -156,10 +156,26 @@ public struct Replayer<State: Codable & Sendable, Action: Codable & Sendable>: S
         stats: inout ReplayStats,
         _ body: (_ seq: Int64, _ action: Action) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
+        try forEachDecodedEvent(reader, from: first, through: last, skipping: skipped, stats: &stats) { event, action throws(EventLogError) in
+            try body(event.seq, action)
+        }
+    }
+
+    /// ``forEachAction(_:from:through:skipping:stats:_:)`` with each action's raw event: its
+    /// case id, for walks that group actions by case.
+    @discardableResult
+    func forEachDecodedEvent(
+        _ reader: SessionReader,
+        from first: Int64,
+        through last: Int64,
+        skipping skipped: Set<Int64> = [],
+        stats: inout ReplayStats,
+        _ body: (_ event: RawEvent, _ action: Action) throws(EventLogError) -> FoldStep
+    ) throws(EventLogError) -> Bool {
         try tallying(through: last, into: &stats) { undecodable, folded throws(EventLogError) in
-            try reader.forEachAction(Action.self, from: first, through: last, skipping: skipped, undecodable: undecodable) { seq, action throws(EventLogError) in
-                let step = try body(seq, action)
-                try folded(seq)
+            try reader.forEachDecodedEvent(Action.self, from: first, through: last, skipping: skipped, undecodable: undecodable) { event, action throws(EventLogError) in
+                let step = try body(event, action)
+                try folded(event.seq)
                 return step
             }
         }

@@ -21,28 +21,15 @@ struct BlameCommand: ReportingCommand {
     @OptionGroup var replay: ReplayFlags
     @Option(help: ArgumentHelp("The value to follow, as `rewind state` prints the state: cart.total, cart.lines[0].quantity.", valueName: "path"))
     var path: String
-    @Option(help: ArgumentHelp("Only this session (default: every session, each replayed on its own).", valueName: "n")) var session: Int64?
-    @Option(help: "From this seq (the value before it is where the list starts).") var from: Int64?
-    @Option(help: "Up to this seq.") var to: Int64?
+    @OptionGroup var range: ReplayedSessions
 
     func validate() throws {
-        try InputError.requirePositive(session, "--session", what: "a session number")
-        try InputError.requirePositive(from, "--from")
-        try InputError.requirePositive(to, "--to")
-        try InputError.requireOrdered(from, to, "--from", "--to")
         do { _ = try StatePath(path) } catch { throw InputError("--path \(path): \(error)") }
     }
 
     func report() throws -> Report {
         let log = try options.open()
-        let sessions = try session.map { [try log.session($0)] } ?? log.sessions()
-        let chosen = sessions.filter { found in
-            guard let range = found.seqRange else { return false }
-            return (from ?? 1) <= range.upperBound && range.lowerBound <= (to ?? .max)
-        }
-        guard !chosen.isEmpty else {
-            throw InputError("\(log.path): no events" + (from != nil || to != nil ? " between --from and --to" : "") + (session.map { " in session \($0)" } ?? ""))
-        }
+        let chosen = try range.sessions(in: log)
         return try replay.replay(log, sessions: chosen).run(Typed(command: self, sessions: chosen.map(\.id)))
     }
 
@@ -63,7 +50,7 @@ struct BlameCommand: ReportingCommand {
         /// Replays `session` once, reading the value after each action: by reflection once the
         /// first state shows it finds what the JSON has, from the JSON otherwise.
         private func blame<State, Action>(_ path: StatePath, session: Int64, with app: TypedAppReplay<State, Action>, into report: inout Report) throws {
-            var cursor = try app.replayer.steps(session: session, from: command.from)
+            var cursor = try app.replayer.steps(session: session, from: command.range.from)
             var reflects = true
             // Whether reflection has been seen to read a present value as the JSON has it: until
             // then, the first value it reads is checked against the JSON.
@@ -122,7 +109,7 @@ struct BlameCommand: ReportingCommand {
             }
             report.starts.append(.init(session: session, value: current.found.json))
             while let step = try cursor.next() {
-                if let to = command.to, step.event.seq > to { break }
+                if let to = command.range.to, step.event.seq > to { break }
                 report.eventsReplayed += 1
                 let next = try read(step.state, previous: (current.found, current.raw))
                 if next.changed {

@@ -142,6 +142,22 @@ package struct SessionReader: Sendable {
         undecodable: ((_ seq: Int64, _ actionCase: String, _ error: EventLogError) -> Void)? = nil,
         _ body: (_ seq: Int64, _ action: Action) throws(EventLogError) -> FoldStep
     ) throws(EventLogError) -> Bool {
+        try forEachDecodedEvent(type, from: first, through: last, skipping: skipped, undecodable: undecodable) { event, action throws(EventLogError) in
+            try body(event.seq, action)
+        }
+    }
+
+    /// ``forEachAction(_:from:through:skipping:undecodable:_:)`` with each action's raw event
+    /// (its case id, for a walk that groups by case without building a string per action).
+    @discardableResult
+    package func forEachDecodedEvent<Action: Decodable>(
+        _ type: Action.Type,
+        from first: Int64,
+        through last: Int64,
+        skipping skipped: Set<Int64> = [],
+        undecodable: ((_ seq: Int64, _ actionCase: String, _ error: EventLogError) -> Void)? = nil,
+        _ body: (_ event: RawEvent, _ action: Action) throws(EventLogError) -> FoldStep
+    ) throws(EventLogError) -> Bool {
         guard first <= last else { return false }
         let decoder = codec.decoder(for: type)
         // Whether the fold stopped on an action that did not decode (rather than on `body`):
@@ -164,7 +180,7 @@ package struct SessionReader: Sendable {
                     undecodable(event.seq, event.actionCase, error)
                     return .continue
                 }
-                return try body(event.seq, action)
+                return try body(event, action)
             }
         } catch {
             guard stoppedUndecodable else { throw error }

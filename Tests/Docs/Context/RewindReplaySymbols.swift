@@ -9,3 +9,6 @@ private struct CartView: View {
     var body: some View { EmptyView() }
 }
 #endif
+
+/// The reducer of the app's last release, kept to compare against.
+private let releasedReducer = Shop.reducer

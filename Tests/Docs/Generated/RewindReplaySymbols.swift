@@ -15,8 +15,23 @@ private struct CartView: View {
 }
 #endif
 
-// Sources/RewindReplay/Replayer.swift, block 1
+/// The reducer of the app's last release, kept to compare against.
+private let releasedReducer = Shop.reducer
+
+// Sources/RewindReplay/ProfileComparison.swift, block 1
 private func snippet1() async throws {
+    let log = try EventLog(path: "shop.rewind", mode: .readOnly)
+    let comparison = try ProfileComparison.alternating(
+        baseline: { try Replayer(log: log, reducer: releasedReducer).profile() },
+        candidate: { try Replayer(log: log, reducer: Shop.reducer).profile() }
+    )
+    for change in comparison.slower { print(change.actionCase, change.ratios) }
+    _ = log
+    _ = comparison
+}
+
+// Sources/RewindReplay/Replayer.swift, block 2
+private func snippet2() async throws {
     let replayer = Replayer(log: try EventLog(path: "shop.rewind", mode: .readOnly), reducer: Shop.reducer)
     let state = try replayer.state(at: 1_204)
     if case let .found(broken, _) = try replayer.bisect(where: { $0.cart.total < 0 }) {
@@ -26,9 +41,9 @@ private func snippet1() async throws {
     _ = state
 }
 
-// Sources/RewindReplay/Store+Restoring.swift, block 2
+// Sources/RewindReplay/Store+Restoring.swift, block 3
 #if canImport(SwiftUI)
-private func snippet2() async throws {
+private func snippet3() async throws {
     #Preview("bug 1234, before the total went negative") {
         let log = try! EventLog(path: Bundle.main.path(forResource: "bug-1234", ofType: "rewind")!, mode: .readOnly)
         CartView(store: try! Store(restoring: log, at: 41, reducer: appReducer))

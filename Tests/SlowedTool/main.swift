@@ -1,0 +1,20 @@
+// A later build of the shop's replay tool in which one case got slow: `checkout.submit` spins
+// for 2 ms in its reducer. `rewind profile` must name it, and `--baseline` must flag it.
+import Foundation
+import Rewind
+import RewindCLI
+import RewindExamples
+
+/// How long the slowed case spins.
+let slowdown = Duration.milliseconds(2)
+
+let slowed = Reducer<ShopState, ShopAction> { state, action in
+    if case .checkout(.submit) = action {
+        // Busy, not asleep: a reducer that computes too much, as a real regression would.
+        let clock = ContinuousClock(), until = clock.now + slowdown
+        while clock.now < until {}
+    }
+    Shop.reducer(&state, action)
+}
+
+await RewindTool.main(apps: [ReplayableApp(id: "com.example.shop", reducer: slowed)])
