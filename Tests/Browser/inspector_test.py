@@ -205,6 +205,25 @@ def main():
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'.row[data-seq="{why["chain"][0]["seq"]}"].selected')))
         wait_text(driver, "#why", "nothing caused it")
         check(True, "a step's seq selects it; the gesture says nothing caused it")
+        # Collapsing the gesture hides what it led to (rewind log --caused-by), and only that.
+        gesture = why["chain"][0]["seq"]
+        led = [json.loads(line)["seq"] for line in subprocess.run([REWIND, "log", demo, "--caused-by", str(gesture), "--json"], cwd=WORK,
+                                                                 check=True, capture_output=True, text=True).stdout.splitlines()]
+        followers = [seq for seq in led if seq != gesture]
+        check(9 in followers, f"the tap on pay led to its payment result ({led})")
+        before = [int(seq) for seq in texts_of(driver, ".row .seq")]
+        driver.find_element(By.ID, "collapse-gesture").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'.row[data-seq="{gesture}"] button.fold[aria-label="show what seq {gesture} led to"]')))
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, '.row[data-seq="9"]'))
+        after = [int(seq) for seq in texts_of(driver, ".row .seq")]
+        check(gesture in after and not set(followers) & set(after)
+              and all(seq in after for seq in before if seq not in followers and seq <= max(after)),
+              f"collapsed, the timeline leaves out exactly what seq {gesture} led to ({followers})")
+        check(text_of(driver, f'.row[data-seq="{gesture}"] button.fold') == "\u25b8", "the gesture's row folds like a tree node")
+        shot(driver, "collapsed")
+        driver.find_element(By.CSS_SELECTOR, f'.row[data-seq="{gesture}"] button.fold').click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, '.row[data-seq="9"]')))
+        check(True, "expanding it brings them back")
         tab(driver, "state")
         field = driver.find_element(By.ID, "jump-seq")
         field.clear()

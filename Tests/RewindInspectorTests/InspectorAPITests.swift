@@ -98,6 +98,50 @@ struct InspectorAPITests {
         #expect(try await inspector.page("before=\(Int64.max)&limit=2").seqs == [all.upperBound - 1, all.upperBound])
     }
 
+    @Test("collapse=ROOTS leaves out what those gestures led to, paging both ways, and nothing else")
+    func collapse() async throws {
+        let folder = try TemporaryDirectory()
+        let path = try await demoLog(actions: 500, in: folder)
+        let inspector = InspectorHarness(path: path)
+        var cursor = try EventLog(path: path, mode: .readOnly).events()
+        let events = try cursor.collect()
+        // The gestures that led to something: every tap on pay, and the rest.
+        let roots = Set(events.compactMap { $0.root == $0.seq ? nil : $0.root })
+        try #require(roots.count >= 3)
+        let chosen = Array(roots.sorted().prefix(3))
+        let expected = events.filter { event in !(event.root.map { chosen.contains($0) && $0 != event.seq } ?? false) }.map(\.seq)
+        #expect(expected.count < events.count && chosen.allSatisfy(expected.contains))
+        let query = "collapse=" + chosen.map(String.init).joined(separator: ",")
+        for limit in [1, 7, 1_000] {
+            var forward: [Int64] = [], after: Int64 = 0
+            while true {
+                let page = try await inspector.page("\(query)&after=\(after)&limit=\(limit)")
+                #expect(page.seqs.count <= limit)
+                forward += page.seqs
+                guard page.more, let last = page.seqs.last else { break }
+                after = last
+            }
+            #expect(forward == expected, "limit \(limit)")
+            var backward: [Int64] = [], before = Int64.max
+            while true {
+                let page = try await inspector.page("\(query)&before=\(before)&limit=\(limit)")
+                #expect(page.seqs.count <= limit)
+                backward = page.seqs + backward
+                guard page.more, let first = page.seqs.first else { break }
+                before = first
+            }
+            #expect(backward == expected, "limit \(limit)")
+        }
+        // A seq that is no gesture, or not in the log, collapses nothing.
+        #expect(try await inspector.page("collapse=9999999&limit=1000").seqs == events.map(\.seq))
+        for (bad, message) in [("collapse=0", "give seqs"), ("collapse=8,x", "give seqs"), ("collapse=8,,9", "give seqs"), ("collapse=-3", "give seqs")] {
+            let response = await inspector.get("/api/events?" + bad), body = String(decoding: response.body, as: UTF8.self)
+            #expect(response.status == 400 && body.contains(message), "\(bad): \(body)")
+        }
+        let many = await inspector.get("/api/events?collapse=" + (1...1_001).map(String.init).joined(separator: ","))
+        #expect(many.status == 400 && String(decoding: many.body, as: UTF8.self).contains("at most 1000 seqs"))
+    }
+
     @Test("the timeline's filters are `rewind log`'s: session, case pattern, source file, seq range, time")
     func filters() async throws {
         let folder = try TemporaryDirectory()
@@ -348,7 +392,7 @@ struct InspectorAPITests {
 /// One call of every endpoint the API has, with parameters that make it do its work.
 enum LogInspectionEndpoints {
     static let allCalls = [
-        "overview", "head", "events?limit=50", "events?before=30", "event?seq=12", "sessions", "snapshots", "stats?buckets=10", "check",
+        "overview", "head", "events?limit=50", "events?before=30&collapse=8", "event?seq=12", "sessions", "snapshots", "stats?buckets=10", "check",
         "state?at=12", "diff?at=12", "diff?from=3&to=40", "bisect?invariant=non-negative-total", "replay?skip=11&through=12",
         "verify", "shrink?invariant=non-negative-total", "blame?path=cart.total", "why?at=9",
     ]

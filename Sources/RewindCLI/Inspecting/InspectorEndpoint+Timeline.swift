@@ -65,40 +65,67 @@ extension InspectorEndpoint {
     /// from, to, since, until, case, file, line), each event as `rewind log --json` prints it.
     /// `after=SEQ` reads forward from just after a seq (0: the start), `before=SEQ` backward
     /// from just before it (scrolling up); `limit` is 1–1000 (100 unless given). `more` says
-    /// whether the page stopped short of the end in its direction.
+    /// whether the page stopped short of the end in its direction. `collapse=8,20` leaves out
+    /// what those gestures led to (the events whose chain starts at one of them, the gesture's
+    /// own event kept); a page skips at most ``collapsedScanLimit`` such events, then ends
+    /// early with `more`.
     static let events = InspectorEndpoint(
         options: ["session", "from", "to", "since", "until", "case", "file", "line"],
-        own: ["after", "before", "limit"]
+        own: ["after", "before", "limit", "collapse"]
     ) { call, inspection in
         let command: LogCommand = try inspection.parse(call)
         let limit = Int(try call.integer("limit", in: 1...1_000) ?? 100)
         let after = try call.integer("after", in: 0...Int64.max), before = try call.integer("before", in: 1...Int64.max)
         guard after == nil || before == nil else { throw BadCall(description: "give after=SEQ or before=SEQ, not both") }
+        let collapsed = try call.seqs("collapse", limit: 1_000)
         let log = try command.options.open()
         var filter = try command.filter(in: log)
         filter.limit = nil
-        var events: [LoggedEvent]
-        let more: Bool
+        /// Whether the page shows `event`: not inside a collapsed gesture.
+        func shown(_ event: LoggedEvent) -> Bool {
+            guard !collapsed.isEmpty, let root = event.root, root != event.seq else { return true }
+            return !collapsed.contains(root)
+        }
+        var events: [LoggedEvent] = []
+        var more = false
+        var skipped = 0
         if let before {
-            events = try log.events(filter, before: before, count: limit + 1)
-            more = events.count > limit
-            if more { events.removeFirst() }
+            var end = before, readToStart = false
+            // Backward a page at a time, until the page is full or the range is read.
+            while events.count <= limit, skipped < collapsedScanLimit {
+                let page = try log.events(filter, before: end, count: limit + 1)
+                let kept = page.filter(shown)
+                skipped += page.count - kept.count
+                events = kept + events
+                guard let first = page.first, page.count > limit else { readToStart = true; break }
+                end = first.seq
+            }
+            more = !readToStart || events.count > limit
+            if events.count > limit { events.removeFirst(events.count - limit) }
         } else {
             let low = after.map { $0 == .max ? $0 : $0 + 1 } ?? 1
             let range = (max(low, filter.seqs?.lowerBound ?? 1), filter.seqs?.upperBound ?? .max)
-            if after == .max || range.0 > range.1 {
-                events = []
-            } else {
+            if after != .max, range.0 <= range.1 {
                 filter.seqs = range.0...range.1
-                filter.limit = limit + 1
                 var cursor = log.events(filter, pageSize: limit + 1)
-                events = try cursor.collect()
+                while events.count <= limit, let event = try cursor.next() {
+                    if shown(event) {
+                        events.append(event)
+                    } else {
+                        skipped += 1
+                        if skipped >= collapsedScanLimit { more = true; break }
+                    }
+                }
             }
-            more = events.count > limit
-            if more { events.removeLast() }
+            more = more || events.count > limit
+            if events.count > limit { events.removeLast(events.count - limit) }
         }
         return try .json(encoding: Page(events: try events.map { try EventReport($0, in: log) }, more: more))
     }
+
+    /// How many collapsed events one page of `/api/events` skips at most: a gesture that led
+    /// to millions of events costs a few pages to scroll past, never one answer that long.
+    static let collapsedScanLimit = 50_000
 
     struct Overview: Encodable {
         var path: String

@@ -58,4 +58,15 @@ extension InspectorCall {
         }
         return value
     }
+
+    /// A comma-separated list of seqs (`8,20`), at most `limit` of them, each at least 1.
+    func seqs(_ name: String, limit: Int) throws -> Set<Int64> {
+        guard let text = self[name], !text.isEmpty else { return [] }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count <= limit else { throw BadCall(description: "\(name): at most \(limit) seqs") }
+        return Set(try parts.map { part in
+            guard let seq = Int64(part), seq >= 1 else { throw BadCall(description: "\(name)=\(text): give seqs (whole numbers from 1), separated by commas") }
+            return seq
+        })
+    }
 }

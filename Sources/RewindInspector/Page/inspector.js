@@ -10,6 +10,8 @@ const view = {
   // seq → "reproduced" | "diverging" | "unchecked" (after verify); seq → recorded gap.
   snapshots: new Map(), gaps: new Map(),
   tab: "event", stateCache: new Map(), formatted: {},
+  // Gestures (root seqs) whose descendants the timeline leaves out.
+  collapsed: new Set(),
 };
 
 function el(tag, attrs, ...children) {
@@ -86,7 +88,16 @@ async function busy(label, work) {
 
 function filterParams() {
   const f = view.filter;
-  return { session: f.session, case: f.case, file: f.file, since: f.since, until: f.until };
+  return { session: f.session, case: f.case, file: f.file, since: f.since, until: f.until,
+    collapse: view.collapsed.size ? [...view.collapsed].join(",") : undefined };
+}
+
+// Collapses or expands what a gesture led to, keeping the timeline where it was.
+async function toggleCollapsed(root) {
+  if (view.collapsed.has(root)) view.collapsed.delete(root); else view.collapsed.add(root);
+  const at = view.rows[Math.floor(view.top)]?.seq ?? root;
+  await busy("timeline", () => loadAround(Math.min(at, root)));
+  if (view.selected !== null) showEvent().catch((e) => banner(e.message));
 }
 
 async function loadAround(seq) {
@@ -140,6 +151,8 @@ function render() {
   view.top = Math.max(0, Math.min(view.top, Math.max(0, view.rows.length - count + 1)));
   const start = Math.floor(view.top);
   box.replaceChildren();
+  // Gestures with what they led to among the rows loaded: each can be collapsed.
+  const leading = new Set(view.rows.filter((r) => r.root !== undefined && r.root !== r.seq).map((r) => r.root));
   for (let i = start; i < Math.min(view.rows.length, start + count); i++) {
     const e = view.rows[i];
     const row = el("div", {
@@ -150,12 +163,21 @@ function render() {
         onclick: (event) => { event.stopPropagation(); toggleSkip(e.seq); } }),
       el("span", { class: "seq" }, e.seq),
       el("span", { class: "time" }, e.time.slice(11, 23)),
-      el("span", { class: "case", title: e.action }, e.action,
+      el("span", { class: "case", title: e.action },
+        // A gesture with what it led to folds like a tree node; other rows keep the room.
+        view.collapsed.has(e.seq) || leading.has(e.seq) ? el("button", {
+          class: "fold", "data-root": e.seq,
+          "aria-label": `${view.collapsed.has(e.seq) ? "show" : "collapse"} what seq ${e.seq} led to`,
+          title: view.collapsed.has(e.seq) ? "Show what this gesture led to" : "Collapse what this gesture led to",
+          onclick: (event) => { event.stopPropagation(); toggleCollapsed(e.seq).catch((error) => banner(error.message)); },
+        }, view.collapsed.has(e.seq) ? "\u25b8" : "\u25be") : el("span", { class: "fold" }),
+        e.action,
         e.redaction ? el("span", { class: "tag", title: e.redaction }, "redacted") : null,
         view.hits.has(e.seq) ? el("span", { class: "tag bad" }, view.hits.get(e.seq)) : null,
         view.snapshots.has(e.seq) ? el("span", { class: "tag " + view.snapshots.get(e.seq), title: snapshotTitle(view.snapshots.get(e.seq)) }, "snapshot") : null,
         view.gaps.has(e.seq) ? el("span", { class: "tag bad", title: view.gaps.get(e.seq).reason },
-          `gap: ${view.gaps.get(e.seq).lost} lost after this`) : null),
+          `gap: ${view.gaps.get(e.seq).lost} lost after this`) : null,
+        ),
       el("span", { class: "src", title: `${e.file}:${e.line} in ${e.function}` }, `${e.file.split("/").pop()}:${e.line}`),
       el("span", { class: "origin" }, e.origin));
     row.style.top = `${(i - start) * ROW}px`;
@@ -275,7 +297,16 @@ async function showEvent() {
     tree(e.payload === undefined ? null : e.payload, "", 8));
   const seq = e.seq;
   const why = await api("why", { at: seq }).catch(() => null);
-  if (view.selected === seq && $("why")) fill($("why"), whyChain(why));
+  if (view.selected === seq && $("why")) fill($("why"), whyChain(why), collapseButton(why));
+}
+
+// Under the chain: hide (or show again) everything its gesture led to, in the timeline.
+function collapseButton(report) {
+  const root = report && report.start === "root" ? report.chain[0].seq : null;
+  if (root === null || (report.chain.length === 1 && !view.collapsed.has(root) &&
+      !view.rows.some((r) => r.root === root && r.seq !== root))) return null;
+  return el("button", { id: "collapse-gesture", class: "below", onclick: () => toggleCollapsed(root).catch((e) => banner(e.message)) },
+    view.collapsed.has(root) ? `Show what seq ${root} led to` : `Collapse what seq ${root} led to`);
 }
 
 // Why an event happened (`rewind why`): the chain of causes from the gesture that started it,
