@@ -39,10 +39,14 @@ let package = Package(
     // `Collector` (off by default): `rewind collect`, the server a team runs to receive its apps'
     // reports (Hummingbird 2 and its SwiftNIO stack). Off, Hummingbird is not even resolved; the
     // team builds its `rewind` with `--traits defaults,Collector` (Tools/dev.sh enables all traits).
+    //
+    // `MCP` (on by default): `rewind mcp`, the read-only questions for AI agents over the Model
+    // Context Protocol (the MCP swift-sdk and swift-log) in every replay tool built on RewindCLI.
     traits: [
         .trait(name: "PostgreSQL", description: "PostgreSQL log stores in the rewind commands (postgres-nio, SwiftNIO)."),
         .trait(name: "Collector", description: "`rewind collect`, the report collector server (Hummingbird 2)."),
-        .default(enabledTraits: ["PostgreSQL"]),
+        .trait(name: "MCP", description: "`rewind mcp`: the read-only questions for AI agents over the Model Context Protocol (its swift-sdk, swift-log)."),
+        .default(enabledTraits: ["PostgreSQL", "MCP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -72,6 +76,9 @@ let package = Package(
         // per-request deadline handler; Hummingbird depends on it already.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // `rewind mcp` (the MCP trait): the Model Context Protocol's official SDK, for its server
+        // and JSON-RPC types (RewindCLI only: replay tools link it, apps never do).
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
         // `swift package generate-documentation` (Tools/docs.sh): builds the DocC catalogs.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -190,6 +197,9 @@ let package = Package(
                 .target(name: "RewindCollect", condition: .when(traits: ["Collector"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CustomDump", package: "swift-custom-dump"),
+                .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCP"])),
+                // The Logger the MCP transport protocol asks for (a no-op one: nothing is logged).
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["MCP"])),
             ]
         ),
 

@@ -54,6 +54,16 @@ if worst:
 print(f"consumer: every dependency's manifest reads with Swift {sys.argv[2]}")
 PY
 
+# A team that wants `rewind mcp` in its replay tool turns the MCP trait on: the MCP swift-sdk
+# (whose manifest names the DocC plugin by branch) must resolve from a consumer's graph too.
+mcp=$(mktemp -d)
+cp -R "$root/Tests/Consumer/." "$mcp/"
+sed -i "s|path: \"../..\", traits: \[\]|path: \"$root\", traits: [\"MCP\"]|" "$mcp/Package.swift"
+grep -q 'traits: \["MCP"\]' "$mcp/Package.swift" || { echo "consumer: could not turn the MCP trait on in a copy of the manifest" >&2; exit 1; }
+(cd "$mcp" && swift package resolve --scratch-path "$mcp/.build" >/dev/null)
+grep -q '"identity" : "swift-sdk"' "$mcp/Package.resolved" || { echo "consumer: with the MCP trait, the MCP swift-sdk did not resolve" >&2; exit 1; }
+echo "consumer: with traits: [\"MCP\"], the graph resolves ($(grep -c '"identity"' "$mcp/Package.resolved") packages, the MCP swift-sdk among them)"
+rm -rf "$mcp"
 if [ "${1:-}" = "--sizes" ]; then
     swift build -c release --scratch-path "$scratch" --product size-baseline
     swift build -c release --scratch-path "$scratch" --product size-store

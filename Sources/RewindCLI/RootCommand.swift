@@ -23,7 +23,7 @@ struct RootCommand: AsyncParsableCommand {
                 SessionsCommand.self, SchemaCommand.self, LogCommand.self, ShowCommand.self, StatsCommand.self, CheckCommand.self,
                 StateCommand.self, DiffCommand.self, WhyCommand.self, BlameCommand.self, BisectCommand.self, ShrinkCommand.self, VerifyCommand.self, ReplayCommand.self,
                 ProfileCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ReportCommand.self, ReportsCommand.self, CollectCommand.self,
-            ] + storeCommands + [AppsCommand.self]
+            ] + storeCommands + agentCommands + [AppsCommand.self]
         )
     }
 }
@@ -54,4 +54,13 @@ private var storeCommands: [any ParsableCommand.Type] {
 
 extension String {
     func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}
+
+/// `rewind mcp`, in a build with the MCP trait (on by default).
+private var agentCommands: [any ParsableCommand.Type] {
+    #if MCP
+    [MCPCommand.self]
+    #else
+    []
+    #endif
 }

@@ -69,6 +69,14 @@ public final class InspectorJob: Sendable {
         state = Mutex(State())
     }
 
+    /// A job answered outside the inspector's server — an agent's call over `rewind mcp` —
+    /// which nobody polls: it is never abandoned, and stops only when ``cancel()`` is called.
+    public convenience init(answering call: InspectorCall) {
+        var limits = Inspector.Limits()
+        limits.abandonAfter = .seconds(Int64.max / 4)
+        self.init(call: call, isLong: false, limits: limits)
+    }
+
     /// Whether the answer is no longer wanted: nobody asked about the job for
     /// ``Inspector/Limits/abandonAfter``. Long work checks it where it reports progress and
     /// stops (its answer is thrown away).
@@ -106,7 +114,9 @@ public final class InspectorJob: Sendable {
 
     func markRunning() { state.withLock { $0.phase = .running } }
 
-    func cancel() {
+    /// Cancels the job: ``isCancelled`` turns true, and its waiters are told there will be no
+    /// answer.
+    public func cancel() {
         let waiters = state.withLock { state in
             state.cancelled = true
             defer { state.waiters = [:] }

@@ -202,6 +202,8 @@ struct InspectorAPITests {
             ("/api/events?since=yesterday", 400, "--since 'yesterday'"),
             ("/api/events?line=-4", 400, "--line -4"),
             ("/api/events?nonsense=1", 400, "'events' has no parameter 'nonsense'"),
+            // The API runs no other program: profile's --baseline is not among its parameters.
+            ("/api/profile?baseline=/bin/echo", 400, "'profile' has no parameter 'baseline'"),
             ("/api/state", 400, "--at"),
             ("/api/state?at=0", 400, "--at 0: a seq is 1 or more"),
             ("/api/state?at=-1", 400, "--at -1: a seq is 1 or more"),
@@ -394,6 +396,6 @@ enum LogInspectionEndpoints {
     static let allCalls = [
         "overview", "head", "events?limit=50", "events?before=30&collapse=8", "event?seq=12", "sessions", "snapshots", "stats?buckets=10", "check",
         "state?at=12", "diff?at=12", "diff?from=3&to=40", "bisect?invariant=non-negative-total", "replay?skip=11&through=12",
-        "verify", "shrink?invariant=non-negative-total", "blame?path=cart.total", "why?at=9",
+        "verify", "shrink?invariant=non-negative-total", "blame?path=cart.total", "why?at=9", "profile?slowest=3",
     ]
 }

@@ -50,6 +50,7 @@ struct LogInspection: InspectorAPI {
         "bisect": .reporting(BisectCommand.self, replays: true, options: ["invariant", "where", "session"], flags: ["monotonic"]),
         "replay": .reporting(ReplayCommand.self, replays: true, options: ["without", "at"]),
         "verify": .reporting(VerifyCommand.self, replays: true, options: ["session"]),
+        "profile": .reporting(ProfileCommand.self, replays: true, options: ["session", "from", "to", "slowest"]),
         "shrink": .shrink,
     ]
 
