@@ -199,7 +199,9 @@ struct CollectorTests {
         while await stored() < 2, ContinuousClock.now - began < .seconds(30) { try await Task.sleep(for: .milliseconds(2)) }
         collector.kill()
         let first = await sending.value
-        #expect(first.delivered >= 2 && first.delivered < count && first.lastFailure != nil, "\(first)")
+        // Sent one after the other: the first's answer came before the second was sent, while the
+        // second may be stored with its answer lost in the kill.
+        #expect(first.delivered >= 1 && first.delivered < count && first.lastFailure != nil, "\(first)")
         // Restarted: the rest goes, a report stored before its answer was lost is answered as stored.
         collector = try RunningCollector(store: team.store, tokens: team.tokensFile, port: port)
         let rest = await uploader.send(now: Date().addingTimeInterval(3600))
