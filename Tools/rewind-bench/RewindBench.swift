@@ -32,7 +32,9 @@ struct RewindBench: AsyncParsableCommand {
             dispatch, on a new file and an existing one, vs a store alone; not in the default list), \
             recorder-memory (the peak resident memory recording adds to the shop app, each run in a process of \
             its own, vs the store alone), report (sealing and opening a crash report, vs exporting its window; \
-            not in the default list). Each runs \
+            not in the default list), json-decoding (the JSON codec's payloads decoded by Foundation, parsed \
+            alone, and by the decoding spike's tape and lazy containers, vs the binary codec; not in the \
+            default list). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
@@ -74,7 +76,7 @@ struct RewindBench: AsyncParsableCommand {
               runs > 0, seeks > 0, batchSize > 0 else {
             throw ValidationError("sizes, --burst, --runs, --seeks and --batch-size must be positive")
         }
-        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory", "report", "collect"]
+        let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory", "report", "collect", "json-decoding"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
         guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
@@ -139,6 +141,11 @@ struct RewindBench: AsyncParsableCommand {
             if workload.contains("replay") { emit(try ReplayWorkload(logs: logs, runs: runs).measure()) }
             if workload.contains("seek") { emit(try SeekWorkload(logs: logs, seeks: seeks).measure()) }
             if workload.contains("memory") { emit(try MemoryWorkload(logs: logs).measure()) }
+        }
+        if workload.contains("json-decoding") {
+            let todo = await Todo.sessionActions(count: 20_000, seed: seed).map(\.action)
+            let shop = await Shop.sessionActions(count: 20_000, seed: seed).map(\.action)
+            emit(try JSONDecodingWorkload(todo: todo, shop: shop, runs: runs).measure())
         }
         if workload.contains("inspector") {
             emit(try await InspectorWorkload(events: inspectorEvents, seed: seed, calls: inspectorCalls, logPath: inspectorLog).measure())
