@@ -22,24 +22,33 @@ struct RecordWorkload {
     func measure() throws -> (throughput: WorkloadResult, size: WorkloadResult) {
         var variants: [WorkloadResult.Variant] = []
         var sizes: [WorkloadResult.Variant] = []
+        var notes: [String] = []
         for codec in [JSONPayloadCodec() as any PayloadCodec, BinaryPayloadCodec()] where codecs.contains(codec.name) {
-            var rawRates: [Double] = [], recorderRates: [Double] = [], bytes: [Double] = []
+            var rawRates: [Double] = [], recorderRates: [Double] = [], appendRates: [Double] = [], bytes: [Double] = []
             var rawCPU: [Double] = [], writerCPU: [Double] = [], checkingCPU: [Double] = []
             for run in 0...runs {
                 let raw = try rawInsert(codec: codec)
                 let recorded = try record(codec: codec)
+                let appended = try appendDirectly(codec: codec)
                 let checking = codec.name == "json" ? try record(codec: codec, checkingInvariant: true) : nil
                 guard run > 0 else { continue }
                 if let checking { checkingCPU.append(checking.writerCPUPerThousand) }
                 rawRates.append(raw.rate)
                 rawCPU.append(raw.cpuPerThousand)
                 recorderRates.append(recorded.rate)
+                appendRates.append(appended)
                 writerCPU.append(recorded.writerCPUPerThousand)
                 bytes.append(recorded.bytesPerEvent)
             }
             let raw = median(rawRates), recorded = median(recorderRates)
             variants.append(.init(name: "raw sqlite3_* inserts, \(codec.name) rows (baseline)", value: raw, unit: "rows/s", ratioToBaseline: 1, runs: rawRates))
             variants.append(.init(name: "recorder, \(codec.name), committed", value: recorded, unit: "actions/s", ratioToBaseline: recorded / raw, runs: recorderRates))
+            // Rewind's own append API writing the same actions in the same batches (encoding
+            // included, as the recorder's): what the recorder adds beyond the appends it performs.
+            let appended = median(appendRates)
+            variants.append(.init(name: "EventLog.append, \(codec.name), \(batchSize) per call", value: appended, unit: "actions/s", ratioToBaseline: appended / raw, runs: appendRates))
+            notes.append(String(format: "%@: the recorder commits %.2f× what EventLog.append does with the same batches (runs: %@)", codec.name, recorded / appended,
+                                zip(recorderRates, appendRates).map { String(format: "%.2f", $0 / $1) }.joined(separator: ", ")))
             // CPU per 1,000 rows: the raw loop's thread against the recorder's writer thread
             // (the process's CPU time less the dispatching thread's). The ratio is inverted
             // (baseline ÷ writer) so that, like the throughput rows, higher is better.
@@ -67,7 +76,8 @@ struct RecordWorkload {
         let throughput = WorkloadResult(
             name: "record (\(actions) shop actions, \(batchSize) per transaction, WAL, synchronous=FULL)",
             baseline: "the raw C API inserting the same encoded rows (each codec's ratio is to its own baseline)",
-            variants: variants
+            variants: variants,
+            notes: notes
         )
         let jsonSize = sizes.first?.value ?? 1
         let size = WorkloadResult(
@@ -97,6 +107,28 @@ struct RecordWorkload {
             configuration.invariants = FieldInvariants(reducer: Shop.reducer, [Shop.nonNegativeTotal])
         }
         return try Self.recordCommitted(session, actions: actions, into: path, configuration: configuration)
+    }
+
+    /// Appends the same actions (the session, cycled) to a new log through `EventLog.append`,
+    /// `batchSize` a call, one session, no snapshots but the initial one; returns actions per
+    /// second. The records are made before the clock starts, as the recorder's items are made
+    /// on the dispatching thread.
+    private func appendDirectly(codec: any PayloadCodec) throws -> Double {
+        let path = TemporaryLog.path("append")
+        defer { TemporaryLog.remove(path) }
+        let log = try EventLog(path: path)
+        defer { try? log.close() }
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.shop"), codec: codec, initialState: ShopState())
+        let now = Date()
+        let records = (0..<actions).map { index in
+            let dispatched = self.session[index % self.session.count]
+            return EventRecord(dispatched.action, source: dispatched.source, time: now)
+        }
+        let batches = stride(from: 0, to: records.count, by: batchSize).map { Array(records[$0..<min($0 + batchSize, records.count)]) }
+        let elapsed = try ContinuousClock().measure {
+            for batch in batches { _ = try log.append(batch, to: session) }
+        }
+        return Double(actions) / elapsed.seconds
     }
 
     /// Dispatches `actions` of `session` (cycled) through a store with a recorder configured by
