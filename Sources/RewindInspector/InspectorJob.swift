@@ -84,6 +84,9 @@ public final class InspectorJob: Sendable {
         state.withLock { $0.cancelled || $0.isAbandoned(after: abandonAfter) }
     }
 
+    /// The latest report of how far the work is, if any.
+    public var progress: Progress? { state.withLock { $0.progress } }
+
     /// Reports how far the work is; the page shows the latest report.
     public func report(_ what: String, done: Int64, of total: Int64? = nil) {
         state.withLock { $0.progress = Progress(what: what, done: done, total: total) }

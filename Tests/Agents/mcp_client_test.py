@@ -5,8 +5,8 @@ Records the demo's log with the built `rewind`, starts `rewind mcp` on it as a s
 the way an agent's host does, and asks what an agent asks: it initializes, lists the tools,
 calls each one and compares its answer with the CLI's `--json` report of the same question,
 finds the demo's bug (bisect, then why and diff at the seq it names), sends bad arguments,
-asks for more than the answer cap, opens two logs, and cancels a long replay (the server's
-CPU use then stops, and it answers the next call). Run by Tools/mcp-tests.sh (which installs
+asks for more than the answer cap, opens two logs, follows a long replay's progress, and
+cancels one (the server's CPU use then stops, and it answers the next call). Run by Tools/mcp-tests.sh (which installs
 what is missing); exits non-zero on the first failed check.
 
 usage: mcp_client_test.py BIN_DIR WORK_DIR
@@ -152,6 +152,24 @@ async def two_logs(demo, other):
         check(a[0]["events"] == 60 and b[0]["events"] == 120, "each log answers for itself, by its name or its file name")
 
 
+async def progress(big):
+    """A long replay reports how far it is to a client that asks (its progressToken)."""
+    async with server(big) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        reports = []
+
+        async def heard(done, total, message):
+            reports.append((done, total, message))
+
+        began = time.monotonic()
+        verified = answer(await session.call_tool("verify", {}, progress_callback=heard))
+        took = time.monotonic() - began
+        # Progress goes out every half second: a call of a second or more has some.
+        check(verified["agrees"] and (reports or took < 1) and all(total == reports[-1][1] for _, total, _ in reports)
+              and [done for done, _, _ in reports] == sorted(done for done, _, _ in reports) and all("seq" in m for _, _, m in reports),
+              f"a long verify ({took:.1f} s) sends its progress, rising ({len(reports)} reports, the last {reports[-1] if reports else None})")
+
+
 def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
@@ -209,6 +227,7 @@ async def main():
     await tools_and_answers("rewind-demo.rewind")
     await capped("rewind-demo.rewind")
     await two_logs("rewind-demo.rewind", other)
+    await progress(big)
     await cancelled(big)
     print(f"mcp client tests passed in {time.monotonic() - started:.1f} s")
 

@@ -8,13 +8,16 @@ import RewindInspector
 /// CLI's `--json` reports, validation, redaction and error messages — as one tool result.
 ///
 /// Answers are capped (``maxAnswerBytes``: a larger one is refused, saying how to ask for less,
-/// rather than cut into invalid JSON); the calls that replay take turns, two at a time; a call
-/// the client cancels (`notifications/cancelled`) stops its replay at the next progress check.
+/// rather than cut into invalid JSON); the calls that replay take turns, two at a time, and
+/// send `notifications/progress` to a client that gave a `progressToken`; a call the client
+/// cancels (`notifications/cancelled`) stops its replay at the next progress check.
 struct AgentServer: Sendable {
     /// The logs, by the name each was given at launch.
     let logs: [(name: String, inspection: LogInspection)]
     /// The largest answer, in bytes of JSON.
     let maxAnswerBytes: Int
+    /// How often a long call's progress is sent to a client that asked for it.
+    static let progressInterval = Duration.milliseconds(500)
     private let turns = AnswerTurns(running: 2)
 
     init(logs: [(name: String, inspection: LogInspection)], maxAnswerBytes: Int) {
@@ -41,8 +44,14 @@ struct AgentServer: Sendable {
         await server.withMethodHandler(ListTools.self) { _ in
             ListTools.Result(tools: AgentTool.all.map(\.listed))
         }
-        await server.withMethodHandler(CallTool.self) { parameters in
-            try await call(parameters.name, arguments: parameters.arguments ?? [:])
+        await server.withMethodHandler(CallTool.self) { [server] parameters in
+            let token = parameters._meta?.progressToken
+            return try await call(parameters.name, arguments: parameters.arguments ?? [:]) { progress in
+                guard let token else { return }
+                try? await server.notify(ProgressNotification.message(.init(
+                    progressToken: token, progress: Double(progress.done), total: progress.total.map(Double.init), message: "\(progress.what): seq \(progress.done)"
+                )))
+            }
         }
         try await server.start(transport: transport)
         await server.waitUntilCompleted()
@@ -54,7 +63,12 @@ struct AgentServer: Sendable {
     /// Answers one tool call. An unknown tool is a protocol error; everything else — arguments
     /// the tool does not take, values its command refuses, a log that cannot be read — is a
     /// tool result marked as an error, with the message the CLI would print.
-    func call(_ name: String, arguments: [String: Value]) async throws -> CallTool.Result {
+    ///
+    /// - Parameter report: Given the job's progress every ``progressInterval`` while it runs
+    ///   (for a client that asked for progress with a `progressToken`).
+    func call(
+        _ name: String, arguments: [String: Value], report: (@Sendable (InspectorJob.Progress) async -> Void)? = nil
+    ) async throws -> CallTool.Result {
         guard let tool = AgentTool.all.first(where: { $0.name == name }) else {
             throw MCPError.invalidParams("no tool '\(name)' (there are: \(AgentTool.all.map(\.name).joined(separator: ", ")))")
         }
@@ -65,11 +79,24 @@ struct AgentServer: Sendable {
             return CallTool.Result(content: [.text(text: error.description, annotations: nil, _meta: nil)], isError: true)
         }
         let job = InspectorJob(answering: call)
+        let reporting = report.map { report in
+            Task {
+                var last: InspectorJob.Progress?
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.progressInterval)
+                    if let progress = job.progress, progress != last {
+                        await report(progress)
+                        last = progress
+                    }
+                }
+            }
+        }
         let response = await withTaskCancellationHandler {
             await turns.taking(inspection.isLong(call)) { await inspection.answer(call, in: job) }
         } onCancel: {
             job.cancel()
         }
+        reporting?.cancel()
         try Task.checkCancellation()
         var body = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200 else {
