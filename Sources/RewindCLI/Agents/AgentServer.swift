@@ -96,7 +96,9 @@ struct AgentServer: Sendable {
         } onCancel: {
             job.cancel()
         }
+        // No progress after the answer: the reporter is stopped, and waited for, first.
         reporting?.cancel()
+        await reporting?.value
         try Task.checkCancellation()
         var body = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200 else {
