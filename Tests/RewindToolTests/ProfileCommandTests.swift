@@ -92,6 +92,9 @@ struct ProfileCommandTests {
             let refused = try await run(builtProduct("rewind"), ["profile", path, "--baseline", "/bin/echo"] + arguments, in: folder.path)
             #expect(refused.status == 2 && refused.standardError.contains(arguments[0]), "\(arguments): \(refused.standardError)")
         }
+        // The log is checked before any build runs: this tool's own message.
+        let missingLog = try await RewindCommandTests.rewind("profile", "missing.rewind", "--baseline", "/bin/echo", in: folder)
+        #expect(missingLog.status == 2 && missingLog.standardError.contains("missing.rewind: no such file"), "\(missingLog.standardError)")
         let unpaired = try await RewindCommandTests.rewind("profile", path, "--runs", "3", in: folder)
         #expect(unpaired.status == 2 && unpaired.standardError.contains("give --baseline TOOL"))
         let empty = try await RewindCommandTests.rewind("profile", path, "--from", "100000", in: folder)

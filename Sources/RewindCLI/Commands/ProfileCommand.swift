@@ -44,8 +44,13 @@ struct ProfileCommand: ReportingCommand {
     }
 
     func report() throws -> ProfileReport {
-        if let baseline { return .comparison(try compare(with: baseline)) }
         let log = try options.open()
+        // Compared, the log is read by the two builds; opened here first, a log that cannot be
+        // read fails with this tool's own message.
+        if let baseline {
+            _ = try range.sessions(in: log)
+            return .comparison(try compare(with: baseline))
+        }
         let chosen = try range.sessions(in: log)
         return try replay.replay(log, sessions: chosen).run(Typed(command: self, sessions: chosen.map(\.id)))
     }
