@@ -4,7 +4,7 @@ import RewindTestSupport
 import Testing
 
 /// `rewind profile`, run as the built binaries on the demo's log: `rewind` (the shop's reducer)
-/// and `rewind-shop-slowed` (the same tool with `checkout.submit` spinning 2 ms, as a later
+/// and `rewind-shop-slowed` (the same tool with `checkout.submit` spinning 10 ms, as a later
 /// build with a regression would).
 @Suite("rewind profile")
 struct ProfileCommandTests {
@@ -26,19 +26,20 @@ struct ProfileCommandTests {
         #expect(lines[0].hasPrefix("profile of \(events.count) actions in session 1: reducers took "), "\(text.standardOutput)")
         #expect(lines[2].hasPrefix("case ") && lines[3].hasPrefix("checkout.submit  "), "\(text.standardOutput)")
         let slowest = try #require(lines.firstIndex(of: "slowest actions:"))
-        // The submits lead, in the order of their times (a spin the system preempted is longer).
-        let leading = lines[(slowest + 1)...].prefix(submits.count)
-        #expect(leading.allSatisfy { $0.hasSuffix("payTapped(orderID:at:)") && $0.contains(" ms  seq ") && $0.contains("  checkout.submit  RewindExamples/ShopScreens.swift:") }, "\(leading)")
-        #expect(Set(leading.compactMap { $0.split(separator: " ").drop { $0 != "seq" }.dropFirst().first.flatMap { Int64($0) } }) == Set(submits))
+        // Every submit is among the slowest (by 10 ms each, only an action the system preempted
+        // as long could come between them), with its source.
+        let listed = lines[(slowest + 1)...].filter { $0.contains("  checkout.submit  RewindExamples/ShopScreens.swift:") && $0.hasSuffix("payTapped(orderID:at:)") }
+        #expect(Set(listed.compactMap { $0.split(separator: " ").drop { $0 != "seq" }.dropFirst().first.flatMap { Int64($0) } }) == Set(submits), "\(lines)")
+        #expect(listed.allSatisfy { $0.contains(" ms  seq ") })
 
         let json = try RewindCommandTests.json(try await Self.slowed("profile", path, "--json", "--slowest", "3", in: folder).standardOutput)
         #expect((json["actions"] as? Int) == events.count && (json["sessions"] as? [Int]) == [1])
         let cases = try #require(json["cases"] as? [[String: Any]])
         #expect(cases.first?["actionCase"] as? String == "checkout.submit" && (cases.first?["count"] as? Int) == submits.count)
-        #expect(((cases.first?["p50Nanoseconds"] as? NSNumber)?.int64Value ?? 0) >= 1_800_000)
+        #expect(((cases.first?["p50Nanoseconds"] as? NSNumber)?.int64Value ?? 0) >= 9_000_000)
         #expect(cases.reduce(0) { $0 + (($1["count"] as? Int) ?? 0) } == events.count)
         let slow = try #require(json["slowest"] as? [[String: Any]])
-        #expect(slow.count == 3 && slow.prefix(submits.count).allSatisfy { $0["actionCase"] as? String == "checkout.submit" })
+        #expect(slow.count == 3 && slow.filter { $0["actionCase"] as? String == "checkout.submit" }.count == min(3, submits.count))
         let sources = try #require(json["slowestEvents"] as? [[String: Any]])
         #expect(sources.map { ($0["seq"] as? NSNumber)?.int64Value } == slow.map { ($0["seq"] as? NSNumber)?.int64Value })
         #expect(sources.first?["file"] as? String == "RewindExamples/ShopScreens.swift")
@@ -68,7 +69,8 @@ struct ProfileCommandTests {
 
         let improved = try await RewindCommandTests.rewind("profile", path, "--baseline", slowedTool, "--runs", "3", in: folder)
         #expect(improved.standardOutput.contains("\nfaster by at least 10 % in every pairing: checkout.submit"), "\(improved.standardOutput)")
-        #expect(improved.standardOutput.contains(" 0.0") && improved.standardOutput.contains("×  "), "a thousandfold change reads as more than 0")
+        // A change of a thousandfold and more still reads as more than nothing.
+        #expect(!improved.standardOutput.contains(" 0.00×"), "\(improved.standardOutput)")
         let slowerLine = improved.standardOutput.split(separator: "\n").dropFirst().first.map(String.init) ?? ""
         #expect(!slowerLine.contains("checkout.submit"))
         #expect(improved.status == (slowerLine.hasPrefix("slower") ? 1 : 0))

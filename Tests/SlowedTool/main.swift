@@ -1,12 +1,12 @@
 // A later build of the shop's replay tool in which one case got slow: `checkout.submit` spins
-// for 2 ms in its reducer. `rewind profile` must name it, and `--baseline` must flag it.
+// for 10 ms in its reducer: longer than the system preempts a test's process, even under load. `rewind profile` must name it, and `--baseline` must flag it.
 import Foundation
 import Rewind
 import RewindCLI
 import RewindExamples
 
 /// How long the slowed case spins.
-let slowdown = Duration.milliseconds(2)
+let slowdown = Duration.milliseconds(10)
 
 let slowed = Reducer<ShopState, ShopAction> { state, action in
     if case .checkout(.submit) = action {
