@@ -41,9 +41,9 @@ extension Replayer {
             let reader = try reader(for: session)
             let start = try reader.state(State.self, atOrBefore: first - 1)
             var state = start.state
-            // Case ids are the reader's; the histograms, each session's cases by name.
-            var byID: [Int: String] = [:]
-            var inSession: [Int: DurationHistogram] = [:]
+            // By the reader's case ids while the session is walked (no string per action); by
+            // name across sessions.
+            var inSession: [Int: (name: String, times: DurationHistogram)] = [:]
             var stats = ReplayStats()
             try forEachDecodedEvent(reader, from: start.seq + 1, through: last, stats: &stats) { event, action in
                 let before = MonotonicClock.nanoseconds()
@@ -51,16 +51,16 @@ extension Replayer {
                 let spent = MonotonicClock.nanoseconds() &- before
                 guard event.seq >= first else { return .continue }
                 let time = spent > overhead ? spent - overhead : 0
-                inSession[event.actionID, default: DurationHistogram()].record(time)
-                let name: String
-                if let known = byID[event.actionID] { name = known } else { name = event.actionCase; byID[event.actionID] = name }
-                if slow.admits(time) { slow.insert(ReplayProfile.SlowAction(seq: event.seq, session: session.id, actionCase: name, nanoseconds: time)) }
+                inSession[event.actionID, default: (event.actionCase, DurationHistogram())].times.record(time)
+                if slow.admits(time), let name = inSession[event.actionID]?.name {
+                    slow.insert(ReplayProfile.SlowAction(seq: event.seq, session: session.id, actionCase: name, nanoseconds: time))
+                }
                 return .continue
             }
-            for (id, histogram) in inSession {
-                costs[byID[id] ?? "action #\(id)", default: DurationHistogram()].merge(histogram)
-                actions += histogram.count
-                reducerTime &+= histogram.total
+            for (name, times) in inSession.values {
+                costs[name, default: DurationHistogram()].merge(times)
+                actions += times.count
+                reducerTime &+= times.total
             }
         }
         let cases = costs.map { name, histogram in

@@ -72,23 +72,8 @@ struct InspectorAPITests {
         let inspector = await InspectorHarness(path: try demoLog(actions: 500, in: folder))
         let all = try #require(try EventLog(path: folder.file("demo.rewind"), mode: .readOnly).seqRange())
         for limit in [1, 7, 100, 1_000] {
-            var forward: [Int64] = [], after: Int64 = 0
-            while true {
-                let page = try await inspector.page("after=\(after)&limit=\(limit)")
-                #expect(page.seqs.count <= limit)
-                forward += page.seqs
-                guard page.more, let last = page.seqs.last else { break }
-                after = last
-            }
-            #expect(forward == Array(all), "limit \(limit)")
-            var backward: [Int64] = [], before = all.upperBound + 1
-            while true {
-                let page = try await inspector.page("before=\(before)&limit=\(limit)")
-                backward = page.seqs + backward
-                guard page.more, let first = page.seqs.first else { break }
-                before = first
-            }
-            #expect(backward == Array(all), "limit \(limit)")
+            #expect(try await inspector.allPages("", limit: limit) == Array(all), "limit \(limit)")
+            #expect(try await inspector.allPages("", limit: limit, backward: true) == Array(all), "limit \(limit)")
         }
         // The default page, and the ends.
         #expect(try await inspector.page("").seqs == Array(1...100))
@@ -113,24 +98,8 @@ struct InspectorAPITests {
         #expect(expected.count < events.count && chosen.allSatisfy(expected.contains))
         let query = "collapse=" + chosen.map(String.init).joined(separator: ",")
         for limit in [1, 7, 1_000] {
-            var forward: [Int64] = [], after: Int64 = 0
-            while true {
-                let page = try await inspector.page("\(query)&after=\(after)&limit=\(limit)")
-                #expect(page.seqs.count <= limit)
-                forward += page.seqs
-                guard page.more, let last = page.seqs.last else { break }
-                after = last
-            }
-            #expect(forward == expected, "limit \(limit)")
-            var backward: [Int64] = [], before = Int64.max
-            while true {
-                let page = try await inspector.page("\(query)&before=\(before)&limit=\(limit)")
-                #expect(page.seqs.count <= limit)
-                backward = page.seqs + backward
-                guard page.more, let first = page.seqs.first else { break }
-                before = first
-            }
-            #expect(backward == expected, "limit \(limit)")
+            #expect(try await inspector.allPages(query, limit: limit) == expected, "limit \(limit)")
+            #expect(try await inspector.allPages(query, limit: limit, backward: true) == expected, "limit \(limit)")
         }
         // A seq that is no gesture, or not in the log, collapses nothing.
         #expect(try await inspector.page("collapse=9999999&limit=1000").seqs == events.map(\.seq))

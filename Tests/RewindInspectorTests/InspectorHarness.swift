@@ -67,6 +67,20 @@ struct InspectorHarness {
     }
 
     /// A page of the timeline: its seqs, and whether there is more.
+    /// Every seq `query` lists, read page by page, `limit` a page: forward from the start, or
+    /// backward from the end; each page at most `limit` long.
+    func allPages(_ query: String, limit: Int, backward: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Int64] {
+        var seqs: [Int64] = [], from: Int64 = backward ? .max : 0
+        while true {
+            let place = "\(backward ? "before" : "after")=\(from)&limit=\(limit)"
+            let page = try await self.page(query.isEmpty ? place : query + "&" + place, sourceLocation: sourceLocation)
+            #expect(page.seqs.count <= limit, sourceLocation: sourceLocation)
+            seqs = backward ? page.seqs + seqs : seqs + page.seqs
+            guard page.more, let next = backward ? page.seqs.first : page.seqs.last else { return seqs }
+            from = next
+        }
+    }
+
     func page(_ query: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (seqs: [Int64], more: Bool) {
         let object = try await json("/api/events?" + query, sourceLocation: sourceLocation)
         let events = try #require(object["events"] as? [[String: Any]], sourceLocation: sourceLocation)
