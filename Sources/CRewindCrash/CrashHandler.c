@@ -24,6 +24,10 @@
 #include <link.h>
 #include <elf.h>
 #include <ucontext.h>
+#elif defined(__APPLE__)
+#include <mach-o/dyld.h>
+#include <mach-o/loader.h>
+#include <sys/ucontext.h>
 #endif
 
 // MARK: - The mark
@@ -48,10 +52,11 @@ typedef struct __attribute__((packed)) rewind_crash_mark {
     uint8_t build_id[32];        //  92
     uint32_t pid;                // 124
     char image[256];             // 128: the image's path, NUL-terminated; empty when unknown
-    uint8_t reserved[128];       // 384
+    rewind_crash_action last_reduced; // 384: zero in marks written before it existed
 } rewind_crash_mark;
 
 _Static_assert(sizeof(rewind_crash_mark) == REWIND_CRASH_MARK_SIZE, "a mark is REWIND_CRASH_MARK_SIZE bytes");
+_Static_assert(sizeof(rewind_crash_action) == 128, "the last reduced action fills the mark's last 128 bytes");
 
 // MARK: - Slots
 
@@ -151,13 +156,14 @@ typedef struct rewind_crash_image {
 static rewind_crash_image images[REWIND_CRASH_IMAGES];
 static int image_count;
 
-#if defined(__linux__)
 static void copy_path(char *destination, const char *source) {
-    size_t length = strlen(source);
+    size_t length = source ? strlen(source) : 0;
     if (length > 255) length = 255;
-    memcpy(destination, source, length);
+    if (length > 0) memcpy(destination, source, length);
     destination[length] = 0;
 }
+
+#if defined(__linux__)
 
 static int note_image(struct dl_phdr_info *info, size_t size, void *context) {
     (void)size;
@@ -205,13 +211,54 @@ static int note_image(struct dl_phdr_info *info, size_t size, void *context) {
 }
 #endif
 
-static void note_images(void) {
-#if defined(__linux__)
-    image_count = 0;
-    dl_iterate_phdr(note_image, NULL);
+#if defined(__APPLE__) && defined(__LP64__)
+// An image as dyld lists it: its __TEXT segment, its load address (the Mach-O header: what
+// `atos -l` takes) and its LC_UUID as the build id. Not compiled or run on Linux, where the
+// project's tests run: what a mark says on Apple platforms is not proven (see CrashHook).
+static void note_image(uint32_t index) {
+    const struct mach_header *header = _dyld_get_image_header(index);
+    if (header == NULL || header->magic != MH_MAGIC_64) return;
+    intptr_t slide = _dyld_get_image_vmaddr_slide(index);
+    uint32_t build_id_length = 0;
+    uint8_t build_id[32] = {0};
+    uintptr_t start = 0, end = 0;
+    const uint8_t *command = (const uint8_t *)header + sizeof(struct mach_header_64);
+    for (uint32_t number = 0; number < header->ncmds; number++) {
+        const struct load_command *load = (const struct load_command *)command;
+        if (load->cmdsize < sizeof(struct load_command)) break;
+        if (load->cmd == LC_UUID && load->cmdsize >= sizeof(struct uuid_command)) {
+            memcpy(build_id, ((const struct uuid_command *)command)->uuid, 16);
+            build_id_length = 16;
+        } else if (load->cmd == LC_SEGMENT_64 && load->cmdsize >= sizeof(struct segment_command_64)) {
+            const struct segment_command_64 *segment = (const struct segment_command_64 *)command;
+            if (strncmp(segment->segname, "__TEXT", sizeof(segment->segname)) == 0) {
+                start = (uintptr_t)(segment->vmaddr + (uint64_t)slide);
+                end = start + (uintptr_t)segment->vmsize;
+            }
+        }
+        command += load->cmdsize;
+    }
+    if (end <= start || image_count >= REWIND_CRASH_IMAGES) return;
+    rewind_crash_image *image = &images[image_count++];
+    image->start = start;
+    image->end = end;
+    image->base = (uintptr_t)header;
+    image->build_id_length = build_id_length;
+    memcpy(image->build_id, build_id, sizeof(build_id));
+    copy_path(image->path, _dyld_get_image_name(index));
+}
 #endif
-    // Elsewhere (Apple platforms) a mark holds the signal and the faulting address; the
-    // image, offset and build id are not looked up yet.
+
+static void note_images(void) {
+    image_count = 0;
+#if defined(__linux__)
+    dl_iterate_phdr(note_image, NULL);
+#elif defined(__APPLE__) && defined(__LP64__)
+    uint32_t count = _dyld_image_count();
+    for (uint32_t index = 0; index < count; index++) note_image(index);
+#endif
+    // Elsewhere (32-bit watches, other systems) a mark holds the signal and the faulting
+    // address, not the image, offset and build id.
 }
 
 static const rewind_crash_image *image_holding(uintptr_t address) {
@@ -233,6 +280,17 @@ static uintptr_t interrupted_pc(void *context) {
     return context ? (uintptr_t)((ucontext_t *)context)->uc_mcontext.gregs[REG_RIP] : 0;
 #elif defined(__linux__) && defined(__aarch64__)
     return context ? (uintptr_t)((ucontext_t *)context)->uc_mcontext.pc : 0;
+#elif defined(__APPLE__) && defined(__arm64__) && defined(__LP64__)
+    if (context == NULL || ((ucontext_t *)context)->uc_mcontext == NULL) return 0;
+#if defined(__darwin_arm_thread_state64_get_pc)
+    // Strips a pointer-authentication signature (arm64e).
+    return (uintptr_t)__darwin_arm_thread_state64_get_pc(((ucontext_t *)context)->uc_mcontext->__ss);
+#else
+    return (uintptr_t)((ucontext_t *)context)->uc_mcontext->__ss.__pc;
+#endif
+#elif defined(__APPLE__) && defined(__x86_64__)
+    if (context == NULL || ((ucontext_t *)context)->uc_mcontext == NULL) return 0;
+    return (uintptr_t)((ucontext_t *)context)->uc_mcontext->__ss.__rip;
 #else
     (void)context;
     return 0;
@@ -263,6 +321,50 @@ static void fill_mark(rewind_crash_mark *mark, int signal, int code, uintptr_t a
     mark->pid = (uint32_t)getpid();
 }
 
+void rewind_crash_note_named(rewind_crash_counters *counters, int64_t index, const uint8_t *name, long length) {
+    if (counters == NULL) return;
+    uint8_t cut = 0;
+    if (name == NULL || length < 0) length = 0;
+    if (length > REWIND_CRASH_CASE_CAPACITY) {
+        length = REWIND_CRASH_CASE_CAPACITY;
+        // Never end inside a character: drop a character whose bytes do not all fit.
+        while (length > 0 && (name[length] & 0xC0) == 0x80) length--;
+        cut = REWIND_CRASH_CUT;
+    }
+    uint32_t sequence = __atomic_load_n(&counters->named_sequence, __ATOMIC_RELAXED);
+    __atomic_store_n(&counters->named_sequence, sequence + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    counters->named.index = index;
+    if (length > 0) memcpy(counters->named.case_name, name, (size_t)length);
+    counters->named.case_length = (uint8_t)length | cut;
+    __atomic_store_n(&counters->named_sequence, sequence + 2, __ATOMIC_RELEASE);
+}
+
+// Copies `size` bytes written under the sequence lock `sequence` into `copy`; 0 (and zeros)
+// when a writer was busy with them on every try. Never waits: the handler cannot.
+static int copy_consistent(const uint32_t *sequence, const void *source, void *copy, size_t size) {
+    for (int attempt = 0; attempt < 4; attempt++) {
+        uint32_t before = __atomic_load_n(sequence, __ATOMIC_ACQUIRE);
+        if (before & 1) continue;
+        memcpy(copy, source, size);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(sequence, __ATOMIC_RELAXED) == before) return 1;
+    }
+    memset(copy, 0, size);
+    return 0;
+}
+
+// The last reduced action of `counters`, with its case when the writer had named that one.
+static void copy_last_reduced(rewind_crash_counters *counters, rewind_crash_action *action) {
+    if (!copy_consistent(&counters->reduced_sequence, &counters->reduced, action, sizeof(*action))) return;
+    rewind_crash_named named;
+    if (!copy_consistent(&counters->named_sequence, &counters->named, &named, sizeof(named))) return;
+    if (action->index != 0 && named.index == action->index) {
+        action->case_length = named.case_length;
+        memcpy(action->case_name, named.case_name, sizeof(action->case_name));
+    }
+}
+
 // Writes the mark to every registered session; how many were written.
 static int write_marks(rewind_crash_mark *mark) {
     if (!atomic_load(&slots_ready)) return 0;
@@ -276,6 +378,7 @@ static int write_marks(rewind_crash_mark *mark) {
             mark->handed_off = __atomic_load_n(&counters->handed_off, __ATOMIC_RELAXED);
             mark->written = __atomic_load_n(&counters->written, __ATOMIC_RELAXED);
             mark->last_seq = __atomic_load_n(&counters->last_seq, __ATOMIC_RELAXED);
+            copy_last_reduced(counters, &mark->last_reduced);
             if (pwrite(descriptor, mark, sizeof(*mark), 0) == (ssize_t)sizeof(*mark)) written++;
         }
         atomic_fetch_sub(&slot->busy, 1);

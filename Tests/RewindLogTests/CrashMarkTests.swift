@@ -25,12 +25,12 @@ struct CrashMarkTests {
 
     /// Records, crashes as `how`, launches again; returns the first session and the child's run.
     static func crashed(
-        _ how: String, extra: [String] = [], backtracer: Bool = false, folder: TemporaryDirectory
+        _ how: String, extra: [String] = [], pending: Int = 3, backtracer: Bool = false, folder: TemporaryDirectory
     ) async throws -> (session: LogSession, crash: ProcessOutput, path: String) {
         let path = folder.file("crash.rewind")
         let environment = backtracer ? ["SWIFT_BACKTRACE": "enable=yes"] : ["SWIFT_BACKTRACE": "enable=no"]
         let crash = try await run(
-            builtProduct("rewind-stress"), ["crash", "--log", path, "--how", how, "--committed", "5", "--pending", "3"] + extra,
+            builtProduct("rewind-stress"), ["crash", "--log", path, "--how", how, "--committed", "5", "--pending", "\(pending)"] + extra,
             environment: environment, timeout: 120
         )
         #expect(crash.standardOutput.contains("committed 5 15"), "\(crash.standardOutput)\(crash.standardError)")
@@ -50,11 +50,22 @@ struct CrashMarkTests {
     }
 
     /// The mark's common fields: the image and build id of the binary, the loss, the position.
-    static func expectMark(_ session: LogSession, signal: Int32, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectMark(
+        _ session: LogSession, signal: Int32, crash: ProcessOutput, pending: Int64 = 3, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(session.ending?.kind == .crashed, "\(String(describing: session.ending))", sourceLocation: sourceLocation)
         let mark = try #require(session.ending?.crash, sourceLocation: sourceLocation)
         #expect(mark.signal == signal, "\(mark.summary)", sourceLocation: sourceLocation)
-        #expect(mark.uncommitted == 3 && mark.lastSeq == 5 && session.ending?.seq == 5, "\(mark)", sourceLocation: sourceLocation)
+        #expect(mark.uncommitted == pending && mark.lastSeq == 5 && session.ending?.seq == 5, "\(mark)", sourceLocation: sourceLocation)
+        // The last action reduced: the last pending one, from the line the child printed (or,
+        // with none pending, the last committed one, from the loop before it).
+        let pendingLine = try #require(
+            crash.standardOutput.split(separator: "\n").first { $0.hasPrefix("pending at ") }.flatMap { UInt($0.dropFirst(11)) },
+            sourceLocation: sourceLocation
+        )
+        let last = try #require(mark.lastReduced, "\(mark)", sourceLocation: sourceLocation)
+        #expect(last.file == "rewind_stress/CrashCommand.swift" && last.column > 0 && last.origin == .call, "\(last)", sourceLocation: sourceLocation)
+        #expect(last.committed == (pending == 0) && (pending == 0 ? last.line < pendingLine : last.line == pendingLine), "\(last)", sourceLocation: sourceLocation)
         // The image holding the instruction: the app's binary for its own bad pointer, the C
         // library for abort(), Swift's runtime for its traps.
         #if os(Linux)
@@ -69,7 +80,7 @@ struct CrashMarkTests {
         let folder = try TemporaryDirectory()
         let (session, crash, _) = try await Self.crashed("segv", folder: folder)
         #expect(crash.signaled && crash.status == SIGSEGV)
-        try Self.expectMark(session, signal: SIGSEGV)
+        try Self.expectMark(session, signal: SIGSEGV, crash: crash)
         let mark = try #require(session.ending?.crash)
         #expect(mark.address == 16)
         #if os(Linux)
@@ -82,7 +93,7 @@ struct CrashMarkTests {
         let folder = try TemporaryDirectory()
         let (session, crash, _) = try await Self.crashed(how, folder: folder)
         #expect(crash.signaled && crash.status == Self.trapSignal, "\(crash.status) \(crash.standardError)")
-        try Self.expectMark(session, signal: Self.trapSignal)
+        try Self.expectMark(session, signal: Self.trapSignal, crash: crash)
     }
 
     @Test("abort(): SIGABRT is marked, and the process still ends by it")
@@ -90,7 +101,7 @@ struct CrashMarkTests {
         let folder = try TemporaryDirectory()
         let (session, crash, _) = try await Self.crashed("abort", folder: folder)
         #expect(crash.signaled && crash.status == SIGABRT)
-        try Self.expectMark(session, signal: SIGABRT)
+        try Self.expectMark(session, signal: SIGABRT, crash: crash)
     }
 
     @Test("with Swift's backtracer on, it still prints its backtrace and the session is marked", arguments: ["segv", "fatal"])
@@ -103,7 +114,7 @@ struct CrashMarkTests {
         #if os(Linux)
         #expect(crash.standardError.contains("Program crashed") && crash.standardError.contains("Backtrace took"), "\(crash.standardError.suffix(500))")
         #endif
-        try Self.expectMark(session, signal: how == "segv" ? SIGSEGV : Self.trapSignal)
+        try Self.expectMark(session, signal: how == "segv" ? SIGSEGV : Self.trapSignal, crash: crash)
     }
 
     @Test("a handler installed before the recorder's still runs, after the mark is written", arguments: ["segv", "abort"])
@@ -113,7 +124,29 @@ struct CrashMarkTests {
         let (session, crash, _) = try await Self.crashed(how, extra: ["--earlier-handler"], folder: folder)
         #expect(crash.signaled && crash.status == signal)
         #expect(crash.standardError.contains("earlier handler \(signal)"), "\(crash.standardError)")
-        try Self.expectMark(session, signal: signal)
+        try Self.expectMark(session, signal: signal, crash: crash)
+    }
+
+    @Test("the last action reduced: its source always, its case once the writer has named it (with none pending, the last committed)")
+    func lastReduced() async throws {
+        let folder = try TemporaryDirectory()
+        // A burst: its source is known (`expectMark`); its case only if the writer, woken by the
+        // burst's first action, happened to wake after the last.
+        let (burst, burstCrash, _) = try await Self.crashed("segv", folder: folder)
+        try Self.expectMark(burst, signal: SIGSEGV, crash: burstCrash)
+        let summary = burst.ending?.crash?.summary ?? ""
+        #expect(summary.contains("; last reduced: ") && summary.contains(" from rewind_stress/CrashCommand.swift:"), "\(summary)")
+        // One action, and a moment for the writer: named.
+        let single = try TemporaryDirectory()
+        let (named, namedCrash, _) = try await Self.crashed("segv", extra: ["--pause", "0.5"], pending: 1, folder: single)
+        try Self.expectMark(named, signal: SIGSEGV, crash: namedCrash, pending: 1)
+        #expect(named.ending?.crash?.lastReduced?.actionCase == "Int", "\(String(describing: named.ending?.crash))")
+        // None pending: the last committed action, named when its batch was taken.
+        let none = try TemporaryDirectory()
+        let (committed, committedCrash, _) = try await Self.crashed("abort", pending: 0, folder: none)
+        try Self.expectMark(committed, signal: SIGABRT, crash: committedCrash, pending: 0)
+        #expect(committed.ending?.crash?.lastReduced?.actionCase == "Int")
+        #expect(committed.ending?.crash?.summary.contains("never committed") == false)
     }
 
     @Test("SIGKILL leaves no mark: the session ends unclean, not crashed")

@@ -33,6 +33,24 @@ public struct CrashMarkBytes: Sendable {
         bytes.replaceSubrange(128..<(128 + 11), with: Array("/bin/my-app".utf8))
     }
 
+    /// The mark with its last 128 bytes holding the last reduced action: `index` (8, the
+    /// mark's handed-off count, unless told), where it came from, and its case (none: `nil`).
+    public func reducing(
+        index: Int64 = 8, file: [UInt8] = Array("Shop/CartView.swift".utf8), fileLength: UInt8? = nil, line: UInt32 = 42,
+        column: UInt32 = 9, origin: UInt8 = 1, actionCase: [UInt8]? = Array("cart.remove".utf8), caseLength: UInt8? = nil
+    ) -> [UInt8] {
+        var copy = self
+        copy.set(384, index)
+        copy.set(392, line)
+        copy.set(396, column)
+        copy.bytes[400] = origin
+        copy.bytes[401] = fileLength ?? UInt8(file.count)
+        copy.bytes.replaceSubrange(402..<(402 + file.count), with: file)
+        copy.bytes[450] = caseLength ?? UInt8(actionCase?.count ?? 0)
+        if let actionCase { copy.bytes.replaceSubrange(451..<(451 + actionCase.count), with: actionCase) }
+        return copy.bytes
+    }
+
     public mutating func set<T: FixedWidthInteger>(_ offset: Int, _ value: T) {
         for index in 0..<MemoryLayout<T>.size {
             bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index))
@@ -56,6 +74,11 @@ extension CrashMarkBytes {
         try first.append([EventRecord(1, source: ActionSource())], to: session)
         let uuid = try #require(try first.read { db in try String.fetchOne(db, sql: "SELECT uuid FROM sessions") })
         try first.close()
+        // Closed, not released: the lock goes with the descriptor — and with every copy of it.
+        // A child process that a concurrent test spawns holds copies of this process's
+        // descriptors until it execs: wait for any such copy to go.
+        let deadline = Date() + 10
+        while SessionLock.isHeld(log: path, session: uuid), Date() < deadline { usleep(1_000) }
         return path + "-sessions/" + uuid + ".lock"
     }
 

@@ -16,7 +16,8 @@ struct CrashCommand: ParsableCommand {
         abstract: "(for tests) Record actions into a log with the recorder's defaults, then end the process as asked.",
         discussion: """
             Dispatches --committed actions and flushes them, prints `committed N STATE` (how many and
-            the state after them), dispatches --pending more without a flush, \
+            the state after them) and `pending at LINE`, dispatches --pending more without a flush \
+            from that line, \
             then ends: `fatal` (fatalError), `segv` (a write through a bad pointer), `abort`, \
             `trap` (a failed precondition), `kill` (SIGKILL), `hang` (an action whose reducer never \
             returns, until the process kills itself with SIGKILL after --kill-after seconds, as a \
@@ -47,6 +48,8 @@ struct CrashCommand: ParsableCommand {
     var hangLimit: Double?
     @Option(help: "How long the `hang-ends` action takes, in seconds.") var hangSeconds = 1.0
     @Option(help: "When `hang` kills the process, in seconds after the hanging action began.") var killAfter = 2.0
+    @Option(help: "Seconds to wait after the pending actions before ending (the recorder's writer names the newest meanwhile).")
+    var pause = 0.0
 
     func run() throws {
         if earlierHandler { installEarlierHandler() }
@@ -73,7 +76,9 @@ struct CrashCommand: ParsableCommand {
         if suspend { try recorder.suspend() }
         // Written at once, unbuffered: the process is about to crash.
         FileHandle.standardOutput.write(Data("committed \(committed) \(store.state)\n".utf8))
+        FileHandle.standardOutput.write(Data("pending at \(#line + 1)\n".utf8))
         for value in 0..<pending { store.dispatch(1_000 + value) }
+        if pause > 0 { usleep(useconds_t(pause * 1_000_000)) }
         switch how {
         case .fatal:
             fatalError("the crash test's fatalError")

@@ -25,8 +25,14 @@ internal import CRewindCrash
 /// a mark and ends `unclean` after a crash). Images loaded after the hook was installed
 /// (`dlopen`) are not in its table: an instruction in one has no image or offset.
 ///
-/// What a mark says is proven on Linux only; on Apple platforms it holds the signal and the
-/// faulting address, not the image, offset and build id.
+/// A mark also names the last action the store reduced: where it was dispatched from (noted
+/// by the dispatch path with each hand-off) and its case, when the recorder's writer thread had
+/// named it (``CrashMark/ReducedAction``).
+///
+/// What a mark says is proven on Linux only. On Apple platforms (64-bit) the image is looked up
+/// in dyld's list, its offset counted from its Mach-O header and its LC_UUID taken as the build
+/// id; no test runs there, and that code is compiled only by an app's Apple build. On 32-bit
+/// watches a mark holds the signal and the faulting address, not the image.
 public enum CrashHook {
     /// Installs the handlers, once per process (later calls do nothing).
     ///

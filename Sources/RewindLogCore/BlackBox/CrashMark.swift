@@ -1,4 +1,5 @@
 import Foundation
+public import Rewind
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +22,7 @@ public struct CrashMark: Codable, Sendable, Hashable {
     public var code: Int32
     /// The faulting address (for SIGSEGV and SIGBUS), else 0.
     public var address: UInt64
-    /// The instruction the signal interrupted; 0 when not known (Apple platforms, for now).
+    /// The instruction the signal interrupted; 0 when not known (32-bit watches).
     public var instruction: UInt64
     /// The image holding ``instruction`` (its path), when known.
     public var image: String?
@@ -34,6 +35,10 @@ public struct CrashMark: Codable, Sendable, Hashable {
     public var uncommitted: Int64
     /// The session's last committed seq as its writer knew it; 0 before any.
     public var lastSeq: Int64
+    /// The last action the store reduced and handed to the recorder: where it came from, and
+    /// its case when the recorder had named it. `nil` when not known (a mark from before this
+    /// field, or the dispatch path was noting it as the crash struck).
+    public var lastReduced: ReducedAction?
     /// When, in seconds since 1970.
     public var time: Double
     /// The process that crashed.
@@ -41,6 +46,23 @@ public struct CrashMark: Codable, Sendable, Hashable {
 
     /// The size of a mark on disk.
     public static let size = 512
+
+    /// How a mark stores an origin: 1 + its index in `allCases`; 0 for none. A switch, not
+    /// `allCases.firstIndex(of:)`: the dispatch path calls it, and `allCases` builds an array.
+    @usableFromInline
+    static func code(of origin: ActionSource.Origin) -> UInt8 {
+        switch origin {
+        case .call: 1
+        case .middleware: 2
+        case .effect: 3
+        case .feedback: 4
+        case .scene: 5
+        }
+    }
+    /// How many bytes of the last reduced action's file a mark keeps: the end, the file's name.
+    static let fileCapacity = 48
+    /// How many bytes of its case a mark keeps: the start.
+    static let caseCapacity = 61
 
     /// Reads a mark from the bytes the handler wrote; `nil` unless they are one whole mark of a
     /// version this build reads, every field within its range.
@@ -75,6 +97,26 @@ public struct CrashMark: Codable, Sendable, Hashable {
         let buildIDLength = Int(integer(88, as: UInt32.self))
         guard buildIDLength <= 32 else { return nil }
         processID = integer(124)
+        // The last 128 bytes: the last action reduced (zeros in marks from before them).
+        let index: Int64 = integer(384)
+        let fileLength = Int(data[401] & 0x7F), caseLength = Int(data[450] & 0x7F)
+        guard index >= 0, Int(data[400]) <= ActionSource.Origin.allCases.count,
+              fileLength <= Self.fileCapacity, caseLength <= Self.caseCapacity else { return nil }
+        if index == 0 || index != handedOff {
+            // None yet, or an action older than the last handed off: not the last reduced.
+            lastReduced = nil
+        } else {
+            let file = String(decoding: data[402..<(402 + fileLength)], as: UTF8.self)
+            let actionCase = String(decoding: data[451..<(451 + caseLength)], as: UTF8.self)
+            lastReduced = ReducedAction(
+                actionCase: caseLength == 0 ? nil : actionCase + (data[450] & 0x80 != 0 ? "…" : ""),
+                file: (data[401] & 0x80 != 0 ? "…" : "") + file,
+                line: UInt(integer(392, as: UInt32.self)),
+                column: UInt(integer(396, as: UInt32.self)),
+                origin: data[400] == 0 ? nil : ActionSource.Origin.allCases[Int(data[400]) - 1],
+                committed: written >= handedOff
+            )
+        }
         let path = data[128..<384].prefix { $0 != 0 }
         guard path.count < 256 else { return nil }
         if path.isEmpty {
@@ -109,7 +151,50 @@ public struct CrashMark: Codable, Sendable, Hashable {
             text += " in " + (image as NSString).lastPathComponent + "+0x" + String(imageOffset, radix: 16)
         }
         if uncommitted > 0 { text += " (\(uncommitted) action\(uncommitted == 1 ? "" : "s") reduced, never committed)" }
+        if let lastReduced { text += "; last reduced: " + lastReduced.summary }
         return text
+    }
+}
+
+extension CrashMark {
+    /// The last action a store reduced before its process crashed, as the crash mark keeps it:
+    /// the dispatch path notes each action's source as it hands it off (a few stores, no call
+    /// out), and the recorder's writer thread names its case when it next looks at the buffer
+    /// (at once when it was idle; a burst's later actions wait for the next batch, and their
+    /// case is then not known).
+    public struct ReducedAction: Codable, Sendable, Hashable {
+        /// Its case (`checkout.submit`), as the log names cases; `…` at the end when cut to fit;
+        /// `nil` when the writer had not named it yet.
+        public var actionCase: String?
+        /// The file it was dispatched from, as `#fileID` gives it; `…` at the start when cut
+        /// to fit (48 bytes are kept); empty when the file was not at hand (a bridged string).
+        public var file: String
+        /// The line it was dispatched from.
+        public var line: UInt
+        /// The column it was dispatched from.
+        public var column: UInt
+        /// Who dispatched it; `nil` when not known.
+        public var origin: ActionSource.Origin?
+        /// Whether its batch was written: it is then the event at ``CrashMark/lastSeq``.
+        public var committed: Bool
+
+        /// An action as a mark describes it.
+        public init(actionCase: String?, file: String, line: UInt, column: UInt, origin: ActionSource.Origin?, committed: Bool) {
+            self.actionCase = actionCase
+            self.file = file
+            self.line = line
+            self.column = column
+            self.origin = origin
+            self.committed = committed
+        }
+
+        /// `checkout.submit from Shop/CheckoutView.swift:42:9 (never committed)`.
+        public var summary: String {
+            var text = (actionCase ?? "an action of unknown case") + " from " + (file.isEmpty ? "?" : file) + ":\(line):\(column)"
+            if let origin, origin != .call { text += " [\(origin.rawValue)]" }
+            if !committed { text += " (never committed)" }
+            return text
+        }
     }
 }
 

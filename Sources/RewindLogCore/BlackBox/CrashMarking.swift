@@ -1,4 +1,5 @@
 internal import CRewindCrash
+public import Rewind
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,10 +42,28 @@ final class CrashMarking: @unchecked Sendable {
         if slot < 0 { close(descriptor) }
     }
 
-    /// The dispatch path: `count` actions handed off so far.
+    /// The dispatch path, under the buffer's lock: `count` actions handed off so far, the last
+    /// from `source`. (Its case is named later, on the writer thread: ``noteNamed(_:actionCase:)``.)
     @usableFromInline
-    func noteHandedOff(_ count: UInt64) {
-        rewind_crash_note_handed_off(counters, Int64(truncatingIfNeeded: count))
+    func noteHandedOff(_ count: UInt64, source: ActionSource) {
+        let index = Int64(truncatingIfNeeded: count)
+        rewind_crash_note_handed_off(counters, index)
+        let line = UInt32(clamping: source.line)
+        let column = UInt32(clamping: source.column)
+        let origin = CrashMark.code(of: source.origin)
+        // A `#fileID` is a literal: its bytes are at hand without a copy. A file that is not
+        // (bridged from an `NSString`) is left out rather than copied on the dispatch path.
+        let noted: Void? = source.file.utf8.withContiguousStorageIfAvailable { file in
+            rewind_crash_note_reduced(counters, index, file.baseAddress, file.count, line, column, origin)
+        }
+        if noted == nil { rewind_crash_note_reduced(counters, index, nil, 0, line, column, origin) }
+    }
+
+    /// The writer thread: action `index` (as ``noteHandedOff(_:source:)`` counted it) is of
+    /// case `actionCase`.
+    func noteNamed(_ index: UInt64, actionCase: String) {
+        var name = actionCase
+        name.withUTF8 { rewind_crash_note_named(counters, Int64(truncatingIfNeeded: index), $0.baseAddress, $0.count) }
     }
 
     /// Writes `bytes` (a whole mark, ``CrashMark/size`` of them) into the mark file of the

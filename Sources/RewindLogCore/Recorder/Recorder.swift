@@ -217,7 +217,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 }
                 contents.items.append(.event(dispatched, time: time))
                 contents.handedOff += 1
-                buffer.crashMarking?.noteHandedOff(contents.handedOff)
+                buffer.crashMarking?.noteHandedOff(contents.handedOff, source: dispatched.source)
                 if let hang { contents.endedHangs.append((contents.handedOff, hang)) }
                 contents.sinceSnapshot += 1
                 if contents.sinceSnapshot >= contents.snapshotAfter {

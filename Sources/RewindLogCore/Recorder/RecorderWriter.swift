@@ -186,7 +186,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         case begin
         /// End the session held, if any, for a suspension; then wake `waiters`.
         case suspend(waiters: [DispatchSemaphore])
-        case sleep(until: ContinuousClock.Instant?)
+        /// `newest`: the last action handed off, and its index, for the crash mark to name.
+        case sleep(until: ContinuousClock.Instant?, newest: (UInt64, Action)? = nil)
         case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         case exit
     }
@@ -202,6 +203,16 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         // The session begins when a store binds the middleware, usually after this thread starts:
         // its position is read from it at the first write (`lastSeq` nil until then).
         var progress = Progress(lastSeq: nil, spacing: newSpacing())
+        // The crash mark names the case of the last action reduced when the writer has named
+        // it here: at each swap, and before each wait for more to coalesce (so the action a
+        // tap handed off is named within moments, not once its batch is taken).
+        let caseName = buffer.crashMarking == nil ? nil : ActionCaseName.namer(for: Action.self)
+        var named: UInt64 = 0
+        func name(_ index: UInt64, _ action: Action) {
+            guard index != named, let caseName, let crashMarking = buffer.crashMarking else { return }
+            crashMarking.noteNamed(index, actionCase: caseName(action))
+            named = index
+        }
 
         while true {
             // Only this thread begins and ends sessions: whether it holds one is settled here.
@@ -245,7 +256,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     let deadline = contents.lastCommit + maxDelay
                     if ContinuousClock.now < deadline {
                         contents.writer = .coalescing
-                        return .sleep(until: deadline)
+                        return .sleep(until: deadline, newest: caseName == nil ? nil : Self.newestEvent(in: contents.items, handedOff: contents.handedOff))
                     }
                 }
                 swap(&contents.items, &spare)
@@ -286,7 +297,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 for waiter in suspending { waiter.signal() }
                 buffer.writerExited.signal()
                 return
-            case let .sleep(deadline):
+            case let .sleep(deadline, newest):
+                if let newest { name(newest.0, newest.1) }
                 if let deadline {
                     _ = buffer.wakeWriter.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: deadline))
                 } else {
@@ -295,6 +307,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
             case let .write(items, through, roomWaiters, stalled):
                 for waiter in roomWaiters { waiter.signal() }
+                if caseName != nil, let newest = Self.newestEvent(in: items, handedOff: through) { name(newest.0, newest.1) }
                 // At most `batchSize` items per transaction, each part ending at the ticket of
                 // its last event.
                 var start = items.startIndex
@@ -325,6 +338,16 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 spare.removeAll(keepingCapacity: true)
             }
         }
+    }
+
+    /// The last action handed off and its index, when the buffer holds it.
+    /// `handedOff`: how many actions were handed off when `items` were, so the last is that one.
+    private static func newestEvent(in items: [RecordingBuffer<State, Action>.Item], handedOff: UInt64) -> (UInt64, Action)? {
+        // Only a snapshot of the state after it can follow it.
+        for item in items.suffix(2).reversed() {
+            if case let .event(dispatched, _) = item { return (handedOff, dispatched.action) }
+        }
+        return nil
     }
 
     /// Ends the session held as `kind`, recording first a loss not yet recorded (nothing came
