@@ -4,6 +4,7 @@
 #   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
 #                                         binary-payload, generated-code, jsonl-import, report (default: all)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
+#   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core)
 #
 # New inputs that add coverage go to .build/corpus/TARGET (kept between runs); a crash, hang or
 # runaway allocation is written to .build/crashes/TARGET/ and makes the script exit 1. Turn each
@@ -28,13 +29,18 @@ export REWIND_FUZZER_NO_MAIN
 swift build -c "$configuration" 2>&1 | grep -E "error|warning: |Compiling Rewind|Build" || true
 bin=.build/$configuration
 
-failed=0
-for target in $targets; do
+# Each target is one process on one core: as many run side by side as there are cores
+# (FUZZ_JOBS), each for SECONDS.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+
+# run_target TARGET: fuzzes it; its summary line goes to .build/fuzz-TARGET.summary, and it
+# exits 1 on an artifact or a run that never started.
+run_target() {
+    local target=$1 seeds corpus crashes log runs coverage found
     case $target in
         binary-payload|generated-code) seeds=Corpus/binary ;;
         jsonl-import) seeds=Corpus/jsonl ;;
         report) seeds=Corpus/report ;;
-        *) echo "unknown target $target" >&2; exit 2 ;;
     esac
     corpus=.build/corpus/$target
     crashes=.build/crashes/$target
@@ -45,10 +51,36 @@ for target in $targets; do
     runs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' | tail -1)
     coverage=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:" "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+).*/\1/')
     found=$(find "$crashes" -type f | wc -l | tr -d ' ')
-    echo "fuzz-$target: ${runs:-0} executions in $seconds s, coverage ${coverage:-?} edges, corpus $(ls "$corpus" | wc -l | tr -d ' ') inputs, $found crash/hang/oom artifacts"
-    if [ "$found" != 0 ] || [ -z "$runs" ]; then
+    echo "fuzz-$target: ${runs:-0} executions in $seconds s, coverage ${coverage:-?} edges, corpus $(ls "$corpus" | wc -l | tr -d ' ') inputs, $found crash/hang/oom artifacts" >".build/fuzz-$target.summary"
+    [ "$found" = 0 ] && [ -n "$runs" ]
+}
+
+for target in $targets; do
+    case $target in
+        binary-payload|generated-code|jsonl-import|report) ;;
+        *) echo "unknown target $target" >&2; exit 2 ;;
+    esac
+done
+
+failed=0
+running=()
+finish() {
+    local target=$1 pid=$2
+    if ! wait "$pid"; then
         failed=1
-        tail -n 40 "$log" >&2
+        cat ".build/fuzz-$target.summary" 2>/dev/null
+        tail -n 40 ".build/fuzz-$target.log" >&2
+    else
+        cat ".build/fuzz-$target.summary"
+    fi
+}
+for target in $targets; do
+    run_target "$target" &
+    running+=("$target:$!")
+    if [ ${#running[@]} -ge "$jobs" ]; then
+        finish "${running[0]%%:*}" "${running[0]##*:}"
+        running=("${running[@]:1}")
     fi
 done
+for entry in "${running[@]}"; do finish "${entry%%:*}" "${entry##*:}"; done
 exit $failed

@@ -16,21 +16,27 @@ if [ "${1:-}" = "preview" ]; then
 fi
 
 mkdir -p .build/docs
-failed=()
+log=.build/docs/docs.log
+# One plugin run for every module: the package is planned and its symbol graphs built once,
+# not once a module (a run a module spent about a minute of CI's time on that alone).
+# --warnings-as-errors: an unresolved link or a parameter doc for a parameter that does not
+# exist fails the build instead of scrolling by.
+targets=()
+for module in "${modules[@]}"; do targets+=(--target "$module"); done
+status=0
+swift package --allow-writing-to-directory .build/docs generate-documentation \
+    "${targets[@]}" --warnings-as-errors --output-path .build/docs >"$log" 2>&1 || status=$?
+missing=()
 for module in "${modules[@]}"; do
-    log=".build/docs/$module.log"
-    # --warnings-as-errors: an unresolved link or a parameter doc for a parameter that does not
-    # exist fails the build instead of scrolling by.
-    if swift package --allow-writing-to-directory .build/docs generate-documentation \
-        --target "$module" --warnings-as-errors --output-path ".build/docs/$module.doccarchive" >"$log" 2>&1; then
+    if grep -q "Finished building documentation for '$module'" "$log" && [ -d ".build/docs/$module.doccarchive" ]; then
         echo "docs: $module ok"
     else
-        echo "docs: $module has DocC warnings or errors:" >&2
-        grep -E "^(warning|error):" "$log" | grep -v "invocation failed\|error was encountered\|NSCocoaErrorDomain" >&2 || tail -20 "$log" >&2
-        failed+=("$module")
+        missing+=("$module")
     fi
 done
-if [ ${#failed[@]} -gt 0 ]; then
-    echo "docs: failed for ${failed[*]}" >&2
+if [ "$status" -ne 0 ] || [ ${#missing[@]} -gt 0 ]; then
+    echo "docs: DocC warnings or errors (full log: $log):" >&2
+    grep -E "^(warning|error):|: (warning|error):" "$log" | grep -v "invocation failed\|error was encountered\|NSCocoaErrorDomain" >&2 || tail -20 "$log" >&2
+    [ ${#missing[@]} -gt 0 ] && echo "docs: no archive for ${missing[*]}" >&2
     exit 1
 fi

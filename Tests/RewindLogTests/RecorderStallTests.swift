@@ -41,6 +41,34 @@ struct RecorderStallTests {
         #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == store.state)
     }
 
+    @Test("room comes back a batch at a time: a dispatch waiting for it waits for one batch's commit, not for all the buffer held")
+    func roomPerBatch() throws {
+        let log = MemoryLog()
+        // Each commit takes 200 ms; the buffer holds four batches. Taking the whole buffer at
+        // once, a full buffer's dispatch waited for four commits (800 ms).
+        log.writeDelay.store(200, ordering: .relaxed)
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.bufferCapacity = 32
+        configuration.batchSize = 8
+        configuration.stallLimit = .seconds(30)
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let clock = ContinuousClock()
+        var longest = Duration.zero
+        for index in 0..<72 {
+            let before = clock.now
+            store.dispatch(.cart(.applyDiscount(code: "D\(index)")))
+            longest = max(longest, clock.now - before)
+        }
+        try recorder.flush()
+        try recorder.close()
+        #expect(try log.sessions().map(\.eventCount) == [72])
+        #expect(try log.gaps().isEmpty)
+        // It waited (the buffer filled), about one commit, and well under two.
+        #expect(longest >= .milliseconds(100) && longest < .milliseconds(400), "longest dispatch \(longest)")
+        #expect(recorder.longestCommit >= .milliseconds(200), "\(recorder.longestCommit)")
+    }
+
     @Test("synchronous durability on a stuck store: each dispatch waits at most the stall limit, and its action is committed once the store answers")
     func synchronousOnAStuckStore() throws {
         let log = MemoryLog()

@@ -131,6 +131,12 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         Middleware { [self] context in hooks(initialState: context.state) }
     }
 
+    /// The longest commit of one batch so far (what a dispatch waiting for room waits at
+    /// most): for the bench, beside the longest dispatch.
+    package var longestCommit: Duration {
+        .nanoseconds(writer.longestCommit.load(ordering: .relaxed))
+    }
+
     /// Begins a session holding `initialState` and returns the per-action hooks: the one path
     /// by which both ``middleware`` and ``tap(initialState:)`` record.
     @inlinable

@@ -21,6 +21,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     var log: any RecordingLog {
         target.withLock { $0 }
     }
+    /// The longest `commit` of one batch so far, in nanoseconds (encoding, writing and waking
+    /// those waiting): the most a dispatch waiting for room waits, for the bench to set beside
+    /// the longest dispatch.
+    let longestCommit = Atomic<Int64>(0)
     /// Where `onFailure` runs: never on the writer thread, so a handler may call `flush()` or
     /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
     private let reports = DispatchQueue(label: "RewindLog.failures")
@@ -198,13 +202,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
         var commitsSinceRetention = 0
         // The ticket of the last event taken from the buffer: every event handed off is in
-        // exactly one swap, so a swap's events follow the previous swap's.
+        // exactly one take, so a take's events follow the previous take's.
         var taken: UInt64 = 0
         // The session begins when a store binds the middleware, usually after this thread starts:
         // its position is read from it at the first write (`lastSeq` nil until then).
         var progress = Progress(lastSeq: nil, spacing: newSpacing())
         // The crash mark names the case of the last action reduced when the writer has named
-        // it here: at each swap, and before each wait for more to coalesce (so the action a
+        // it here: at each take, and before each wait for more to coalesce (so the action a
         // tap handed off is named within moments, not once its batch is taken).
         let caseName = buffer.crashMarking == nil ? nil : ActionCaseName.namer(for: Action.self)
         var named: UInt64 = 0
@@ -259,10 +263,25 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                         return .sleep(until: deadline, newest: caseName == nil ? nil : Self.newestEvent(in: contents.items, handedOff: contents.handedOff))
                     }
                 }
-                swap(&contents.items, &spare)
+                // At most one batch is taken at a time, so that a dispatch waiting for room
+                // waits for one batch's commit, not for every batch the buffer held (the
+                // longest dispatch of a burst was two commits long). Everything is taken after
+                // a stall: the actions let go follow the buffer's last.
+                let through: UInt64
+                let batch = max(1, configuration.batchSize)
+                if contents.items.count <= batch || contents.stalled != nil {
+                    swap(&contents.items, &spare)
+                    through = contents.handedOff
+                } else {
+                    spare.append(contentsOf: contents.items[..<batch])
+                    contents.items.removeFirst(batch)
+                    var left: UInt64 = 0
+                    for item in contents.items { if case .event = item { left += 1 } }
+                    through = contents.handedOff - left
+                }
                 contents.writer = .working
                 contents.busySince = .now
-                // The buffer is empty again: whoever waits for room can go on.
+                // Room again: whoever waits for it can go on.
                 let roomWaiters = contents.roomWaiters
                 contents.roomWaiters.removeAll()
                 // Actions let go on a stuck store follow the items taken: recording resumes
@@ -272,7 +291,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     contents.stalled = nil
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
-                return .write(spare, through: contents.handedOff, roomWaiters: roomWaiters, stalled: stalled)
+                return .write(spare, through: through, roomWaiters: roomWaiters, stalled: stalled)
             }
             switch job {
             case .begin:
@@ -313,7 +332,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 var start = items.startIndex
                 while start < items.endIndex {
                     let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
+                    let began = ContinuousClock.now
                     taken = commit(part, after: taken, progress: &progress)
+                    let took = (ContinuousClock.now - began).components
+                    longestCommit.max(took.seconds * 1_000_000_000 + took.attoseconds / 1_000_000_000, ordering: .relaxed)
                     start = part.endIndex
                     commitsSinceRetention += 1
                     if let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery {
@@ -331,7 +353,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                         }
                     }
                 }
-                assert(taken == through, "the parts' events are the swap's events")
+                assert(taken == through, "the parts' events are the take's events")
                 taken = through
                 if let stalled { letGo(stalled, progress: &progress) }
                 spare = items

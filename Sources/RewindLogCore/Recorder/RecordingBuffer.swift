@@ -12,8 +12,9 @@ public import Synchronization
 /// but once per snapshot interval: the box of the state to snapshot, and the copies the next
 /// reductions make of what they change in a state the writer still holds (two to three in all
 /// for the shop: `rewind-allocations`).
-/// The item array and the writer's spare, swapped at each batch, both reserve the most items
-/// the buffer can hold, so an append never grows an array whatever the writer's timing.
+/// The item array and the writer's spare both reserve the most items the buffer can hold, so
+/// an append never grows an array whatever the writer's timing. The writer takes at most one
+/// batch at a time (swapping the arrays when it takes all), so room comes back a batch at a time.
 @usableFromInline
 final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline
