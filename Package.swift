@@ -79,7 +79,8 @@ let package = Package(
         // `rewind mcp` (the MCP trait): the Model Context Protocol's official SDK, for its server
         // and JSON-RPC types (RewindCLI only: replay tools link it, apps never do).
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", from: "0.12.1"),
-        // `swift package generate-documentation` (Tools/docs.sh): builds the DocC catalogs.
+        // `swift package preview-documentation` (Tools/docs.sh preview) and
+        // `generate-documentation`; Tools/docs.sh's archives run docc directly.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
