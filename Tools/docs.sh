@@ -43,11 +43,11 @@ convert() {
     cp "$graphs/$module.symbols.json" "$own/"
     cp "$graphs/$module"@*.symbols.json "$own/" 2>/dev/null || true
     rm -rf ".build/docs/$module.doccarchive"
+    local status=0
     "$docc" convert "Sources/$module/$module.docc" --emit-lmdb-index \
         --fallback-display-name "$module" --fallback-bundle-identifier "$module" \
         --additional-symbol-graph-dir "$own" --output-path ".build/docs/$module.doccarchive" \
-        --warnings-as-errors >".build/docs/$module.log" 2>&1
-    local status=$?
+        --warnings-as-errors >".build/docs/$module.log" 2>&1 || status=$?
     rm -rf "$own"
     return $status
 }

@@ -10,6 +10,25 @@ import Testing
 /// `RecordingDestinationTests.stuckDestination`.
 @Suite("A slow store is not a stuck one")
 struct RecorderStallTests {
+    /// Records `count` shop actions dispatched as fast as they go, then flushes and closes;
+    /// returns the store, the recorder and the longest single dispatch.
+    static func dispatchAtFullSpeed(
+        _ count: Int, into log: MemoryLog, configuration: RecorderConfiguration<ShopState, ShopAction>
+    ) throws -> (Store<ShopState, ShopAction>, Recorder<ShopState, ShopAction>, Duration) {
+        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let clock = ContinuousClock()
+        var longest = Duration.zero
+        for index in 0..<count {
+            let before = clock.now
+            store.dispatch(.cart(.applyDiscount(code: "D\(index)")))
+            longest = max(longest, clock.now - before)
+        }
+        try recorder.flush()
+        try recorder.close()
+        return (store, recorder, longest)
+    }
+
     @Test("a store slower than dispatch but still committing: dispatch waits for room and nothing is lost")
     func slowStore() throws {
         let log = MemoryLog()
@@ -21,17 +40,7 @@ struct RecorderStallTests {
         configuration.bufferCapacity = 64
         configuration.batchSize = 16
         configuration.stallLimit = .milliseconds(300)
-        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
-        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
-        let clock = ContinuousClock()
-        var longest = Duration.zero
-        for index in 0..<400 {
-            let before = clock.now
-            store.dispatch(.cart(.applyDiscount(code: "D\(index)")))
-            longest = max(longest, clock.now - before)
-        }
-        try recorder.flush()
-        try recorder.close()
+        let (store, _, longest) = try Self.dispatchAtFullSpeed(400, into: log, configuration: configuration)
 
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(try log.gaps().isEmpty)
@@ -51,17 +60,7 @@ struct RecorderStallTests {
         configuration.bufferCapacity = 32
         configuration.batchSize = 8
         configuration.stallLimit = .seconds(30)
-        let recorder = Recorder<ShopState, ShopAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.shop"), configuration: configuration)
-        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
-        let clock = ContinuousClock()
-        var longest = Duration.zero
-        for index in 0..<72 {
-            let before = clock.now
-            store.dispatch(.cart(.applyDiscount(code: "D\(index)")))
-            longest = max(longest, clock.now - before)
-        }
-        try recorder.flush()
-        try recorder.close()
+        let (_, recorder, longest) = try Self.dispatchAtFullSpeed(72, into: log, configuration: configuration)
         #expect(try log.sessions().map(\.eventCount) == [72])
         #expect(try log.gaps().isEmpty)
         // It waited (the buffer filled), about one commit, and well under two.
