@@ -83,7 +83,9 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// `.seconds(.max)` waits as long as the store takes.
     public var stallLimit: Duration = .seconds(2)
     /// The most events one transaction writes; also how many buffered events make the writer
-    /// commit at once instead of waiting out a buffered durability's `maxDelay`.
+    /// commit at once instead of waiting out a buffered durability's `maxDelay`. The writer
+    /// takes at most this many from the buffer at a time, so a dispatch waiting for room
+    /// waits for one batch's commit.
     public var batchSize = 2_048
     /// How actions and states are encoded.
     public var codec: any PayloadCodec = JSONPayloadCodec()
