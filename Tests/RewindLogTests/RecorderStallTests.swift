@@ -1,7 +1,7 @@
 import Foundation
 import Rewind
 import RewindExamples
-import RewindLogCore
+@testable import RewindLogCore
 import RewindTestSupport
 import Testing
 
@@ -66,6 +66,24 @@ struct RecorderStallTests {
         // It waited (the buffer filled), about one commit, and well under two.
         #expect(longest >= .milliseconds(100) && longest < .milliseconds(400), "longest dispatch \(longest)")
         #expect(recorder.longestCommit >= .milliseconds(200), "\(recorder.longestCommit)")
+    }
+
+    @Test("a take holds at most a batch; a state to encode begins a take of its own, with at most an eighth of a batch after it")
+    func takes() {
+        typealias Item = RecordingBuffer<ShopState, ShopAction>.Item
+        let event = Item.event(DispatchedAction(.cart(.applyDiscount(code: "D")), from: ActionSource()), time: 0)
+        let snapshot = Item.snapshot(ShopState(), time: 0), fresh = Item.freshState(ShopState(), time: 0)
+        func count(_ items: [Item], batch: Int) -> Int { RecorderWriter<ShopState, ShopAction>.takeCount(items, batch: batch) }
+        #expect(count([], batch: 8) == 0)
+        #expect(count(Array(repeating: event, count: 20), batch: 8) == 8)
+        #expect(count(Array(repeating: event, count: 5), batch: 8) == 5)
+        // Events stop before a state; a state takes an eighth of a batch of events after it.
+        #expect(count([event, event, snapshot, event], batch: 8) == 2)
+        #expect(count([snapshot] + Array(repeating: event, count: 20), batch: 16) == 3)
+        #expect(count([fresh] + Array(repeating: event, count: 20), batch: 16) == 3)
+        #expect(count([snapshot, event, snapshot, event], batch: 16) == 2)
+        #expect(count([snapshot, snapshot], batch: 16) == 1)
+        #expect(count([snapshot, event, event], batch: 1) == 2)
     }
 
     @Test("synchronous durability on a stuck store: each dispatch waits at most the stall limit, and its action is committed once the store answers")

@@ -84,8 +84,8 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     public var stallLimit: Duration = .seconds(2)
     /// The most events one transaction writes; also how many buffered events make the writer
     /// commit at once instead of waiting out a buffered durability's `maxDelay`. The writer
-    /// takes at most this many from the buffer at a time, so a dispatch waiting for room
-    /// waits for one batch's commit.
+    /// takes at most this many from the buffer at a time (and a snapshot to encode with at
+    /// most an eighth of this many), so a dispatch waiting for room waits for one such commit.
     public var batchSize = 2_048
     /// How actions and states are encoded.
     public var codec: any PayloadCodec = JSONPayloadCodec()

@@ -263,20 +263,21 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                         return .sleep(until: deadline, newest: caseName == nil ? nil : Self.newestEvent(in: contents.items, handedOff: contents.handedOff))
                     }
                 }
-                // At most one batch is taken at a time, so that a dispatch waiting for room
-                // waits for one batch's commit, not for every batch the buffer held (the
-                // longest dispatch of a burst was two commits long). Everything is taken after
-                // a stall: the actions let go follow the buffer's last.
+                // At most one batch is taken at a time, a state to encode in a take of its own
+                // (`takeCount`), so that a dispatch waiting for room waits for one such commit,
+                // not for every batch the buffer held (the longest dispatch of a burst was two
+                // commits long). Everything is taken after a stall: the actions let go follow
+                // the buffer's last.
                 let through: UInt64
-                let batch = max(1, configuration.batchSize)
-                if contents.items.count <= batch || contents.stalled != nil {
+                let taking = contents.stalled != nil ? contents.items.count : Self.takeCount(contents.items, batch: max(1, configuration.batchSize))
+                if taking == contents.items.count {
                     swap(&contents.items, &spare)
                     through = contents.handedOff
                 } else {
-                    spare.append(contentsOf: contents.items[..<batch])
-                    contents.items.removeFirst(batch)
+                    spare.append(contentsOf: contents.items[..<taking])
+                    contents.items.removeFirst(taking)
                     var left: UInt64 = 0
-                    for item in contents.items { if case .event = item { left += 1 } }
+                    for item in contents.items where item.isEvent { left += 1 }
                     through = contents.handedOff - left
                 }
                 contents.writer = .working
@@ -363,6 +364,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     }
 
     /// The last action handed off and its index, when the buffer holds it.
+    /// How many of `items` the writer takes at once: at most `batch`, and a state to encode
+    /// (a snapshot, a fresh state) begins a take of its own, followed by at most an eighth of
+    /// a batch. Encoding a grown state is the dearest item; a take holding one and a whole
+    /// batch of events held a waiting dispatch for both.
+    static func takeCount(_ items: [RecordingBuffer<State, Action>.Item], batch: Int) -> Int {
+        guard let first = items.first else { return 0 }
+        let limit = min(items.count, first.isEvent ? batch : 1 + max(1, batch / 8))
+        var count = 1
+        while count < limit, items[count].isEvent { count += 1 }
+        return count
+    }
+
     /// `handedOff`: how many actions were handed off when `items` were, so the last is that one.
     private static func newestEvent(in items: [RecordingBuffer<State, Action>.Item], handedOff: UInt64) -> (UInt64, Action)? {
         // Only a snapshot of the state after it can follow it.

@@ -14,7 +14,8 @@ public import Synchronization
 /// for the shop: `rewind-allocations`).
 /// The item array and the writer's spare both reserve the most items the buffer can hold, so
 /// an append never grows an array whatever the writer's timing. The writer takes at most one
-/// batch at a time (swapping the arrays when it takes all), so room comes back a batch at a time.
+/// batch at a time, a state to encode beginning a take of its own (swapping the arrays when it
+/// takes all), so room comes back a take at a time.
 @usableFromInline
 final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline
@@ -27,6 +28,11 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// The live state before the event after it, asked for after a failed write: recording
         /// resumes from it in a new session.
         indirect case freshState(State, time: Double)
+
+        /// Whether it is an action (not a state to encode).
+        var isEvent: Bool {
+            if case .event = self { true } else { false }
+        }
     }
 
     @usableFromInline
