@@ -59,9 +59,10 @@ public struct CrashMark: Codable, Sendable, Hashable {
         case .scene: 5
         }
     }
-    /// How many bytes of the last reduced action's file a mark keeps: the end, the file's name.
+    /// How many bytes of the last reduced action's file a mark keeps: the end, the file's name
+    /// (`REWIND_CRASH_FILE_CAPACITY`, as the handler writes it).
     static let fileCapacity = 48
-    /// How many bytes of its case a mark keeps: the start.
+    /// How many bytes of its case a mark keeps: the start (`REWIND_CRASH_CASE_CAPACITY`).
     static let caseCapacity = 61
 
     /// Reads a mark from the bytes the handler wrote; `nil` unless they are one whole mark of a

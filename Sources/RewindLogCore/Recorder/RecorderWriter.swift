@@ -363,7 +363,6 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         }
     }
 
-    /// The last action handed off and its index, when the buffer holds it.
     /// How many of `items` the writer takes at once: at most `batch`, and a state to encode
     /// (a snapshot, a fresh state) begins a take of its own, followed by at most an eighth of
     /// a batch. Encoding a grown state is the dearest item; a take holding one and a whole
@@ -376,7 +375,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         return count
     }
 
-    /// `handedOff`: how many actions were handed off when `items` were, so the last is that one.
+    /// The last action in `items` and its index, when they hold it. `handedOff`: how many
+    /// actions were handed off when `items` were, so the last is that one.
     private static func newestEvent(in items: [RecordingBuffer<State, Action>.Item], handedOff: UInt64) -> (UInt64, Action)? {
         // Only a snapshot of the state after it can follow it.
         for item in items.suffix(2).reversed() {
