@@ -192,7 +192,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         case suspend(waiters: [DispatchSemaphore])
         /// `newest`: the last action handed off, and its index, for the crash mark to name.
         case sleep(until: ContinuousClock.Instant?, newest: (UInt64, Action)? = nil)
-        case write([RecordingBuffer<State, Action>.Item], through: UInt64, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
+        case write([RecordingBuffer<State, Action>.Item], roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         case exit
     }
 
@@ -268,17 +268,12 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // not for every batch the buffer held (the longest dispatch of a burst was two
                 // commits long). Everything is taken after a stall: the actions let go follow
                 // the buffer's last.
-                let through: UInt64
                 let taking = contents.stalled != nil ? contents.items.count : Self.takeCount(contents.items, batch: max(1, configuration.batchSize))
                 if taking == contents.items.count {
                     swap(&contents.items, &spare)
-                    through = contents.handedOff
                 } else {
                     spare.append(contentsOf: contents.items[..<taking])
                     contents.items.removeFirst(taking)
-                    var left: UInt64 = 0
-                    for item in contents.items where item.isEvent { left += 1 }
-                    through = contents.handedOff - left
                 }
                 contents.writer = .working
                 contents.busySince = .now
@@ -292,7 +287,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     contents.stalled = nil
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
-                return .write(spare, through: through, roomWaiters: roomWaiters, stalled: stalled)
+                return .write(spare, roomWaiters: roomWaiters, stalled: stalled)
             }
             switch job {
             case .begin:
@@ -325,8 +320,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     buffer.wakeWriter.wait()
                 }
                 buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
-            case let .write(items, through, roomWaiters, stalled):
+            case let .write(items, roomWaiters, stalled):
                 for waiter in roomWaiters { waiter.signal() }
+                // Counted here, off the buffer's lock: every event handed off is in exactly one
+                // take, so this take's last is the previous take's plus its events.
+                let through = taken + UInt64(items.reduce(0) { $1.isEvent ? $0 + 1 : $0 })
                 if caseName != nil, let newest = Self.newestEvent(in: items, handedOff: through) { name(newest.0, newest.1) }
                 // At most `batchSize` items per transaction, each part ending at the ticket of
                 // its last event.
