@@ -40,6 +40,10 @@ extension PostgresLog {
             ("statement_timeout", milliseconds), ("lock_timeout", milliseconds),
             // What `pg_stat_activity` shows a database administrator for this connection.
             ("application_name", applicationName(role)),
+            // The store's schema first: `COPY` names its table alone (postgres-nio quotes the
+            // name whole, so `rewind.events` cannot be given). Every statement names its
+            // schema; the default path after it is the server's.
+            ("search_path", #"rewind, "$user", public"#),
         ]
         if location.tls == .verifyFull { configuration.options.tlsServerName = location.host }
         let options = configuration.options, tls = configuration.tls

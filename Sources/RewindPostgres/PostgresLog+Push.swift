@@ -50,16 +50,28 @@ extension PostgresLog {
     ///     store (``PostgresLogReader``) moves between stores without a file.
     ///   - install: The install or device it came from, kept with each session (for fleet
     ///     queries); the log's identity when not given.
-    ///   - batchSize: Events per transaction (1–10,000).
+    ///   - batchSize: Events per transaction (1–10,000). A batch also ends once its payloads
+    ///     reach ``pushBatchBytes``, so that large payloads do not hold much memory.
     ///   - progress: Called after each batch.
     public func push(
         _ log: any LogReader,
         install: String? = nil,
-        batchSize: Int = 1_000,
+        batchSize: Int = defaultPushBatchSize,
         progress: (@Sendable (PushProgress) -> Void)? = nil
     ) async throws(EventLogError) -> PushReport {
         try await push(log, install: install, batchSize: batchSize, progress: progress, stoppingAfter: nil)
     }
+
+    /// Events per transaction of a push, unless told otherwise. Each transaction costs a commit
+    /// (its sync) and a few round trips: at 1,000 events that overhead was a fifth of a push's
+    /// time (the `postgres` bench workload); at 10,000 a push cut short redoes at most a
+    /// fraction of a second's work.
+    public static let defaultPushBatchSize = 10_000
+
+    /// The payload bytes that end a push's batch before its `batchSize` (8 MiB): with the next
+    /// batch read while the store takes this one, and the copy's text twice a payload's size, a
+    /// push holds a few tens of megabytes whatever the log's payloads.
+    public static let pushBatchBytes = 8 << 20
 
     /// `push`, stopping with an error after `stoppingAfter` batches: a push cut short, for tests.
     func push(
@@ -321,11 +333,12 @@ private struct Pusher {
         var there = try await single(Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(target.id)")
         report.alreadyThere += there
         if let last = session.seqRange?.upperBound, after < last {
-            var cursor = log.events(EventFilter(seqs: (after + 1)...last, session: session.id), pageSize: batchSize)
-            while true {
-                var batch: [LoggedEvent] = []
-                while batch.count < batchSize, let event = try cursor.next() { batch.append(event) }
-                guard let through = batch.last?.seq else { break }
+            let log = log, batchSize = batchSize, filter = EventFilter(seqs: (after + 1)...last, session: session.id)
+            var batch = try await Self.batch(of: log, filter, after: after, count: batchSize)
+            while let through = batch.last?.seq {
+                // The next batch is read from the log while the store takes this one: the two
+                // sides of a push overlap, on two cores, as a single `COPY` stream's do.
+                async let following = Self.batch(of: log, filter, after: through, count: batchSize)
                 there += try await pushBatch(batch, of: session, into: target, after: after, through: through)
                 after = through
                 progress(there)
@@ -333,6 +346,7 @@ private struct Pusher {
                 if let stop = stoppingAfter, batches >= stop {
                     throw EventLogError.failed(path: store.location.description, reason: "stopped after \(batches) batches (a push cut short)")
                 }
+                batch = try await following
             }
         }
         // Snapshots past the last event (retention's, of a session emptied by it).
@@ -343,77 +357,98 @@ private struct Pusher {
         return there
     }
 
+    /// The next batch: the log's events after `after` that `filter` lets through, at most
+    /// `count`, ending early once their payloads reach ``PostgresLog/pushBatchBytes``. Read a
+    /// small page at a time, so that the byte bound holds to within a page.
+    private static func batch(of log: any LogReader, _ filter: EventFilter, after: Int64, count: Int) async throws -> [LoggedEvent] {
+        var batch: [LoggedEvent] = [], bytes = 0, after = after
+        while batch.count < count, bytes < PostgresLog.pushBatchBytes {
+            let asked = min(256, count - batch.count)
+            let page = try log.eventPage(filter, after: after, count: asked, newestFirst: false)
+            batch += page
+            bytes += page.reduce(0) { $0 + ($1.payload?.count ?? 0) }
+            guard page.count == asked, let last = page.last?.seq else { break }
+            after = last
+        }
+        return batch
+    }
+
     /// One batch of events, and the snapshots after `after` through its last event, in one
     /// transaction with the session's bounds. Returns how many events were added.
+    ///
+    /// The events go in by `COPY`, which has no `ON CONFLICT`: so the transaction first locks
+    /// the session's row, then asks which of the log's events the store has of it — another
+    /// pusher of the same log may have added some meanwhile — and copies only those after. A
+    /// log's events reach the store in seq order, a whole batch at a time, so the store has
+    /// exactly the log's events up to the greatest it has. (Copying into a staging table, then
+    /// inserting from it with `ON CONFLICT`, costs a second write of every row.)
     private mutating func pushBatch(
         _ batch: [LoggedEvent], of session: LogSession, into target: (id: Int64, base: Int64), after: Int64, through: Int64
     ) async throws -> Int64 {
         // Interned outside the transaction: committed ids stay valid whatever the batch does.
+        // Each event's ids are looked up once, here (hashing a call site was a tenth of the
+        // client's time).
+        var ids: [(source: Int64, action: Int64)] = []
+        ids.reserveCapacity(batch.count)
         for event in batch {
-            if sourceIDs[event.source] == nil { sourceIDs[event.source] = try await sourceID(event.source) }
-            if actionIDs[event.actionCase] == nil { actionIDs[event.actionCase] = try await store.actionID(event.actionCase) }
-        }
-        let sources = sourceIDs, actions = actionIDs, store = store
-        let (added, snapshots) = try await store.transaction { () async throws -> (Int64, Int) in
-            let seqs = try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(batch.count))")
-                .map { try $0.decode(Int64.self) }.sorted()
-            var inserted: [Int64] = []
-            // A statement takes at most 65,535 parameters, 9 per event: a batch of more than
-            // 7,281 events goes in several statements of the one transaction.
-            let perStatement = PostgresLog.eventsPerStatement(columns: 11)
-            for start in stride(from: 0, to: batch.count, by: perStatement) {
-                let end = min(start + perStatement, batch.count)
-                inserted += try await Self.insertEvents(
-                    batch[start..<end], seqs: seqs[start..<end], session: target.id, sources: sources, actions: actions, into: store
-                )
+            let source: Int64, action: Int64
+            if let known = sourceIDs[event.source] {
+                source = known
+            } else {
+                source = try await sourceID(event.source)
+                sourceIDs[event.source] = source
             }
-            if let low = inserted.min(), let high = inserted.max() {
+            if let known = actionIDs[event.actionCase] {
+                action = known
+            } else {
+                action = try await store.actionID(event.actionCase)
+                actionIDs[event.actionCase] = action
+            }
+            ids.append((source, action))
+        }
+        let store = store
+        let (added, snapshots) = try await store.transaction { () async throws -> (Int64, Int) in
+            // Held to the commit: a second pusher of this session waits here, then sees this batch.
+            _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
+            // With seqs for the whole batch, in the same round trip: those of events the store
+            // has already go unused, as a rolled-back transaction's do.
+            guard let (there, taken) = try await store.rows("""
+                SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
+                       (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
+                """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
+                throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
+            }
+            let missing = batch.drop(while: { event in there.map { event.seq <= $0 } ?? false })
+            if !missing.isEmpty {
+                guard taken.count == batch.count else {
+                    throw EventLogError.failed(path: store.location.description, reason: "the store gave \(taken.count) seqs of the \(batch.count) asked for")
+                }
+                let seqs = taken.sorted().prefix(missing.count)
+                guard let low = seqs.first, let high = seqs.last else { return (0, 0) }
+                var rows = EventCopy(reservingBytes: missing.count * 128)
+                for ((event, seq), ids) in zip(zip(missing, seqs), ids[(batch.count - missing.count)...]) {
+                    // Links as the device log holds them: distances in its seqs, which the store
+                    // reads a pushed session by.
+                    rows.append(
+                        session: target.id, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
+                        payload: event.payload, source: ids.source, info: event.source.info, redaction: event.redaction,
+                        cause: event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) },
+                        root: event.root.flatMap { EventLink.seq($0).distance(from: event.seq) }
+                    )
+                }
+                try await store.copy(rows)
                 _ = try await store.rows("""
                     UPDATE rewind.sessions
                     SET first_seq = LEAST(coalesce(first_seq, \(low)), \(low)), last_seq = GREATEST(coalesce(last_seq, \(high)), \(high)),
-                        event_count = event_count + \(Int64(inserted.count))
+                        event_count = event_count + \(Int64(missing.count))
                     WHERE id = \(target.id)
                     """)
             }
-            return (Int64(inserted.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
+            return (Int64(missing.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
         }
         report.events += added
         report.snapshots += snapshots
         return added
-    }
-
-    /// Inserts `events` (with the store seqs `seqs`) into session `session` in one statement,
-    /// skipping those already there; returns the seqs inserted.
-    private static func insertEvents(
-        _ events: ArraySlice<LoggedEvent>, seqs: ArraySlice<Int64>, session: Int64,
-        sources: [ActionSource: Int64], actions: [String: Int64], into store: PostgresLog
-    ) async throws -> [Int64] {
-        var bindings = PostgresBindings(capacity: events.count * 11)
-        var rows: [String] = []
-        rows.reserveCapacity(events.count)
-        for (event, seq) in zip(events, seqs) {
-            let first = bindings.count + 1
-            bindings.append(session)
-            bindings.append(seq)
-            bindings.append(event.seq)
-            bindings.append(event.time)
-            bindings.append(actions[event.actionCase] ?? 0)
-            try bindings.append(event.payload)
-            bindings.append(sources[event.source] ?? 0)
-            bindings.append(event.source.info)
-            bindings.append(event.redaction)
-            // As the device log holds them: distances in its seqs, which the store reads a
-            // pushed session by.
-            bindings.append(event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) })
-            bindings.append(event.root.flatMap { EventLink.seq($0).distance(from: event.seq) })
-            rows.append("(" + (first..<first + 11).map { "$\($0)" }.joined(separator: ", ") + ")")
-        }
-        return try await store.rows(PostgresQuery(unsafeSQL: """
-            INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
-            VALUES \(rows.joined(separator: ", "))
-            ON CONFLICT DO NOTHING
-            RETURNING seq
-            """, binds: bindings)).map { try $0.decode(Int64.self) }
     }
 
     /// Inserts the session's snapshots after `after` through `through`, each at the store seq

@@ -43,10 +43,44 @@ extension PostgresLog {
         }
     }
 
-    /// How many rows of `columns` parameters one statement may insert: PostgreSQL takes at
-    /// most 65,535 parameters per statement.
-    static func eventsPerStatement(columns: Int) -> Int {
-        Int(UInt16.max) / columns
+    /// Copies `rows` into `rewind.events` (`COPY … FROM STDIN`), inside the caller's
+    /// transaction — or fails when the connection closes, or when the server has not taken
+    /// them within the store's `queryTimeout`, as ``rows(_:timeout:)`` does.
+    ///
+    /// postgres-nio's `copyFrom` is async only, and would wait forever for a connection that
+    /// closed before the copy reached it; so the copy runs in a task of its own, on this
+    /// store's serial executor (not the cooperative pool, for the reason ``rows(_:timeout:)``
+    /// gives), and the caller waits for whichever comes first: the copy's end, the
+    /// connection's, or the deadline. A copy cut off that way fails its transaction.
+    func copy(_ rows: EventCopy) async throws {
+        guard rows.count > 0 else { return }
+        // The table by its name alone: the connection's search path begins with the store's
+        // schema (see `connect`).
+        let connection = connection, logger = Self.logger, location = location, inFlight = inFlight, timeout = queryTimeout
+        let data = rows.buffer, executor = copying
+        let _: [PostgresRow] = try await withCheckedThrowingContinuation { continuation in
+            guard let id = inFlight.add({ continuation.resume(with: $0) }) else { return }
+            let deadline = connection.eventLoop.scheduleTask(in: .init(timeout + .seconds(1))) {
+                inFlight.finish(id, with: .failure(EventLogError.failed(
+                    path: location.description,
+                    reason: "the server at \(location.host):\(location.port) did not take a copy within \(timeout) (the store's query timeout), so the connection was closed; run it again to resume"
+                )))
+                connection.close().whenComplete { _ in }
+            }
+            Task(executorPreference: executor) {
+                let result: Result<[PostgresRow], any Error>
+                do {
+                    try await connection.copyFrom(table: "events", columns: EventCopy.columns, logger: logger) { writer in
+                        try await writer.write(data)
+                    }
+                    result = .success([])
+                } catch {
+                    result = .failure(error)
+                }
+                deadline.cancel()
+                inFlight.finish(id, with: result)
+            }
+        }
     }
 
     /// Runs each statement of `script` in turn, each within `timeout` (the store's by default).

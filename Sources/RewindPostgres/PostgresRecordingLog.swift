@@ -311,8 +311,7 @@ final class PostgresRecordingLog: RecordingLog {
         _ writes: [LogWrite], session: Int64, sources: [SourceKey: Int64], actions: [String: Int64], into store: PostgresLog
     ) async throws -> ClosedRange<Int64>? {
         let count = writes.reduce(0) { count, write in if case .event = write { count + 1 } else { count } }
-        var seqs = count == 0 ? [] : try await store.rows("SELECT nextval('rewind.seqs') FROM generate_series(1, \(Int64(count)))")
-            .map { try $0.decode(Int64.self) }.sorted()[...]
+        var seqs = try await store.takeSeqs(count)[...]
         var pending: [(seq: Int64, event: LogWrite.Event, cause: Int64?, root: Int64?)] = []
         // Every seq given in this write, in order: what a link to an earlier event of the write
         // resolves by (the store's seqs need not follow each other when writers share it).
@@ -329,27 +328,14 @@ final class PostgresRecordingLog: RecordingLog {
         var first: Int64?, last: Int64?
         func flush() async throws {
             guard !pending.isEmpty else { return }
-            var bindings = PostgresBindings(capacity: pending.count * 10)
-            var rows: [String] = []
-            rows.reserveCapacity(pending.count)
+            var rows = EventCopy(reservingBytes: pending.count * 128)
             for (seq, event, cause, root) in pending {
-                let first = bindings.count + 1
-                bindings.append(session)
-                bindings.append(seq)
-                bindings.append(event.time)
-                bindings.append(actions[event.actionCase] ?? 0)
-                try bindings.append(event.payload)
-                bindings.append(sources[event.source] ?? 0)
-                bindings.append(event.info)
-                bindings.append(event.redaction)
-                bindings.append(cause)
-                bindings.append(root)
-                rows.append("(" + (first..<first + 10).map { "$\($0)" }.joined(separator: ", ") + ")")
+                rows.append(
+                    session: session, seq: seq, originSeq: nil, time: event.time, action: actions[event.actionCase] ?? 0, payload: event.payload,
+                    source: sources[event.source] ?? 0, info: event.info, redaction: event.redaction, cause: cause, root: root
+                )
             }
-            _ = try await store.rows(PostgresQuery(unsafeSQL: """
-                INSERT INTO rewind.events (session_id, seq, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
-                VALUES \(rows.joined(separator: ", "))
-                """, binds: bindings))
+            try await store.copy(rows)
             pending.removeAll(keepingCapacity: true)
         }
         for write in writes {
@@ -360,7 +346,6 @@ final class PostgresRecordingLog: RecordingLog {
                 pending.append((seq, event, distance(event.cause, from: seq), distance(event.root, from: seq)))
                 if first == nil { first = seq }
                 last = seq
-                if pending.count == PostgresLog.eventsPerStatement(columns: 10) { try await flush() }
             case let .snapshot(time, state):
                 try await flush()
                 let seq: Int64

@@ -123,7 +123,7 @@ struct PostgresPushTests {
         }
     }
 
-    @Test("batches past PostgreSQL's 65,535 parameters per statement (7,282 to 10,000 events) go whole, in several statements")
+    @Test("the largest batches (up to 10,000 events, past what one INSERT could bind) go whole")
     func largestBatches() async throws {
         let folder = try TemporaryDirectory()
         let log = try EventLog(path: folder.file("large.rewind"))
@@ -135,6 +135,32 @@ struct PostgresPushTests {
             defer { Task { await store.close() } }
             let report = try await store.push(log, batchSize: 10_000)
             #expect(report.events == 8_000)
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
+    @Test("a batch ends early once its payloads reach 8 MiB: large payloads go in several transactions, whole")
+    func batchBytes() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("heavy.rewind"))
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+        // 1,200 events of about 20 KB each: 24 MB, three times the bound.
+        let records = (0..<1_200).map { index in
+            EventRecord(TodoAction.item(.rename(id: UUID(), title: "\(index) " + String(repeating: "x", count: 20_000))), source: ActionSource(file: "Heavy.swift", function: "f", line: 1, column: 1))
+        }
+        try log.append(records, to: session)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let progress = Recorded<PostgresLog.PushProgress>()
+            let report = try await store.push(log, progress: progress.append)
+            #expect(report.events == 1_200)
+            // A progress call after each batch, then one for the session's end.
+            let counts = progress.all.map(\.events)
+            let batches = zip(counts, [0] + counts).map { $0 - $1 }.filter { $0 > 0 }
+            #expect(batches.count >= 3, "batches of \(batches)")
+            // The bound holds to within one page read (256 events).
+            #expect(batches.allSatisfy { $0 <= PostgresLog.pushBatchBytes / 20_000 + 256 }, "batches of \(batches)")
             #expect(try await Self.contents(of: location) == Self.contents(of: log))
         }
     }

@@ -23,7 +23,7 @@ struct PushCommand: LogReadingCommand, AsyncParsableCommand {
     var store: String
     @Option(help: "The install or device the log came from, kept with each session (default: the log's identity).")
     var install: String?
-    @Option(help: "Events per transaction (1–10000).") var batchSize = 1_000
+    @Option(help: "Events per transaction (1–10000; fewer once their payloads reach 8 MiB).") var batchSize = PostgresLog.defaultPushBatchSize
 
 
     func validate() throws {
