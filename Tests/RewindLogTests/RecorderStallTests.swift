@@ -72,7 +72,7 @@ struct RecorderStallTests {
     func takes() {
         typealias Item = RecordingBuffer<ShopState, ShopAction>.Item
         let event = Item.event(DispatchedAction(.cart(.applyDiscount(code: "D")), from: ActionSource()), time: 0)
-        let snapshot = Item.snapshot(ShopState(), time: 0), fresh = Item.freshState(ShopState(), time: 0)
+        let snapshot = Item.snapshot(PendingSnapshot(ShopState(), time: 0)), fresh = Item.freshState(ShopState(), time: 0)
         func count(_ items: [Item], batch: Int) -> Int { RecorderWriter<ShopState, ShopAction>.takeCount(items, batch: batch) }
         #expect(count([], batch: 8) == 0)
         #expect(count(Array(repeating: event, count: 20), batch: 8) == 8)

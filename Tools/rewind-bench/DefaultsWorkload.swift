@@ -32,9 +32,9 @@ struct DefaultsWorkload {
             Variant(name: "fixed interval of 1,000", snapshots: (1_000, .infinity)),
             Variant(name: "hand-written: JSONEncoder + GRDB", snapshots: nil),
         ]
-        var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = [], snapshotBytes: [[Double]] = [], commits: [[Double]] = []
+        var seconds: [[Double]] = [], bytes: [[Double]] = [], longest: [[Double]] = [], snapshotBytes: [[Double]] = [], commits: [[Double]] = [], losses: [[Double]] = []
         for variant in variants {
-            var times: [Double] = [], sizes: [Double] = [], stalls: [Double] = [], snapshots: [Double] = [], commit: [Double] = []
+            var times: [Double] = [], sizes: [Double] = [], stalls: [Double] = [], snapshots: [Double] = [], commit: [Double] = [], lost: [Double] = []
             for run in 0...runs {
                 let measured = try record(variant)
                 guard run > 0 else { continue }  // the first is a warm-up
@@ -43,12 +43,14 @@ struct DefaultsWorkload {
                 stalls.append(measured.longestDispatch)
                 snapshots.append(measured.snapshotMegabytes)
                 commit.append(measured.longestCommit)
+                lost.append(measured.lost)
             }
             seconds.append(times)
             bytes.append(sizes)
             longest.append(stalls)
             snapshotBytes.append(snapshots)
             commits.append(commit)
+            losses.append(lost)
         }
         var rows: [WorkloadResult.Variant] = []
         for (metric, unit, values) in [("time", "s", seconds), ("size", "MB", bytes), ("longest dispatch", "ms", longest)] {
@@ -62,6 +64,11 @@ struct DefaultsWorkload {
         // room waits for (the writer frees room a batch at a time).
         for (variant, runs) in zip(variants, commits) where variant.snapshots != nil {
             rows.append(.init(name: "longest batch commit: \(variant.name)", value: median(runs), unit: "ms", ratioToBaseline: nil, runs: runs))
+        }
+        // Back-pressure must not drop either: the actions the log's gaps record as lost, at
+        // the default stall limit.
+        for (variant, runs) in zip(variants, losses) where variant.snapshots != nil {
+            rows.append(.init(name: "actions lost: \(variant.name)", value: median(runs), unit: "actions", ratioToBaseline: nil, runs: runs))
         }
         // Of the size, what the snapshots take (the session's initial one included); the
         // hand-written middleware keeps none.
@@ -77,8 +84,8 @@ struct DefaultsWorkload {
 
     /// Records `actions` actions; returns seconds, megabytes of log, the longest dispatch in
     /// milliseconds, the megabytes of snapshot payloads in the log, and the recorder's longest
-    /// batch commit in milliseconds (0 for the hand-written middleware).
-    private func record(_ variant: Variant) throws -> (seconds: Double, megabytes: Double, longestDispatch: Double, snapshotMegabytes: Double, longestCommit: Double) {
+    /// batch commit in milliseconds (0 for the hand-written middleware), and the actions lost.
+    private func record(_ variant: Variant) throws -> (seconds: Double, megabytes: Double, longestDispatch: Double, snapshotMegabytes: Double, longestCommit: Double, lost: Double) {
         let path = TemporaryLog.path("defaults")
         defer { TemporaryLog.remove(path) }
         let middleware: Middleware<ShopState, ShopAction>
@@ -113,7 +120,15 @@ struct DefaultsWorkload {
         }
         let commit = longestCommit()
         try close()
-        let snapshotBytes = variant.snapshots == nil ? 0 : try EventLog(path: path, mode: .readOnly).statistics().snapshotBytes
-        return (elapsed.seconds, Double(TemporaryLog.size(path)) / 1_000_000, longest.seconds * 1_000, Double(snapshotBytes) / 1_000_000, commit.seconds * 1_000)
+        var snapshotBytes = 0, lost = 0
+        if variant.snapshots != nil {
+            let log = try EventLog(path: path, mode: .readOnly)
+            snapshotBytes = try log.statistics().snapshotBytes
+            lost = try log.gaps().reduce(0) { $0 + Int($1.lost) }
+        }
+        return (
+            elapsed.seconds, Double(TemporaryLog.size(path)) / 1_000_000, longest.seconds * 1_000, Double(snapshotBytes) / 1_000_000, commit.seconds * 1_000,
+            Double(lost)
+        )
     }
 }

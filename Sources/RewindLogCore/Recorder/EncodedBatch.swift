@@ -42,11 +42,11 @@ struct EncodedBatch<Action: Codable & Sendable> {
                 if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
                 self.spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
                 writes.append(.event(event))
-            case let .snapshot(state, time):
+            case let .snapshot(snapshot):
                 do {
-                    let encoded = try codec.encode(configuration.redaction.scrubbed(state))
+                    let encoded = try snapshot.encoded(codec: codec.name) { state in try codec.encode(configuration.redaction.scrubbed(state)) }
                     self.spacing.wroteSnapshot(bytes: encoded.count, ticket: ticket)
-                    writes.append(.snapshot(time: time, state: encoded))
+                    writes.append(.snapshot(time: snapshot.time, state: encoded))
                 } catch {
                     failures.append(RecorderFailure(error: .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
                 }

@@ -227,7 +227,9 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 if let hang { contents.endedHangs.append((contents.handedOff, hang)) }
                 contents.sinceSnapshot += 1
                 if contents.sinceSnapshot >= contents.snapshotAfter {
-                    contents.items.append(.snapshot(state, time: time))
+                    let snapshot = PendingSnapshot(state, time: time)
+                    contents.items.append(.snapshot(snapshot))
+                    contents.snapshotToPrepare = snapshot
                     contents.sinceSnapshot = 0
                     contents.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: contents.handedOff)
                 }

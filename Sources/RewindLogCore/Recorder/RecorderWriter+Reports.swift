@@ -79,9 +79,11 @@ extension RecorderWriter {
                         return
                     }
                 }
-            case let .snapshot(state, _), let .freshState(state, _):
+            case let .snapshot(snapshot):
                 // The live state: the shadow starts again from it (a reducer that reads the
                 // clock drifts no further than a snapshot interval).
+                if invariants != nil { progress.shadow = snapshot.state }
+            case let .freshState(state, _):
                 if invariants != nil { progress.shadow = state }
             }
         }

@@ -218,10 +218,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             named = index
         }
 
+        // A text codec's snapshots are encoded ahead, on a thread of their own, from when the
+        // writer first sees them (``PendingSnapshot``).
+        let preparing = configuration.codec.isText ? DispatchQueue(label: "RewindLog.snapshots") : nil
+        let codec = configuration.codec, redaction = configuration.redaction
+
         while true {
             // Only this thread begins and ends sessions: whether it holds one is settled here.
             let holding = session != nil || progress.gap != nil
+            var toPrepare: PendingSnapshot<State>?
             let job: Job = buffer.contents.withLock { contents in
+                toPrepare = contents.snapshotToPrepare
+                contents.snapshotToPrepare = nil
                 if contents.sessionBegin == .wanted {
                     contents.sessionBegin = .beginning
                     return .begin
@@ -288,6 +296,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
                 return .write(spare, roomWaiters: roomWaiters, stalled: stalled)
+            }
+            if let toPrepare, let preparing {
+                toPrepare.prepare(on: preparing, codec: codec.name) { state in try codec.encode(redaction.scrubbed(state)) }
             }
             switch job {
             case .begin:

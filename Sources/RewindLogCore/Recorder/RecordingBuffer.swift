@@ -23,8 +23,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         case event(DispatchedAction<Action>, time: Double)
         // Boxed: an app's state is often hundreds of bytes, and inline it would size every
         // slot of both buffers, events included (the shop's item went from 464 bytes to the
-        // event's own size). The box is an allocation once per snapshot interval.
-        indirect case snapshot(State, time: Double)
+        // event's own size). The box is an allocation once per snapshot interval, and holds
+        // the encoding the writer may have made ahead (``PendingSnapshot``).
+        case snapshot(PendingSnapshot<State>)
         /// The live state before the event after it, asked for after a failed write: recording
         /// resumes from it in a new session.
         indirect case freshState(State, time: Double)
@@ -71,6 +72,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// Events whose batch has been written (committed, or reported as failed).
         var written: UInt64 = 0
         @usableFromInline var sinceSnapshot = 0
+        /// The newest snapshot handed over that the writer has not seen yet: it has it encoded
+        /// ahead (``PendingSnapshot``).
+        @usableFromInline var snapshotToPrepare: PendingSnapshot<State>?
         /// After how many actions since the last snapshot the dispatch path hands over the
         /// state for the next; worked out from `snapshotForecast` at each hand-over (and when
         /// the writer publishes a new forecast), since the writer may lag a buffer behind.
