@@ -425,18 +425,18 @@ private struct Pusher {
                 }
                 let seqs = taken.sorted().prefix(missing.count)
                 guard let low = seqs.first, let high = seqs.last else { return (0, 0) }
-                var rows = EventCopy(reservingBytes: missing.count * 128)
-                for ((event, seq), ids) in zip(zip(missing, seqs), ids[(batch.count - missing.count)...]) {
+                let events = missing, taken = seqs, known = ids[(batch.count - missing.count)...], session = target.id
+                try await store.copy(rows: events.count) { index, rows in
+                    let event = events[events.startIndex + index], seq = taken[taken.startIndex + index], ids = known[known.startIndex + index]
                     // Links as the device log holds them: distances in its seqs, which the store
                     // reads a pushed session by.
                     rows.append(
-                        session: target.id, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
+                        session: session, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
                         payload: event.payload, source: ids.source, info: event.source.info, redaction: event.redaction,
                         cause: event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) },
                         root: event.root.flatMap { EventLink.seq($0).distance(from: event.seq) }
                     )
                 }
-                try await store.copy(rows)
                 _ = try await store.rows("""
                     UPDATE rewind.sessions
                     SET first_seq = LEAST(coalesce(first_seq, \(low)), \(low)), last_seq = GREATEST(coalesce(last_seq, \(high)), \(high)),

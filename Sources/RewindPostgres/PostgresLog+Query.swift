@@ -54,10 +54,30 @@ extension PostgresLog {
     /// connection's, or the deadline. A copy cut off that way fails its transaction.
     func copy(_ rows: EventCopy) async throws {
         guard rows.count > 0 else { return }
+        let data = rows.buffer
+        try await copy { writer in try await writer.write(data) }
+    }
+
+    /// Copies `count` rows, the row at each index appended by `row`: formatted a chunk of
+    /// 1,000 at a time while the server takes the chunk before, as a single `COPY` stream's
+    /// two sides overlap (formatting a push's batch whole before sending it left the server
+    /// idle meanwhile).
+    func copy(rows count: Int, _ row: @escaping @Sendable (_ index: Int, _ into: inout EventCopy) -> Void) async throws {
+        guard count > 0 else { return }
+        try await copy { writer in
+            for start in stride(from: 0, to: count, by: 1_000) {
+                var chunk = EventCopy(reservingBytes: 128 * 1_000)
+                for index in start..<min(start + 1_000, count) { row(index, &chunk) }
+                try await writer.write(chunk.buffer)
+            }
+        }
+    }
+
+    private func copy(writing produce: @escaping @Sendable (PostgresCopyFromWriter) async throws -> Void) async throws {
         // The table by its name alone: the connection's search path begins with the store's
         // schema (see `connect`).
         let connection = connection, logger = Self.logger, location = location, inFlight = inFlight, timeout = queryTimeout
-        let data = rows.buffer, executor = copying
+        let executor = copying
         let _: [PostgresRow] = try await withCheckedThrowingContinuation { continuation in
             guard let id = inFlight.add({ continuation.resume(with: $0) }) else { return }
             let deadline = connection.eventLoop.scheduleTask(in: .init(timeout + .seconds(1))) {
@@ -70,9 +90,7 @@ extension PostgresLog {
             Task(executorPreference: executor) {
                 let result: Result<[PostgresRow], any Error>
                 do {
-                    try await connection.copyFrom(table: "events", columns: EventCopy.columns, logger: logger) { writer in
-                        try await writer.write(data)
-                    }
+                    try await connection.copyFrom(table: "events", columns: EventCopy.columns, logger: logger, writeData: produce)
                     result = .success([])
                 } catch {
                     result = .failure(error)

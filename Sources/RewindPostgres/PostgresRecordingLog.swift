@@ -328,14 +328,14 @@ final class PostgresRecordingLog: RecordingLog {
         var first: Int64?, last: Int64?
         func flush() async throws {
             guard !pending.isEmpty else { return }
-            var rows = EventCopy(reservingBytes: pending.count * 128)
-            for (seq, event, cause, root) in pending {
-                rows.append(
+            let rows = pending
+            try await store.copy(rows: rows.count) { index, copy in
+                let (seq, event, cause, root) = rows[index]
+                copy.append(
                     session: session, seq: seq, originSeq: nil, time: event.time, action: actions[event.actionCase] ?? 0, payload: event.payload,
                     source: sources[event.source] ?? 0, info: event.info, redaction: event.redaction, cause: cause, root: root
                 )
             }
-            try await store.copy(rows)
             pending.removeAll(keepingCapacity: true)
         }
         for write in writes {
