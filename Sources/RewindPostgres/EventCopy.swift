@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 
-/// Rows of `rewind.events` in `COPY`'s text format, for ``PostgresLog/copy(_:)``: how pushes
+/// Rows of `rewind.events` in `COPY`'s text format, for ``PostgresLog/copy(rows:_:)``: how pushes
 /// and recorders write events.
 ///
 /// `COPY … FROM STDIN` is the server's own fastest way in; a multi-row `INSERT` with a parameter
@@ -16,8 +16,6 @@ struct EventCopy {
     ]
 
     private(set) var buffer = ByteBuffer()
-    /// Rows appended so far.
-    private(set) var count = 0
 
     init(reservingBytes bytes: Int = 0) {
         buffer.reserveCapacity(bytes)
@@ -50,7 +48,6 @@ struct EventCopy {
         tab()
         write(root)
         buffer.writeInteger(UInt8(ascii: "\n"))
-        count += 1
     }
 
     // MARK: - Fields

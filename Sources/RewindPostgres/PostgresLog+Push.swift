@@ -63,8 +63,8 @@ extension PostgresLog {
     }
 
     /// Events per transaction of a push, unless told otherwise. Each transaction costs a commit
-    /// (its sync) and a few round trips: at 1,000 events that overhead was a fifth of a push's
-    /// time (the `postgres` bench workload); at 10,000 a push cut short redoes at most a
+    /// (its sync) and a few round trips: at 1,000 events that overhead was about a quarter of a
+    /// push's time (the `postgres` bench workload); at 10,000 a push cut short redoes at most a
     /// fraction of a second's work.
     public static let defaultPushBatchSize = 10_000
 
@@ -386,8 +386,8 @@ private struct Pusher {
         _ batch: [LoggedEvent], of session: LogSession, into target: (id: Int64, base: Int64), after: Int64, through: Int64
     ) async throws -> Int64 {
         // Interned outside the transaction: committed ids stay valid whatever the batch does.
-        // Each event's ids are looked up once, here (hashing a call site was a tenth of the
-        // client's time).
+        // Each event's ids are looked up once, here (hashing call sites showed in the client's
+        // profile).
         var ids: [(source: Int64, action: Int64)] = []
         ids.reserveCapacity(batch.count)
         for event in batch {

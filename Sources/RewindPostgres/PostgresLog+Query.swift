@@ -43,7 +43,7 @@ extension PostgresLog {
         }
     }
 
-    /// Copies `rows` into `rewind.events` (`COPY … FROM STDIN`), inside the caller's
+    /// Copies rows into `rewind.events` (`COPY … FROM STDIN`), inside the caller's
     /// transaction — or fails when the connection closes, or when the server has not taken
     /// them within the store's `queryTimeout`, as ``rows(_:timeout:)`` does.
     ///
@@ -52,13 +52,8 @@ extension PostgresLog {
     /// store's serial executor (not the cooperative pool, for the reason ``rows(_:timeout:)``
     /// gives), and the caller waits for whichever comes first: the copy's end, the
     /// connection's, or the deadline. A copy cut off that way fails its transaction.
-    func copy(_ rows: EventCopy) async throws {
-        guard rows.count > 0 else { return }
-        let data = rows.buffer
-        try await copy { writer in try await writer.write(data) }
-    }
-
-    /// Copies `count` rows, the row at each index appended by `row`: formatted a chunk of
+    ///
+    /// The rows are `count`, the row at each index appended by `row`: formatted a chunk of
     /// 1,000 at a time while the server takes the chunk before, as a single `COPY` stream's
     /// two sides overlap (formatting a push's batch whole before sending it left the server
     /// idle meanwhile).

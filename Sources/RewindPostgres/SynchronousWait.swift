@@ -11,7 +11,7 @@ import Synchronization
 /// needed the pool would never start. (postgres-nio completes its queries on its event loops,
 /// which are threads of their own too.)
 ///
-/// It is also the executor a store runs its copies on (``PostgresLog/copy(_:)``): a task that
+/// It is also the executor a store runs its copies on (``PostgresLog/copy(rows:_:)``): a task that
 /// must not need the pool either.
 final class SynchronousWait: TaskExecutor {
     private let queue: DispatchQueue

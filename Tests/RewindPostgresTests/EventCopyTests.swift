@@ -16,7 +16,7 @@ import Darwin
 /// a server that stops answering must end, as every other statement does.
 @Suite("PostgreSQL store: events by COPY", .enabled(if: PostgresTestServer.enabled))
 struct EventCopyTests {
-    struct Row: Equatable {
+    struct Row: Equatable, Sendable {
         var seq: Int64
         var originSeq: Int64?
         var time: Double
@@ -45,7 +45,8 @@ struct EventCopyTests {
     static func rows() -> [Row] {
         var rows: [Row] = []
         var generator = SystemRandomNumberGenerator()
-        for index in 0..<200 {
+        // More than one chunk of a copy (1,000 rows).
+        for index in 0..<2_500 {
             let payload: Data? = switch index % 5 {
             case 0: nil
             case 1: Data()
@@ -73,15 +74,15 @@ struct EventCopyTests {
             let store = try await PostgresLog.open(location)
             defer { Task { await store.close() } }
             let rows = Self.rows()
-            var copy = EventCopy()
-            for row in rows {
-                copy.append(
-                    session: 7, seq: row.seq, originSeq: row.originSeq, time: row.time, action: 1, payload: row.payload, source: 1,
-                    info: row.info, redaction: row.redaction, cause: row.cause, root: row.root
-                )
+            try await store.transaction {
+                try await store.copy(rows: rows.count) { index, copy in
+                    let row = rows[index]
+                    copy.append(
+                        session: 7, seq: row.seq, originSeq: row.originSeq, time: row.time, action: 1, payload: row.payload, source: 1,
+                        info: row.info, redaction: row.redaction, cause: row.cause, root: row.root
+                    )
+                }
             }
-            #expect(copy.count == rows.count)
-            try await store.transaction { try await store.copy(copy) }
             let stored = try await store.rows("""
                 SELECT seq, origin_seq, time, payload, info, redaction, cause_distance, root_distance FROM rewind.events WHERE session_id = 7
                 """).map { row in
@@ -103,11 +104,11 @@ struct EventCopyTests {
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)
             defer { Task { await store.close() } }
-            var copy = EventCopy()
-            for seq in [Int64(1), 2, 2] {
-                copy.append(session: 3, seq: seq, originSeq: nil, time: 1, action: 1, payload: nil, source: 1, info: nil, redaction: nil, cause: nil, root: nil)
+            let seqs: [Int64] = [1, 2, 2]
+            let copy: @Sendable (Int, inout EventCopy) -> Void = { index, copy in
+                copy.append(session: 3, seq: seqs[index], originSeq: nil, time: 1, action: 1, payload: nil, source: 1, info: nil, redaction: nil, cause: nil, root: nil)
             }
-            await #expect(throws: (any Error).self) { try await store.transaction { try await store.copy(copy) } }
+            await #expect(throws: (any Error).self) { try await store.transaction { try await store.copy(rows: seqs.count, copy) } }
             #expect(try await store.single(Int64.self, "SELECT count(*) FROM rewind.events") == 0)
             #expect(try await store.single(Int.self, "SELECT 41 + 1") == 42)
             #expect(store.inFlight.count == 0)
@@ -126,9 +127,8 @@ struct EventCopyTests {
             _ = try await PostgresTestServer.strings(location, """
                 CREATE TRIGGER rewind_test_slow_row BEFORE INSERT ON rewind.events FOR EACH ROW EXECUTE FUNCTION public.rewind_test_slow_row()
                 """)
-            var copy = EventCopy()
-            for seq in 1...2_000 {
-                copy.append(session: 1, seq: Int64(seq), originSeq: nil, time: 1, action: 1, payload: Data([1, 2, 3]), source: 1, info: nil, redaction: nil, cause: nil, root: nil)
+            let copy: @Sendable (Int, inout EventCopy) -> Void = { index, copy in
+                copy.append(session: 1, seq: Int64(index + 1), originSeq: nil, time: 1, action: 1, payload: Data([1, 2, 3]), source: 1, info: nil, redaction: nil, cause: nil, root: nil)
             }
             let watcher = try await PostgresLog.open(location, mode: .readOnly)
             let stopper = Task {
@@ -141,7 +141,7 @@ struct EventCopyTests {
             defer { kill(pid_t(backend), SIGCONT) }
             let clock = ContinuousClock()
             let start = clock.now
-            await #expect(throws: (any Error).self) { try await store.transaction { try await store.copy(copy) } }
+            await #expect(throws: (any Error).self) { try await store.transaction { try await store.copy(rows: 2_000, copy) } }
             #expect(try await stopper.value == 0, "the backend was stopped")
             let waited = clock.now - start
             // The timeout and the client's second of grace, on a machine the suite is loading.
@@ -151,7 +151,7 @@ struct EventCopyTests {
             // A later copy fails at once: the connection closed before it reached postgres-nio,
             // which would wait for it forever.
             let again = clock.now
-            await #expect(throws: EventLogError.self) { try await store.copy(copy) }
+            await #expect(throws: EventLogError.self) { try await store.copy(rows: 2_000, copy) }
             #expect(clock.now - again < .seconds(2))
             kill(pid_t(backend), SIGCONT)
             await watcher.close()
