@@ -24,21 +24,33 @@ extension PostgresLog {
     /// - Parameter timeout: The statement's own limit, in place of the store's (a migration's);
     ///   the server must have been told it too (`SET LOCAL statement_timeout`).
     func rows(_ query: PostgresQuery, timeout: Duration? = nil) async throws -> [PostgresRow] {
-        let connection = connection, logger = Self.logger, location = location, inFlight = inFlight, timeout = timeout ?? queryTimeout
+        let connection = connection, logger = Self.logger
+        return try await bounded(timeout: timeout ?? queryTimeout, doing: "answer") { finish in
+            connection.query(query, logger: logger).whenComplete { finish($0.map(\.rows)) }
+        }
+    }
+
+    /// What `start` begins on the connection, ended by whichever comes first: `start`'s call
+    /// of its `finish`, the connection closing (``InFlightQueries``), or `timeout` and a
+    /// second's grace — the grace so that a server that still answers says which statement
+    /// ran out (and keeps its connection) — at which the connection is closed.
+    private func bounded(
+        timeout: Duration, doing what: String,
+        _ start: (_ finish: @escaping @Sendable (Result<[PostgresRow], any Error>) -> Void) -> Void
+    ) async throws -> [PostgresRow] {
+        let connection = connection, location = location, inFlight = inFlight
         return try await withCheckedThrowingContinuation { continuation in
             guard let id = inFlight.add({ continuation.resume(with: $0) }) else { return }
-            // A second's grace past the server's own timeout, so that a server that still
-            // answers says which statement ran out (and keeps its connection).
             let deadline = connection.eventLoop.scheduleTask(in: .init(timeout + .seconds(1))) {
                 inFlight.finish(id, with: .failure(EventLogError.failed(
                     path: location.description,
-                    reason: "the server at \(location.host):\(location.port) did not answer within \(timeout) (the store's query timeout), so the connection was closed; run it again to resume"
+                    reason: "the server at \(location.host):\(location.port) did not \(what) within \(timeout) (the store's query timeout), so the connection was closed; run it again to resume"
                 )))
                 connection.close().whenComplete { _ in }
             }
-            connection.query(query, logger: logger).whenComplete { result in
+            start { result in
                 deadline.cancel()
-                inFlight.finish(id, with: result.map(\.rows))
+                inFlight.finish(id, with: result)
             }
         }
     }
@@ -71,27 +83,15 @@ extension PostgresLog {
     private func copy(writing produce: @escaping @Sendable (PostgresCopyFromWriter) async throws -> Void) async throws {
         // The table by its name alone: the connection's search path begins with the store's
         // schema (see `connect`).
-        let connection = connection, logger = Self.logger, location = location, inFlight = inFlight, timeout = queryTimeout
-        let executor = copying
-        let _: [PostgresRow] = try await withCheckedThrowingContinuation { continuation in
-            guard let id = inFlight.add({ continuation.resume(with: $0) }) else { return }
-            let deadline = connection.eventLoop.scheduleTask(in: .init(timeout + .seconds(1))) {
-                inFlight.finish(id, with: .failure(EventLogError.failed(
-                    path: location.description,
-                    reason: "the server at \(location.host):\(location.port) did not take a copy within \(timeout) (the store's query timeout), so the connection was closed; run it again to resume"
-                )))
-                connection.close().whenComplete { _ in }
-            }
+        let connection = connection, logger = Self.logger, executor = copying
+        _ = try await bounded(timeout: queryTimeout, doing: "take a copy") { finish in
             Task(executorPreference: executor) {
-                let result: Result<[PostgresRow], any Error>
                 do {
                     try await connection.copyFrom(table: "events", columns: EventCopy.columns, logger: logger, writeData: produce)
-                    result = .success([])
+                    finish(.success([]))
                 } catch {
-                    result = .failure(error)
+                    finish(.failure(error))
                 }
-                deadline.cancel()
-                inFlight.finish(id, with: result)
             }
         }
     }
