@@ -55,8 +55,8 @@ extension PostgresLog {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
-    /// - Throws: `body`'s error (nothing was committed); or ``AmbiguousCommit`` when the
-    ///   connection was lost once `COMMIT` had been sent: the server may have committed.
+    /// - Throws: `body`'s error (nothing was committed); or ``AmbiguousCommit`` when the answer
+    ///   to `COMMIT` was anything but the server's refusal: the server may have committed.
     func transaction<T>(_ body: () async throws -> T) async throws -> T {
         _ = try await rows("BEGIN")
         let result: T
@@ -76,10 +76,19 @@ extension PostgresLog {
         do {
             _ = try await rows("COMMIT")
         } catch {
-            guard connection.isClosed else { throw error }
+            guard connection.isClosed || !Self.refusedCommit(error) else { throw error }
             throw AmbiguousCommit(underlying: error)
         }
         return result
+    }
+
+    /// Whether `error`, the answer to a `COMMIT`, says the transaction was not committed: the
+    /// server's `ERROR` (a deferred constraint, a serialization failure). Anything else — the
+    /// connection lost, or a `FATAL` from a server shutting down, which can end a backend
+    /// after its commit is durable and before it answers, and may come before the connection
+    /// is seen closed — leaves it unknown.
+    static func refusedCommit(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.severity] == "ERROR"
     }
 
     /// Sends `COMMIT`, then closes the connection (the fault ``losesCommit`` asks

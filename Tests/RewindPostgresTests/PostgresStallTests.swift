@@ -44,6 +44,35 @@ struct PostgresStallTests {
         }
     }
 
+    @Test("a COMMIT the server refuses fails plainly; one answered by the backend ending (FATAL) is ambiguous, the connection open or not")
+    func commitAnswers() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            // Checked at COMMIT: a deferred constraint the transaction breaks.
+            _ = try await store.rows("CREATE TABLE public.deferred (id int UNIQUE DEFERRABLE INITIALLY DEFERRED)")
+            await #expect {
+                try await store.transaction { _ = try await store.rows("INSERT INTO public.deferred VALUES (1), (1)") }
+            } throws: { error in
+                !(error is AmbiguousCommit) && PostgresLog.refusedCommit(error)
+            }
+            #expect(try await store.single(Int.self, "SELECT 41 + 1") == 42, "the connection goes on")
+            // A backend that ends at COMMIT (a deferred trigger terminating it, as a shutdown
+            // would): the answer is FATAL, whatever the connection is then seen as.
+            _ = try await store.rows("""
+                CREATE FUNCTION public.rewind_test_end() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN NULL; END $$
+                """)
+            _ = try await store.rows("""
+                CREATE CONSTRAINT TRIGGER rewind_test_end AFTER INSERT ON public.deferred DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION public.rewind_test_end()
+                """)
+            await #expect(throws: AmbiguousCommit.self) {
+                try await store.transaction { _ = try await store.rows("INSERT INTO public.deferred VALUES (2)") }
+            }
+        }
+    }
+
     @Test("the migration lock held elsewhere: opening for writing waits a bounded time, then fails saying so")
     func migrationLockHeld() async throws {
         try await PostgresTestServer.withDatabase { location in
