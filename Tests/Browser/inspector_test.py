@@ -20,6 +20,7 @@ import sys
 import time
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -72,6 +73,19 @@ def texts_of(driver, selector):
 def text_of(driver, selector):
     """The first match's text, or "" when nothing matches yet."""
     return next(iter(texts_of(driver, selector)), "")
+
+
+def attribute_of(driver, xpath, name, timeout=20):
+    """An attribute of the element at xpath, found again while a view re-renders under it
+    (a found element can go stale between finding it and reading it)."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            return driver.find_element(By.XPATH, xpath).get_attribute(name)
+        except StaleElementReferenceException:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def wait_text(driver, selector, needle, timeout=20):
@@ -303,9 +317,8 @@ def main():
         driver.get(serve(crashed))
         tab(driver, "sessions")
         wait_text(driver, "#sessions table", "crashed (SIGSEGV)")
-        cell = driver.find_element(By.XPATH, "//td[text()='crashed (SIGSEGV)']")
-        check("Shop+0x1234" in cell.get_attribute("title") and "3 action(s)" in cell.get_attribute("title"),
-              "the crash's place and loss are in the cell's title")
+        title = attribute_of(driver, "//td[text()='crashed (SIGSEGV)']", "title")
+        check("Shop+0x1234" in title and "3 action(s)" in title, "the crash's place and loss are in the cell's title")
 
         # Drift: the same log, as if recorded before the cart's `clear` case existed.
         check(not driver.find_element(By.ID, "drift").is_displayed(), "a log recorded with today's types shows no drift")
