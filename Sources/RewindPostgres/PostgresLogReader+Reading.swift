@@ -260,13 +260,28 @@ extension PostgresLogReader {
     ) throws(EventLogError) -> Bool {
         guard first <= last, let storeID = try storeIDIfAny(of: session) else { return false }
         let seq = seqColumn, pageSize = 4_096
-        var next = first
-        while next <= last {
+        /// Sends the query for the page from `next`, after learning the symbols its payloads
+        /// may name.
+        func ask(from next: Int64) throws(EventLogError) -> StartedQuery {
             try refreshSymbols()
-            let page = try rows("""
+            return start("""
                 SELECT \(unescaped: seq), action_id, payload, redaction FROM rewind.events
                 WHERE session_id = \(storeID) AND \(unescaped: seq) BETWEEN \(next) AND \(last) ORDER BY \(unescaped: seq) LIMIT \(Int64(pageSize))
-                """, doing: "read session \(session)'s events")
+                """)
+        }
+        var pending = try ask(from: first)
+        while true {
+            let page = try rows(pending, doing: "read session \(session)'s events")
+            // The next page is asked for before this one is folded, so that the server reads and
+            // sends it meanwhile (the bench's 40,000 events: the pages' round trips took about
+            // 28 ms of a 68 ms replay, the fold the rest). At most two pages are held. A short
+            // page is the last; a seq at the top of the range has no successor. A fold that
+            // stops early leaves the next page unread: its answer is dropped.
+            var following: StartedQuery?
+            if page.count == pageSize, let final = page.last {
+                let finalSeq = try decoding("session \(session)'s events") { try final.makeRandomAccess()[0].decode(Int64.self) }
+                if finalSeq < last { following = try ask(from: finalSeq + 1) }
+            }
             var names = actionNames.withLock { $0 }
             for row in page {
                 let columns = row.makeRandomAccess()
@@ -287,13 +302,10 @@ extension PostgresLogReader {
                     step = try body(RawEvent(seq: seq, actionID: id, names: names, payload: nil, redaction: redaction))
                 }
                 if step == .stop { return true }
-                next = seq
             }
-            // A short page is the last; a seq at the top of the range has no successor.
-            guard page.count == pageSize, next < last else { return false }
-            next += 1
+            guard let following else { return false }
+            pending = following
         }
-        return false
     }
 
     /// Remembers store ids learned from a listing.

@@ -104,13 +104,33 @@ public final class PostgresLogReader: LogReader {
     /// the connection has closed (the server restarted or went away), connects again once and
     /// runs it again.
     func rows(_ query: PostgresQuery, doing what: @autoclosure () -> String) throws(EventLogError) -> [PostgresRow] {
+        try rows(start(query), doing: what())
+    }
+
+    /// A query sent ahead: the server answers it while the caller works (a replay folds one
+    /// page while the next is read), and ``rows(_:doing:)-(StartedQuery,_)`` waits for it.
+    struct StartedQuery: Sendable {
+        fileprivate let store: PostgresLog
+        fileprivate let query: PostgresQuery
+        fileprivate let answer: SynchronousWait.Pending<[PostgresRow]>
+    }
+
+    /// Sends `query` on the current connection and returns without waiting for its rows.
+    func start(_ query: PostgresQuery) -> StartedQuery {
         let store = connection.withLock { $0.store }
+        return StartedQuery(store: store, query: query, answer: wait.start { try await store.rows(query) })
+    }
+
+    /// Waits for a query sent ahead, as ``rows(_:doing:)-(PostgresQuery,_)`` does: a closed
+    /// connection is opened again once and the query run again on it.
+    func rows(_ started: StartedQuery, doing what: @autoclosure () -> String) throws(EventLogError) -> [PostgresRow] {
         do {
-            return try wait.run { try await store.rows(query) }
+            return try started.answer.wait()
         } catch {
-            guard store.connection.isClosed else { throw PostgresFailure.describe(error, at: location, doing: what()) }
+            guard started.store.connection.isClosed else { throw PostgresFailure.describe(error, at: location, doing: what()) }
         }
-        let fresh = try reconnect(replacing: store)
+        let fresh = try reconnect(replacing: started.store)
+        let query = started.query
         do {
             return try wait.run { try await fresh.rows(query) }
         } catch {

@@ -28,17 +28,39 @@ final class SynchronousWait: TaskExecutor {
 
     /// Runs `body` and waits for its result. Never call it from `body` itself.
     func run<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
+        try start(body).wait()
+    }
+
+    /// Starts `body` and returns at once: ``Pending/wait()`` gives its result. The reader uses
+    /// it to ask for the next page of a replay while the caller folds the one it has.
+    func start<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Pending<T> {
+        let pending = Pending<T>()
         Task(executorPreference: self) {
             let outcome: Result<T, any Error>
             do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            pending.finish(outcome)
+        }
+        return pending
+    }
+
+    /// The result of work ``start(_:)`` began, once it ends.
+    final class Pending<T: Sendable>: Sendable {
+        private let result = Mutex<Result<T, any Error>?>(nil)
+        private let done = DispatchSemaphore(value: 0)
+
+        fileprivate func finish(_ outcome: Result<T, any Error>) {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        done.wait()
-        // Set before the signal the wait returned on.
-        guard let outcome = result.withLock({ $0 }) else { preconditionFailure("the task signalled before storing its result") }
-        return try outcome.get()
+
+        /// Waits for the work's end and gives its result.
+        func wait() throws -> T {
+            done.wait()
+            // For whoever waits next: the result stays.
+            done.signal()
+            // Set before the signal the wait returned on.
+            guard let outcome = result.withLock({ $0 }) else { preconditionFailure("the task signalled before storing its result") }
+            return try outcome.get()
+        }
     }
 }

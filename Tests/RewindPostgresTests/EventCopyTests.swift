@@ -38,7 +38,7 @@ struct EventCopyTests {
     ]
     static let times: [Double] = [
         0, -0.0, 1_764_000_000.123_456_7, .pi, -1e-300, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude,
-        -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 0.1 + 0.2, 1e22, 5e-324 * 3,
+        -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, 0.1 + 0.2, 1e22, .leastNonzeroMagnitude * 3,
     ]
     static let integers: [Int64?] = [nil, 0, 1, -1, .max, .min, 1_000_000_007, -9_999]
 

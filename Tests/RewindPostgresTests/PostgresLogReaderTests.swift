@@ -100,6 +100,64 @@ struct PostgresLogReaderTests {
         }
     }
 
+    @Test("a session of several pages replays in place as from its file; a walk stopped early and a connection cut between pages lose nothing")
+    func pages() async throws {
+        let folder = try TemporaryDirectory()
+        let device = try EventLog(path: folder.file("long.rewind"))
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.codec = BinaryPayloadCodec()
+        // Three pages and a part (the reader asks 4,096 events at a time).
+        _ = try await recordSession(
+            into: device, app: AppIdentity(id: "com.example.todo"), initialState: TodoState(), reducer: Todo.reducer,
+            effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 9), actions: 13_000, configuration: configuration
+        )
+        let session = try #require(try device.sessions().first)
+        let range = try #require(try device.seqRange())
+        #expect(range.count > 3 * 4_096)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            let log = try await store.reader()
+            /// Each event's seq and payload, in order, from `reader`'s walk of the whole session.
+            func walk(_ reader: any LogReader, stopAfter limit: Int = .max, during: (Int) -> Void = { _ in }) throws -> [(Int64, [UInt8])] {
+                var seen: [(Int64, [UInt8])] = []
+                _ = try reader.forEachRawEvent(session: session.id, from: range.lowerBound, through: range.upperBound) { event in
+                    seen.append((event.seq, event.payload.map { Array($0) } ?? []))
+                    during(seen.count)
+                    return seen.count >= limit ? .stop : .continue
+                }
+                return seen
+            }
+            let fromFile = try walk(device)
+            let inPlace = try walk(log)
+            #expect(inPlace.count == fromFile.count && zip(inPlace, fromFile).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }, "every event, in order, bit for bit")
+            #expect(try Replayer(log: log, reducer: Todo.reducer).finalState(session: session.id, fromStart: true)
+                == Replayer(log: device, reducer: Todo.reducer).finalState(session: session.id, fromStart: true))
+
+            // Stopped inside the first page, with the second asked for: the next read answers.
+            #expect(try walk(log, stopAfter: 10).count == 10)
+            #expect(try log.sessions() == device.sessions())
+
+            // A reader's connection cut while it folds its first page: the pages after are
+            // read on a new connection, and nothing is skipped or repeated.
+            let own = try await PostgresLogReader.open(location)
+            var terminated = 0
+            let cut = try walk(own) { count in
+                guard count == 100 else { return }
+                let rows = try? store.connection.query(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                    logger: PostgresLog.logger
+                ).wait()
+                terminated = rows?.rows.count ?? 0
+            }
+            #expect(terminated >= 1, "the reader's backend was ended")
+            #expect(cut.count == fromFile.count && zip(cut, fromFile).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 })
+            await own.close()
+            await log.close()
+        }
+    }
+
     @Test("a reader outlives a server restart (it connects again); a server that is down is a clean error naming the store, never a hang")
     func serverRestart() async throws {
         let server = try PrivatePostgresServer.start()
