@@ -52,10 +52,13 @@ struct EncryptionWorkload {
         )
     }
 
-    /// Records every action with the default configuration but the codec, committed.
+    /// Records every action with the default configuration but the codec and retention
+    /// (everything kept: the replay that follows counts every action, and the default
+    /// retention would trim 100,000 shop actions' JSON), committed.
     private func record(codec: any PayloadCodec, encrypted: Bool, at path: String) throws -> (rate: Double, writerCPUPerThousand: Double, bytesPerEvent: Double) {
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.codec = codec
+        configuration.retention = nil
         return try RecordWorkload.recordCommitted(
             session, actions: actions, into: path, configuration: configuration, keys: LogKeys(current: encrypted ? Self.key : nil)
         )

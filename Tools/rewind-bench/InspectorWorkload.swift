@@ -76,7 +76,7 @@ struct InspectorWorkload {
         })
         try await row("state at a random step", api: { try await server.get("state?at=\($0)") }, direct: { blackHole(try replayer.state(at: $0)) })
         return WorkloadResult(
-            name: "inspector (\(last) todo events, default configuration; \(calls) calls each at random seqs)",
+            name: "inspector (\(last) todo events, default configuration, every event kept; \(calls) calls each at random seqs)",
             baseline: "in process: the same read through the library; served: `rewind serve` asked over HTTP (adds HTTP, opening the log per call, JSON); pages of 100 events",
             variants: variants,
             notes: [String(format: "log: %.0f MB", Double(TemporaryLog.size(path)) / 1_048_576)]
@@ -84,17 +84,21 @@ struct InspectorWorkload {
     }
 
     /// Records the todo app's generated session, cycled to `events` actions, with the default
-    /// configuration.
+    /// configuration but retention: every event kept.
     private static func record(events: Int, seed: UInt64, into path: String) async throws {
         let session = await Todo.sessionActions(count: 100_000, seed: seed)
         let log = try EventLog(path: path)
-        let recorder = Recorder<TodoState, TodoAction>(log: log, app: AppIdentity(id: "com.example.todo"))
+        // Every event kept (the default retention would trim the log to about 4 MB of payloads).
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.retention = nil
+        let recorder = Recorder<TodoState, TodoAction>(log: log, app: AppIdentity(id: "com.example.todo"), configuration: configuration)
         let store = Store(initialState: TodoState(), reducer: Todo.reducer, middleware: recorder.middleware)
         for index in 0..<events {
             let dispatched = session[index % session.count]
             store.dispatch(dispatched.action, from: dispatched.source)
         }
         try await recorder.close()
+        try ReplayLogs.requireWhole(log, holding: events)
         try log.close()
     }
 }

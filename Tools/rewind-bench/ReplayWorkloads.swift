@@ -33,6 +33,10 @@ struct ReplayLogs {
         let log = try EventLog(path: path)
         var configuration = RecorderConfiguration<TodoState, TodoAction>()
         configuration.codec = codec
+        // Every event kept: the default retention (a phone's, about 4 MB of payloads) would trim
+        // a million events to their last few tens of thousands, and replay, seek and memory
+        // would measure those while counting a million.
+        configuration.retention = nil
         let recorder = Recorder<TodoState, TodoAction>(log: log, app: AppIdentity(id: "com.example.todo"), configuration: configuration)
         let store = Store(initialState: TodoState(), reducer: Todo.reducer, middleware: recorder.middleware)
         for index in 0..<count {
@@ -40,8 +44,18 @@ struct ReplayLogs {
             store.dispatch(dispatched.action, from: dispatched.source)
         }
         try recorder.close()
+        try Self.requireWhole(log, holding: count)
         try log.close()
         return path
+    }
+
+    /// Fails unless `log` holds `count` events, from seq 1: a workload that replays a log
+    /// divides by the actions it recorded.
+    static func requireWhole(_ log: EventLog, holding count: Int) throws {
+        let range = try log.seqRange()
+        guard range?.lowerBound == 1, range?.count == count else {
+            throw BenchError("\(log.path) holds seqs \(range.map { "\($0)" } ?? "none"), not 1...\(count): a workload's log must keep every event it recorded")
+        }
     }
 
     func remove() {
