@@ -36,18 +36,6 @@ extension PostgresLog {
         return try await single(Int64.self, "SELECT id FROM rewind.type_shapes WHERE digest = sha256(convert_to(\(text), 'UTF8'))")
     }
 
-    /// `count` new seqs from the store's sequence, in increasing order: the seqs of a batch's
-    /// events. One row holding them all, not a row each: reading a row per seq showed as about
-    /// a tenth of a push's client samples in its profile.
-    func takeSeqs(_ count: Int) async throws -> [Int64] {
-        guard count > 0 else { return [] }
-        let seqs = try await single([Int64].self, "SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(Int64(count)))").sorted()
-        guard seqs.count == count else {
-            throw EventLogError.failed(path: location.description, reason: "the store gave \(seqs.count) seqs of the \(count) asked for")
-        }
-        return seqs
-    }
-
     /// `gap.cases` as the `gaps.cases` column stores it.
     static func casesJSON(_ gap: LogGap) throws -> String {
         String(decoding: try JSONSerialization.data(withJSONObject: gap.cases, options: [.sortedKeys]), as: UTF8.self)

@@ -51,6 +51,40 @@ struct PostgresRecorderTests {
         }
     }
 
+    @Test("snapshots every few actions, many of them first in their batch: each stands at the seq of the event before it, as in a file")
+    func snapshotsFirstInBatch() async throws {
+        let folder = try TemporaryDirectory()
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.snapshotInterval = 7
+        configuration.snapshotBudget = .infinity
+        try await PostgresTestServer.withDatabase { location in
+            let live = try await recordSession(
+                into: try await RecordingDestination.postgres(location, install: "api-2"), app: Self.app, initialState: TodoState(),
+                reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 5), actions: 300,
+                configuration: configuration
+            )
+            let file = try EventLog(path: folder.file("file.rewind"))
+            _ = try await recordSession(
+                into: file, app: Self.app, initialState: TodoState(), reducer: Todo.reducer,
+                effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 5), actions: 300, configuration: configuration
+            )
+            var installed = location
+            installed.install = "api-2"
+            let log = try await PostgresLogReader.open(installed)
+            let session = try #require(try log.sessions().first)
+            // By place in the session: the store's seqs are its own.
+            func places(_ reader: any LogReader, _ id: Int64) throws -> [Int] {
+                let seqs = try Self.events(reader).filter { $0.session == id }.map(\.seq)
+                return try reader.snapshotIndex(session: id).map { snapshot in seqs.firstIndex { $0 > snapshot.seq } ?? seqs.count }
+            }
+            let stored = try places(log, session.id), filed = try places(file, 1)
+            #expect(stored.count > 20 && stored == filed, "the same snapshots, after the same events")
+            #expect(try Replayer(log: log, reducer: Todo.reducer).verify(session: session.id).divergence == nil, "each snapshot is the state at its seq")
+            #expect(try log.restoredState(app: Self.app, reducer: Todo.reducer) == live.store.state)
+            await log.close()
+        }
+    }
+
     private static func checkSameAsFile(_ location: PostgresLocation, in folder: TemporaryDirectory) async throws {
         let destination = try await RecordingDestination.postgres(location, install: "api-1")
         #expect(destination.name == location.description)
