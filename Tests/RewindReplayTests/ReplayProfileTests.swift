@@ -71,7 +71,10 @@ struct ReplayProfileTests {
         // spin left cold, measured here at 1.2–1.6×), so the others are not asserted.
         #expect(slower.runs == 3 && slower.slower.first?.actionCase == "checkout.submit", "\(slower.slower)")
         #expect(slower.cases.first?.actionCase == "checkout.submit" && slower.cases.first?.ratios.count == 3)
-        #expect(slower.cases.first?.ratios.allSatisfy { $0 > 10 } == true)
+        // A 2 ms spin on a case of microseconds: far past the 10 % flag in every pairing. (It
+        // was "more than 10×", which a clean-clone CI run under the whole suite's load missed
+        // in one pairing: the baseline's own time swells with the machine's load.)
+        #expect(slower.cases.first?.ratios.allSatisfy { $0 > 2 } == true, "\(slower.cases.first?.ratios ?? [])")
         let faster = try ProfileComparison.alternating(runs: 3, baseline: { try after.profile() }, candidate: { try before.profile() })
         #expect(faster.faster.contains { $0.actionCase == "checkout.submit" } && !faster.slower.contains { $0.actionCase == "checkout.submit" })
 
