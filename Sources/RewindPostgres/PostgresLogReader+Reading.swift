@@ -278,9 +278,9 @@ extension PostgresLogReader {
             // page is the last; a seq at the top of the range has no successor. A fold that
             // stops early leaves the next page unread: its answer is dropped.
             var following: StartedQuery?
-            if page.count == pageSize, let final = page.last {
-                let finalSeq = try decoding("session \(session)'s events") { try final.makeRandomAccess()[0].decode(Int64.self) }
-                if finalSeq < last { following = try ask(from: finalSeq + 1) }
+            if page.count == pageSize, let lastRow = page.last {
+                let lastSeq = try decoding("session \(session)'s events") { try lastRow.makeRandomAccess()[0].decode(Int64.self) }
+                if lastSeq < last { following = try ask(from: lastSeq + 1) }
             }
             var names = actionNames.withLock { $0 }
             for row in page {
