@@ -273,8 +273,8 @@ extension PostgresLogReader {
         while true {
             let page = try rows(pending, doing: "read session \(session)'s events")
             // The next page is asked for before this one is folded, so that the server reads and
-            // sends it meanwhile (the bench's 40,000 events: the pages' round trips took about
-            // 28 ms of a 68 ms replay, the fold the rest). At most two pages are held. A short
+            // sends it meanwhile (the bench's 40,000 events: a replay took 68 ms waiting for each
+            // page, and its fold alone about 40 ms). At most two pages are held. A short
             // page is the last; a seq at the top of the range has no successor. A fold that
             // stops early leaves the next page unread: its answer is dropped.
             var following: StartedQuery?

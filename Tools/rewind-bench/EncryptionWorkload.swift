@@ -46,7 +46,7 @@ struct EncryptionWorkload {
             row("replay to the final state", replay, unit: "actions/s")
         }
         return WorkloadResult(
-            name: "encryption (\(actions) shop actions, default configuration, AES-256-GCM; record committed, then replayed from the start)",
+            name: "encryption (\(actions) shop actions, default configuration but every event kept, AES-256-GCM; record committed, then replayed from the start)",
             baseline: "the same recording in the clear, runs alternating (each codec's ratios are to its own; size and CPU ratios are clear ÷ encrypted)",
             variants: variants
         )
