@@ -1,5 +1,5 @@
-/// A type the binary codec reads and writes with generated code instead of `Codable`'s
-/// containers: the same bytes, several times faster.
+/// A type the binary codec reads and writes, and the JSON codec reads, with generated code
+/// instead of `Codable`'s containers: the same bytes and values, several times faster.
 ///
 /// Decoding an action through `Codable` costs a keyed container per level (an allocation and
 /// generic metadata look-ups each) and an `allKeys` array per enum; for the small actions a log
@@ -16,6 +16,10 @@
 /// }
 /// ```
 ///
+/// The JSON codec (the default) reads such a type with generated code too (`init(json:)`), and
+/// gives the same value, or the same error, as Foundation's `JSONDecoder`: on anything but the
+/// plainest JSON it hands the payload to Foundation's decoder (see ``JSONReader``).
+///
 /// The bytes are the binary codec's `Codable` bytes, so logs written either way read either way,
 /// a type can adopt or drop the macro at any time, and fields whose types are only `Codable`
 /// (a dictionary, a type without the macro) go through `Codable` inside the generated code.
@@ -27,6 +31,10 @@ public protocol BinaryCodable: Codable {
     init(binary reader: inout BinaryReader) throws
     /// Writes the value at the writer's current position.
     func encode(binary writer: inout BinaryWriter) throws
+
+    /// Reads the value from the JSON reader's current value, as Foundation's `JSONDecoder`
+    /// would decode it, or throws when unsure (see ``JSONReader``): the JSON codec's fast path.
+    init(json reader: inout JSONReader) throws
 
     /// The dotted case path the log shows for an enum value (`cart.remove` for
     /// `.cart(.remove(productID:))`), following a first unlabelled value that is itself an enum;
@@ -44,6 +52,11 @@ public protocol BinaryCodable: Codable {
 }
 
 extension BinaryCodable {
+    /// Foundation's decoder over the value's bytes: a type without generated code.
+    public init(json reader: inout JSONReader) throws {
+        self = try reader.decodeWithFoundation()
+    }
+
     /// None: only enums generate a case path.
     public var generatedCasePath: String? { nil }
 
@@ -55,7 +68,8 @@ extension BinaryCodable {
 }
 
 /// Generates a ``BinaryCodable`` conformance that reads and writes exactly the bytes the binary
-/// codec would write through the type's synthesized `Codable` conformance.
+/// codec would write through the type's synthesized `Codable` conformance, and reads JSON as
+/// Foundation's `JSONDecoder` would through it.
 ///
 /// Attach it to a struct or an enum that conforms to `Codable` without customising it:
 /// - structs: every stored property is a field keyed by its name (a `let` with an initial
@@ -67,5 +81,5 @@ extension BinaryCodable {
 /// Optional fields must be spelled `T?` or `Optional<T>` (as the synthesized code sees them,
 /// they are left out when `nil`). A type that declares its own `CodingKeys`, `init(from:)` or
 /// `encode(to:)` is refused with an error, since the bytes would no longer match.
-@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(encode(binary:)), named(generatedCasePath), named(generatesCasePath), named(generatedShape))
+@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(init(json:)), named(encode(binary:)), named(generatedCasePath), named(generatesCasePath), named(generatedShape))
 public macro BinaryCodable() = #externalMacro(module: "RewindMacros", type: "BinaryCodableMacro")

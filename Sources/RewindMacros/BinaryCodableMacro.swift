@@ -2,8 +2,8 @@ public import SwiftSyntax
 import SwiftSyntaxBuilder
 public import SwiftSyntaxMacros
 
-/// `@BinaryCodable`: writes `init(binary:)` and `encode(binary:)` from a struct's stored
-/// properties or an enum's cases, mirroring the layout of the synthesized `Codable`
+/// `@BinaryCodable`: writes `init(binary:)`, `encode(binary:)` and `init(json:)` from a
+/// struct's stored properties or an enum's cases, mirroring the layout of the synthesized `Codable`
 /// conformance (keys, `_0`-style labels, optionals left out when `nil`, raw values), so the
 /// generated code and the binary codec's `Codable` path produce the same bytes.
 public struct BinaryCodableMacro: ExtensionMacro {
@@ -54,6 +54,18 @@ public struct BinaryCodableMacro: ExtensionMacro {
         }
         decode.append("}")
 
+        var json = ["\(access)init(json reader: inout RewindCoding.JSONReader) throws {"]
+        if decoded.isEmpty {
+            json.append("    _ = try reader.object()")
+        } else {
+            json.append("    var object = try reader.object()")
+            for field in decoded {
+                let method = field.isOptional ? "decodeIfPresent" : "decode"
+                json.append("    self.\(field.name) = try reader.\(method)(forKey: \(literal(key(field.name))), in: &object)")
+            }
+        }
+        json.append("}")
+
         var encode = ["\(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {"]
         encode.append("    \(fields.isEmpty ? "let" : "var") container = writer.keyedContainer()")
         for field in fields {
@@ -67,7 +79,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
         let shape = shapeMember(access: access, body: [
             ".record(name: describer.name(of: Self.self), fields: [",
         ] + decoded.map { "    describer.field(\(literal(key($0.name))), \\Self.\($0.name))," } + ["])"])
-        return (decode + [""] + encode + [""] + shape).joined(separator: "\n")
+        return (decode + [""] + json + [""] + encode + [""] + shape).joined(separator: "\n")
     }
 
     /// `generatedShape(_:)`: the type's ``TypeShape``, as probing its `Codable` conformance
@@ -136,6 +148,8 @@ public struct BinaryCodableMacro: ExtensionMacro {
             ? "    var (caseName, values) = try reader.enumCase(of: Self.self)"
             : "    let (caseName, _) = try reader.enumCase(of: Self.self)")
         decode.append("    switch caseName {")
+        var json = ["\(access)init(json reader: inout RewindCoding.JSONReader) throws {"]
+        json.append("    let choice = try reader.enumCase()")
         var encode = ["\(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {"]
         encode.append("    var container = writer.keyedContainer()")
         encode.append("    switch self {")
@@ -145,8 +159,12 @@ public struct BinaryCodableMacro: ExtensionMacro {
             let caseKey = literal(key(name))
             let parameters = Array(element.parameterClause?.parameters ?? [])
             decode.append("    case \(caseKey):")
+            // The JSON reader has no case name to switch on: it compares the key's bytes.
+            json.append("    \(json.count == 2 ? "if" : "} else if") reader.isCase(choice, \(caseKey)) {")
             guard !parameters.isEmpty else {
                 decode.append("        self = .\(name)")
+                json.append("        _ = try reader.values(of: choice)")
+                json.append("        self = .\(name)")
                 encode.append("    case .\(name):")
                 encode.append("        let values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
                 encode.append("        writer.close(values)")
@@ -168,12 +186,18 @@ public struct BinaryCodableMacro: ExtensionMacro {
                 encode.append("        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), forKey: \(fieldKey), in: &values)")
             }
             decode.append("        self = .\(name)(\(arguments.joined(separator: ", ")))")
+            json.append("        var values = try reader.values(of: choice)")
+            json.append("        self = .\(name)(\(arguments.joined(separator: ", ")))")
             encode.append("        writer.close(values)")
         }
         decode.append("    default:")
         decode.append("        throw reader.unknownCase(caseName, of: Self.self)")
         decode.append("    }")
         decode.append("}")
+        json.append("    } else {")
+        json.append("        throw RewindCoding.JSONReader.Unsure()")
+        json.append("    }")
+        json.append("}")
         encode.append("    }")
         encode.append("    writer.close(container)")
         encode.append("}")
@@ -192,7 +216,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
             shape.append("    .init(name: \(literal(key(element.name.text))), fields: describer.fields([\(keys.joined(separator: ", "))], \(constructor))),")
         }
         shape.append("])")
-        return (decode + [""] + encode + [""] + casePathMembers(cases, access: access) + [""] + shapeMember(access: access, body: shape))
+        return (decode + [""] + json + [""] + encode + [""] + casePathMembers(cases, access: access) + [""] + shapeMember(access: access, body: shape))
             .joined(separator: "\n")
     }
 
@@ -225,6 +249,11 @@ public struct BinaryCodableMacro: ExtensionMacro {
         \(access)init(binary reader: inout RewindCoding.BinaryReader) throws {
             let rawValue = try RawValue(binary: &reader)
             guard let value = Self(rawValue: rawValue) else { throw reader.invalidRawValue(rawValue, of: Self.self) }
+            self = value
+        }
+
+        \(access)init(json reader: inout RewindCoding.JSONReader) throws {
+            guard let value = Self(rawValue: try RawValue(json: &reader)) else { throw RewindCoding.JSONReader.Unsure() }
             self = value
         }
 

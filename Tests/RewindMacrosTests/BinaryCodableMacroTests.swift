@@ -47,6 +47,22 @@ struct BinaryCodableMacroTests {
                     }
                 }
 
+                public init(json reader: inout RewindCoding.JSONReader) throws {
+                    let choice = try reader.enumCase()
+                    if reader.isCase(choice, "add") {
+                        var values = try reader.values(of: choice)
+                        self = .add(productID: try reader.decode(forKey: "productID", in: &values), quantity: try reader.decodeIfPresent(forKey: "quantity", in: &values))
+                    } else if reader.isCase(choice, "pair") {
+                        var values = try reader.values(of: choice)
+                        self = .pair(try reader.decode(forKey: "_0", in: &values), try reader.decode(forKey: "_1", in: &values))
+                    } else if reader.isCase(choice, "clear") {
+                        _ = try reader.values(of: choice)
+                        self = .clear
+                    } else {
+                        throw RewindCoding.JSONReader.Unsure()
+                    }
+                }
+
                 public func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
                     var container = writer.keyedContainer()
                     switch self {
@@ -123,6 +139,12 @@ struct BinaryCodableMacroTests {
                     self.note = try reader.decodeIfPresent(forKey: "note", in: &container)
                 }
 
+                init(json reader: inout RewindCoding.JSONReader) throws {
+                    var object = try reader.object()
+                    self.id = try reader.decode(forKey: "id", in: &object)
+                    self.note = try reader.decodeIfPresent(forKey: "note", in: &object)
+                }
+
                 func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
                     var container = writer.keyedContainer()
                     try writer.encode(self.id, forKey: "id", in: &container)
@@ -161,6 +183,13 @@ struct BinaryCodableMacroTests {
                     let rawValue = try RawValue(binary: &reader)
                     guard let value = Self(rawValue: rawValue) else {
                         throw reader.invalidRawValue(rawValue, of: Self.self)
+                    }
+                    self = value
+                }
+
+                init(json reader: inout RewindCoding.JSONReader) throws {
+                    guard let value = Self(rawValue: try RawValue(json: &reader)) else {
+                        throw RewindCoding.JSONReader.Unsure()
                     }
                     self = value
                 }

@@ -4,8 +4,10 @@ public import Foundation
 ///
 /// Payloads are the bytes Foundation's `JSONEncoder` writes with `.sortedKeys` and its default
 /// strategies, made by Rewind's own encoder in less time (the recorder commits JSON about 1.7 times
-/// as fast as with Foundation's encoder); they are decoded by
-/// Foundation's `JSONDecoder`. Dates are encoded as Foundation encodes them by default (seconds
+/// as fast as with Foundation's encoder); they decode to what Foundation's `JSONDecoder` gives.
+/// Types marked `@BinaryCodable` are read by generated code (``JSONReader``), several times
+/// faster, with Foundation's decoder taking over the payload wherever that code is unsure, so
+/// values and errors are Foundation's; other types go through Foundation's decoder. Dates are encoded as Foundation encodes them by default (seconds
 /// since 2001 as a number), so they decode to exactly the same `Date` and replay stays
 /// bit-for-bit faithful.
 public struct JSONPayloadCodec: PayloadCodec {
@@ -37,6 +39,37 @@ public struct JSONPayloadCodec: PayloadCodec {
 
     /// Decodes a value from JSON.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        guard Value.self is any BinaryCodable.Type else { return try decoder.decode(type, from: data) }
+        return try data.withUnsafeBytes { try decoder(for: type)($0) }
+    }
+
+    /// Decodes a value in place.
+    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        try decoder(for: type)(bytes)
+    }
+
+    /// A decoder for a run of payloads of `type`, whose generated code, if any, is looked up once.
+    public func decoder<Value: Decodable>(for type: Value.Type) -> PayloadDecoder<Value> {
+        guard let generated = Value.self as? any BinaryCodable.Type else {
+            return PayloadDecoder { [decoder] bytes in try decoder.decode(type, from: Data(bytes)) }
+        }
+        return decoder(generated, as: Value.self)
+    }
+
+    /// The decoder of a type with generated code (`Generated`, which is `Value` itself): its
+    /// reader, or where the reader is unsure, Foundation's decoder.
+    private func decoder<Generated: BinaryCodable, Value: Decodable>(_ type: Generated.Type, as: Value.Type) -> PayloadDecoder<Value> {
+        PayloadDecoder { [decoder] bytes in
+            guard var value = JSONReader.read(Generated.self, from: bytes) else {
+                return try decoder.decode(Value.self, from: Data(bytes))
+            }
+            return withUnsafePointer(to: &value) { $0.withMemoryRebound(to: Value.self, capacity: 1) { $0.pointee } }
+        }
+    }
+
+    /// Decodes with Foundation's decoder alone, even when the type has generated code (the two
+    /// must agree).
+    package func decodeWithFoundation<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)
     }
 }
