@@ -86,22 +86,34 @@ public struct JSONReader {
     /// "\u{212A}" equals "K"), and none twice (which one Foundation takes is its business).
     @usableFromInline
     func checkKeys(of object: Object) throws {
+        var keys: [Int] = []
         var key = object.first
         for member in 0..<object.count {
             let token = tokens[key]
             guard !token.isComplex else { throw Unsure() }
-            var other = object.first
-            for _ in 0..<member {
-                if sameKey(tokens[other], token) { throw Unsure() }
-                other = Int(tokens[other + 1].next)
+            if object.count <= 16 {
+                // A struct's few keys: each against those before it, nothing allocated.
+                var other = object.first
+                for _ in 0..<member {
+                    if compareKeys(other, key) == 0 { throw Unsure() }
+                    other = Int(tokens[other + 1].next)
+                }
+            } else {
+                keys.append(key)
             }
             key = Int(tokens[key + 1].next)
         }
+        // Many keys (a crafted object, say): sorted, so a duplicate costs n log n to find, not n².
+        keys.sort { compareKeys($0, $1) < 0 }
+        for index in keys.indices.dropFirst() where compareKeys(keys[index - 1], keys[index]) == 0 { throw Unsure() }
     }
 
+    /// Orders two key tokens by length, then bytes.
     @usableFromInline
-    func sameKey(_ a: JSONToken, _ b: JSONToken) -> Bool {
-        a.length == b.length && memcmp(bytes.baseAddress! + Int(a.start), bytes.baseAddress! + Int(b.start), Int(a.length)) == 0
+    func compareKeys(_ a: Int, _ b: Int) -> Int32 {
+        let (a, b) = (tokens[a], tokens[b])
+        guard a.length == b.length else { return a.length < b.length ? -1 : 1 }
+        return memcmp(bytes.baseAddress! + Int(a.start), bytes.baseAddress! + Int(b.start), Int(a.length))
     }
 
     /// Whether the key token at `key` spells `name` (a plain key, quotes included in its length).

@@ -271,6 +271,14 @@ struct JSONReaderTests {
             ("{\"id\":\"a\tb\"}", false),
         ]
         for (text, fast) in structs { Self.expectAgreement(Line.self, text, fast: fast) }
+        // Many keys: checked for duplicates by sorting past 16, so a crafted object with tens of
+        // thousands of keys costs n log n, not n².
+        let forty = (0..<40).map { #""k\#($0)":\#($0)"# }
+        Self.expectAgreement(Line.self, "{" + (forty + [#""id":"a""#]).joined(separator: ",") + "}", fast: true)
+        Self.expectAgreement(Line.self, "{" + (forty + [#""id":"a""#, #""k7":1"#]).joined(separator: ",") + "}", fast: false)
+        Self.expectAgreement(Line.self, "{" + ([#""k39":0"#] + forty + [#""id":"a""#]).joined(separator: ",") + "}", fast: false)
+        let many = (0..<50_000).map { #""k\#($0)":0"# }
+        Self.expectAgreement(Line.self, "{" + (many + [#""id":"a""#]).joined(separator: ",") + "}", fast: true)
         // Bytes that are not UTF-8, read and unread.
         Self.expectAgreement(Line.self, Array(#"{"id":""#.utf8) + [0xFF] + Array(#""}"#.utf8))
         Self.expectAgreement(Line.self, Array(#"{"id":"a","x":""#.utf8) + [0xC3] + Array(#""}"#.utf8))

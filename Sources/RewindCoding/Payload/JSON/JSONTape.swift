@@ -32,16 +32,18 @@ struct JSONToken {
 /// an object or array where it ends, so generated readers find keys by comparing bytes and skip
 /// values without parsing them again.
 ///
-/// The tape accepts strict RFC 8259 JSON only, nested at most ``maximumDepth`` levels. Anything
-/// else — JSON Foundation's decoder would take (a trailing comma, a byte-order mark) or would
-/// refuse — makes no tape, and the codec hands the payload to Foundation's decoder, whose value
-/// or error is then the answer. So the tape never needs to agree with Foundation on what is
+/// The tape accepts strict RFC 8259 JSON only, nested at most ``maximumDepth`` levels and at
+/// most ``maximumSize`` bytes long. Anything else — JSON Foundation's decoder would take (a
+/// trailing comma, a byte-order mark) or would refuse — makes no tape, and the codec hands the
+/// payload to Foundation's decoder, whose value or error is then the answer. So the tape never needs to agree with Foundation on what is
 /// valid, only to accept nothing Foundation refuses; unread strings are not checked for UTF-8 or
 /// their escapes' meaning (Foundation, too, reads them only when asked).
 @usableFromInline
 struct JSONTape {
     /// Deeper documents go to Foundation's decoder (which refuses more than 512 levels).
     static let maximumDepth = 256
+    /// Larger documents too.
+    @usableFromInline static let maximumSize = 16 << 20
 
     private let bytes: UnsafeRawBufferPointer
     private let tokens: UnsafeMutableBufferPointer<JSONToken>
@@ -60,7 +62,9 @@ struct JSONTape {
     /// (the caller then asks Foundation). The tokens live only for the call.
     @usableFromInline
     static func withTape<T>(of bytes: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<JSONToken>) -> T?) -> T? {
-        guard !bytes.isEmpty, bytes.count < Int(UInt32.max) else { return nil }
+        // Past 16 MB (no action, and few states), Foundation's decoder alone: the tape takes up
+        // to ten times the payload's size.
+        guard !bytes.isEmpty, bytes.count <= maximumSize else { return nil }
         // A value of n bytes holds at most (n + 1) / 2 tokens: a scalar takes a byte, a
         // container its two brackets and a separator between each two of its values.
         let capacity = (bytes.count + 1) / 2
