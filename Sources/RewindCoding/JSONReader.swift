@@ -3,9 +3,9 @@ public import Foundation
 /// Reads one JSON payload for generated ``BinaryCodable`` code: the JSON codec's fast path.
 ///
 /// Foundation's `JSONDecoder` spends nearly all of its time in `Codable`'s containers, not in
-/// parsing (the bench's `json-decoding` workload: parsing is a few percent of it). Generated code
-/// reads the payload's ``JSONTape`` instead, finding keys by comparing bytes and building nothing
-/// but the value.
+/// parsing (the bench's `json-decoding` workload: parsing is a few percent of it). Generated
+/// code reads a tape of the payload instead (`JSONTape`: one strict pass over it), finding keys
+/// by comparing bytes and building nothing but the value.
 ///
 /// **Foundation stays the reference.** The reader takes only the plainest JSON: strict syntax,
 /// object keys in ASCII without escapes and each once, integers without a fraction or an
@@ -120,8 +120,9 @@ public struct JSONReader {
     @inlinable
     func key(_ key: Int, is name: StaticString) -> Bool {
         let token = tokens[key]
-        let length = name.utf8CodeUnitCount
-        return Int(token.length) == length + 2 && memcmp(bytes.baseAddress! + Int(token.start) + 1, name.utf8Start, length) == 0
+        return name.withUTF8Buffer { name in
+            Int(token.length) == name.count + 2 && (name.isEmpty || memcmp(bytes.baseAddress! + Int(token.start) + 1, name.baseAddress!, name.count) == 0)
+        }
     }
 
     /// The token of `name`'s value, searching on from the last key found and wrapping around once.

@@ -32,9 +32,9 @@ struct RewindBench: AsyncParsableCommand {
             dispatch, on a new file and an existing one, vs a store alone; not in the default list), \
             recorder-memory (the peak resident memory recording adds to the shop app, each run in a process of \
             its own, vs the store alone), report (sealing and opening a crash report, vs exporting its window; \
-            not in the default list), json-decoding (the JSON codec's payloads decoded by Foundation, parsed \
-            alone, and by the decoding spike's tape and lazy containers, vs the binary codec; not in the \
-            default list). Each runs \
+            not in the default list), json-decoding (the JSON codec's payloads decoded by the codec's generated \
+            readers, by Foundation, parsed alone, and by the decoding spike's tape and lazy containers, vs \
+            the binary codec; not in the default list). Each runs \
             --runs times after a warm-up; figures are medians.
             """
     )
