@@ -10,7 +10,8 @@ package import Foundation
 /// the figures). Foundation boxes every value through dynamic casts for its special types and
 /// allocates objects and dictionaries for every container; this encoder compares metatypes,
 /// and builds the value in one array of nodes that it keeps from one value to the next.
-/// Decoding stays Foundation's `JSONDecoder`. `SortedJSONEncoderTests` checks the bytes
+/// Decoding is Foundation's `JSONDecoder`, or generated readers that give what it gives
+/// (`JSONReader`). `SortedJSONEncoderTests` checks the bytes
 /// against Foundation's over the example apps' sessions and the edges of each kind of value.
 ///
 /// Use one for a run of values on one thread, as `PayloadEncoder` says. The portable export
