@@ -46,6 +46,7 @@ let package = Package(
         .target(name: "FuzzDriver"),
         .executableTarget(name: "fuzz-binary-payload", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/BinaryPayload", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-generated-code", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/GeneratedCode", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
+        .executableTarget(name: "fuzz-json-payload", dependencies: ["RewindCoding", "FuzzDriver"], path: "Targets/JSONPayload", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-seeds", dependencies: ["FuzzSupport"], path: "Targets/Seeds", linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-jsonl-import", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/JSONLinesImport", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-report", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/Report", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),

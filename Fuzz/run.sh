@@ -2,7 +2,8 @@
 # Builds the libFuzzer targets and runs each for a set time over the committed seed corpus.
 #
 #   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
-#                                         binary-payload, generated-code, jsonl-import, report (default: all)
+#                                         binary-payload, generated-code, json-payload, jsonl-import,
+#                                         report (default: all)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
 #   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core)
 #
@@ -14,7 +15,7 @@ cd "$(dirname "$0")"
 
 seconds=${1:-60}
 shift || true
-targets=${*:-binary-payload generated-code jsonl-import report}
+targets=${*:-binary-payload generated-code json-payload jsonl-import report}
 configuration=${FUZZ_CONFIGURATION:-release}
 
 # libFuzzer without its main, from the toolchain's clang runtime (see Package.swift).
@@ -39,6 +40,7 @@ run_target() {
     local target=$1 seeds corpus crashes log runs coverage found
     case $target in
         binary-payload|generated-code) seeds=Corpus/binary ;;
+        json-payload) seeds=Corpus/json ;;
         jsonl-import) seeds=Corpus/jsonl ;;
         report) seeds=Corpus/report ;;
     esac
@@ -57,7 +59,7 @@ run_target() {
 
 for target in $targets; do
     case $target in
-        binary-payload|generated-code|jsonl-import|report) ;;
+        binary-payload|generated-code|json-payload|jsonl-import|report) ;;
         *) echo "unknown target $target" >&2; exit 2 ;;
     esac
 done

@@ -9,8 +9,8 @@ public import Foundation
 ///
 /// **Foundation stays the reference.** The reader takes only the plainest JSON: strict syntax,
 /// object keys in ASCII without escapes and each once, integers without a fraction or an
-/// exponent, numbers that are neither out of range nor below a `Double`'s or `Float`'s normal
-/// range, enums whose object has exactly its one case key. On anything else — a missing key, a
+/// exponent, floating-point numbers in the type's normal range (and zero written `0` or `-0`),
+/// UUIDs in their canonical form, enums whose object has exactly its one case key. On anything else — a missing key, a
 /// `null` where a value must be, a wrong type, a string that is not valid UTF-8, anything it is
 /// unsure of — it gives up (every read throws the same ``Unsure`` error) and the codec decodes
 /// the whole payload with Foundation's decoder, whose value or error, coding path and message

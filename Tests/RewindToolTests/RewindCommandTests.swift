@@ -124,6 +124,16 @@ struct RewindCommandTests {
         #expect(neither.status == 2 && neither.standardError.contains("give --at SEQ, or --session N for its last event"))
     }
 
+    @Test("serve --answer-within: seconds from 0.01 to 60, refused before anything listens")
+    func answerWithin() async throws {
+        let (folder, path, _) = try await Self.demoLog(actions: 10)
+        for value in ["0", "-1", "61", "nan", "inf", "soon"] {
+            let refused = try await run(builtProduct("rewind"), ["serve", path, "--answer-within", value], in: folder.path)
+            #expect(refused.status != 0 && refused.standardError.contains("--answer-within"), "\(value): \(refused.standardError)")
+            #expect(!refused.standardOutput.contains("http://"), "\(value): \(refused.standardOutput)")
+        }
+    }
+
     @Test("a date in a payload reads as a date: ISO-8601 in show --json, a Date in its text, not seconds since 2001")
     func datesReadAsDates() async throws {
         let (folder, path, _) = try await Self.demoLog(actions: 20)

@@ -34,6 +34,10 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
     @Flag(help: "Open the page in a browser ($BROWSER, open or xdg-open); says so where there is none.") var open = false
     @Option(help: ArgumentHelp("Open the page on this session's events (its filter set to it).", valueName: "n")) var session: Int64?
     @Flag(help: "PATH is a collector's store: open its Reports view (a SQLite store is recognised without it).") var reports = false
+    @Option(help: ArgumentHelp(
+        "How long a call may run before the page is handed a job to follow instead, its progress in the status line (default 1).",
+        valueName: "seconds"
+    )) var answerWithin: Double = 1
 
     /// Whether PATH is a collector's store, read by ``ReportsInspection`` rather than as a log.
     var servesReports: Bool { reports || ReportStore.isStore(at: options.path) }
@@ -43,6 +47,9 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         try InputError.requirePositive(session, "--session", what: "a session number")
         guard (0...65_535).contains(port) else { throw InputError("--port \(port): give a port from 0 to 65535") }
         if servesReports, session != nil { throw InputError("--session: a collector's store has reports, not sessions; open one from the Reports view") }
+        guard answerWithin.isFinite, (0.01...60).contains(answerWithin) else {
+            throw InputError("--answer-within \(answerWithin): give seconds from 0.01 to 60")
+        }
     }
 
 
@@ -58,7 +65,7 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
         _ = try options.keys()
         let inspection = LogInspection(path: options.path, name: log.path, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable, allowDrift: replay.allowDrift)
         let title = if case let .file(path) = options.location { (path as NSString).lastPathComponent } else { log.path }
-        try await serve(Inspector(api: inspection, title: title))
+        try await serve(Inspector(api: inspection, title: title, limits: limits))
     }
 
     /// The Reports view's API over the store PATH names, which must open (and the keys read)
@@ -76,7 +83,14 @@ struct ServeCommand: LogReadingCommand, AsyncParsableCommand {
             store: options.path, name: name, keyFile: options.keyFile, skipUndecodable: replay.skipUndecodable, allowDrift: replay.allowDrift
         )
         let title = CollectorStores.isURL(options.path) ? name : (name as NSString).lastPathComponent
-        return Inspector(api: inspection, title: "reports in \(title)")
+        return Inspector(api: inspection, title: "reports in \(title)", limits: limits)
+    }
+
+    /// The default limits, with `--answer-within`.
+    private var limits: Inspector.Limits {
+        var limits = Inspector.Limits()
+        limits.answerWithin = .milliseconds(Int64((answerWithin * 1_000).rounded()))
+        return limits
     }
 
     private func serve(_ inspector: Inspector) async throws {

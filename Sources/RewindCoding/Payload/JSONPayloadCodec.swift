@@ -7,9 +7,9 @@ public import Foundation
 /// as fast as with Foundation's encoder); they decode to what Foundation's `JSONDecoder` gives.
 /// Types marked `@BinaryCodable` are read by generated code (``JSONReader``), several times
 /// faster, with Foundation's decoder taking over the payload wherever that code is unsure, so
-/// values and errors are Foundation's; other types go through Foundation's decoder. Dates are encoded as Foundation encodes them by default (seconds
-/// since 2001 as a number), so they decode to exactly the same `Date` and replay stays
-/// bit-for-bit faithful.
+/// values and errors are Foundation's; other types go through Foundation's decoder. Dates are
+/// encoded as Foundation encodes them by default (seconds since 2001 as a number), so they
+/// decode to exactly the same `Date` and replay stays bit-for-bit faithful.
 public struct JSONPayloadCodec: PayloadCodec {
     /// `json`.
     public let name = "json"
@@ -65,11 +65,5 @@ public struct JSONPayloadCodec: PayloadCodec {
             }
             return withUnsafePointer(to: &value) { $0.withMemoryRebound(to: Value.self, capacity: 1) { $0.pointee } }
         }
-    }
-
-    /// Decodes with Foundation's decoder alone, even when the type has generated code (the two
-    /// must agree).
-    package func decodeWithFoundation<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try decoder.decode(type, from: data)
     }
 }

@@ -37,7 +37,7 @@ struct JSONToken {
 /// trailing comma, a byte-order mark) or would refuse — makes no tape, and the codec hands the
 /// payload to Foundation's decoder, whose value or error is then the answer. So the tape never needs to agree with Foundation on what is
 /// valid, only to accept nothing Foundation refuses; unread strings are not checked for UTF-8 or
-/// their escapes' meaning (Foundation, too, reads them only when asked).
+/// surrogate pairs (Foundation, too, reads them only when asked).
 @usableFromInline
 struct JSONTape {
     /// Deeper documents go to Foundation's decoder (which refuses more than 512 levels).
@@ -65,8 +65,9 @@ struct JSONTape {
         // Past 16 MB (no action, and few states), Foundation's decoder alone: the tape takes up
         // to ten times the payload's size.
         guard !bytes.isEmpty, bytes.count <= maximumSize else { return nil }
-        // A value of n bytes holds at most (n + 1) / 2 tokens: a scalar takes a byte, a
-        // container its two brackets and a separator between each two of its values.
+        // A whole value of n bytes holds at most (n + 1) / 2 tokens: a scalar takes a byte, a
+        // container its two brackets and a separator between each two of its values. (One cut
+        // short may start more, and is refused when it does: see `append`.)
         let capacity = (bytes.count + 1) / 2
         func run(_ tokens: UnsafeMutableBufferPointer<JSONToken>) -> T? {
             var tape = JSONTape(bytes: bytes, tokens: tokens)
@@ -96,7 +97,10 @@ struct JSONTape {
         }
     }
 
-    private mutating func append(_ kind: JSONToken.Kind, from start: Int, isComplex: Bool = false) -> Int {
+    private mutating func append(_ kind: JSONToken.Kind, from start: Int, isComplex: Bool = false) throws -> Int {
+        // Only a document cut short holds more tokens than a whole one could (`[0,0,0` or
+        // `[[[[`): refused here, before the buffer runs out.
+        guard count < tokens.count else { throw Refused() }
         let index = count
         tokens[index] = JSONToken(
             start: UInt32(start), length: UInt32(offset - start), next: UInt32(index + 1), count: 0, kind: kind, isComplex: isComplex
@@ -124,11 +128,11 @@ struct JSONTape {
         guard bytes.count - offset >= length, memcmp(bytes.baseAddress! + offset, word.utf8Start, length) == 0 else { throw Refused() }
         let start = offset
         offset += length
-        _ = append(kind, from: start)
+        _ = try append(kind, from: start)
     }
 
-    /// A string: raw control characters refused, escapes only skipped (their meaning is read
-    /// when the string is).
+    /// A string: raw control characters and escapes JSON does not have refused; what an escape
+    /// means (a surrogate's pair, say) is read when the string is.
     private mutating func string() throws {
         let start = offset
         offset += 1
@@ -139,15 +143,28 @@ struct JSONTape {
             if byte == UInt8(ascii: "\"") { break }
             if byte < 0x20 { throw Refused() }
             if byte == UInt8(ascii: "\\") {
+                // Only the escapes JSON has, `\u` with four hex digits: Foundation checks
+                // those even in strings it never reads (found by fuzz-json-payload).
                 isComplex = true
-                offset += 2
+                guard offset + 1 < bytes.count else { throw Refused() }
+                switch bytes[offset + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    offset += 2
+                case UInt8(ascii: "u"):
+                    guard bytes.count - offset >= 6 else { throw Refused() }
+                    for digit in bytes[(offset + 2)..<(offset + 6)] where !digit.isHexDigit { throw Refused() }
+                    offset += 6
+                default:
+                    throw Refused()
+                }
                 continue
             }
             if byte >= 0x80 { isComplex = true }
             offset += 1
         }
         offset += 1
-        _ = append(.string, from: start, isComplex: isComplex)
+        _ = try append(.string, from: start, isComplex: isComplex)
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, nothing looser.
@@ -174,10 +191,11 @@ struct JSONTape {
             skipDigits()
             isComplex = true
         }
-        _ = append(.number, from: start, isComplex: isComplex)
+        _ = try append(.number, from: start, isComplex: isComplex)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
 
     private mutating func skipDigits() {
         while offset < bytes.count, isDigit(bytes[offset]) { offset += 1 }
@@ -187,7 +205,7 @@ struct JSONTape {
         depth += 1
         guard depth <= Self.maximumDepth else { throw Refused() }
         let start = offset
-        let index = append(object ? .object : .array, from: start)
+        let index = try append(object ? .object : .array, from: start)
         offset += 1
         let close = UInt8(ascii: object ? "}" : "]")
         var members: UInt32 = 0
@@ -221,5 +239,11 @@ struct JSONTape {
         tokens[index].next = UInt32(count)
         tokens[index].count = members
         depth -= 1
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        self &- UInt8(ascii: "0") < 10 || (self | 0x20) &- UInt8(ascii: "a") < 6
     }
 }
