@@ -7,9 +7,11 @@ import Foundation
 // comparing bytes, building no tree and no `String` for a key.
 //
 // A spike, not a codec: it decodes what the bench's corpora hold, and it is checked against
-// Foundation's decoder on them (the workload fails on a difference). It does not yet match
-// Foundation's errors and coding paths, its hostile-input behaviour or its number edge cases
-// (doubles go through `strtod`, as Foundation's do, but are untested at the edges).
+// Foundation's decoder on them (the workload fails on a difference). It does not match
+// Foundation's errors and coding paths, its hostile-input behaviour or its number edge cases.
+// The codec's own reader grew out of it (`JSONTape` and `JSONReader` in RewindCoding: generated
+// code instead of these containers, Foundation's decoder wherever it is unsure); the spike stays
+// for the workload's "tape + lazy Codable containers" row, the cost of containers on a tape.
 
 /// One token of the tape.
 struct TapeToken {
