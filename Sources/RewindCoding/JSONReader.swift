@@ -180,13 +180,16 @@ public struct JSONReader {
         return try reading(value) { try $0.decodeWithFoundation() }
     }
 
+    /// Foundation's decoder, made once: documented thread-safe once configured, as the codec's own.
+    private static let foundation = JSONDecoder()
+
     /// The current value through Foundation's decoder, as a document of its own: the same
     /// value it would decode in place (an error makes the whole payload Foundation's anyway).
     public func decodeWithFoundation<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         let token = self.token
         let text = Data(UnsafeRawBufferPointer(rebasing: bytes[Int(token.start)..<Int(token.start + token.length)]))
         do {
-            return try JSONDecoder().decode(T.self, from: text)
+            return try Self.foundation.decode(T.self, from: text)
         } catch {
             throw Unsure()
         }
@@ -228,7 +231,7 @@ public struct JSONReader {
 
     /// The current value as a `Bool`.
     @inlinable
-    mutating func readBool() throws -> Bool {
+    func readBool() throws -> Bool {
         switch token.kind {
         case .true: return true
         case .false: return false

@@ -172,8 +172,8 @@ public final class EventLog: LogReader {
                     // its tables and indexes, and the pages it reads back are in the system's
                     // file cache anyway. On a phone the difference is the recorder's: when it was
                     // set, 9.8 MiB of anonymous memory recording 100,000 shop actions, 7.7 MiB
-                    // with this, at the same commit rate and writer CPU (rewind-bench's README). Read-only
-                    // logs (the CLI, the inspector) keep SQLite's default.
+                    // with this, at the same commit rate and writer CPU (rewind-bench's README).
+                    // Read-only logs (the CLI, the inspector) keep SQLite's default.
                     try db.execute(sql: "PRAGMA cache_size = -\(Self.writerPageCacheKiB)")
                     try SchemaMigrator.migrate(db, path: path)
                 }

@@ -156,6 +156,13 @@ struct JSONReaderTests {
         #expect(Self.expectAgreement(Empty.self, Array(try codec.encode(Empty()))))
         #expect(Self.expectAgreement(Level.self, Array(try codec.encode(Level.low))))
         #expect(Self.expectAgreement([Raw?].self, Array(try codec.encode(value.raws))))
+        // Past the tape's 16 MB: no tape (it would take up to ten times the payload), the
+        // payload Foundation's alone, and still its value.
+        let huge = Array(try codec.encode([String(repeating: "a", count: JSONTape.maximumSize)]))
+        #expect(huge.withUnsafeBytes { JSONReader.read([String].self, from: $0) } == nil)
+        #expect(try codec.decode([String].self, from: Data(huge)).first?.count == JSONTape.maximumSize)
+        let under = Array(try codec.encode([String(repeating: "a", count: JSONTape.maximumSize - 4)]))
+        #expect(under.withUnsafeBytes { JSONReader.read([String].self, from: $0) }?.first?.count == JSONTape.maximumSize - 4)
         // A large value (a state, say): its tape on the heap rather than the stack.
         let large = Array(try codec.encode(Array(repeating: value, count: 40)))
         #expect(large.count > 50_000)

@@ -71,7 +71,7 @@ struct ReplayProfileTests {
         // spin left cold, measured here at 1.2–1.6×), so the others are not asserted.
         #expect(slower.runs == 3 && slower.slower.first?.actionCase == "checkout.submit", "\(slower.slower)")
         #expect(slower.cases.first?.actionCase == "checkout.submit" && slower.cases.first?.ratios.count == 3)
-        // A 2 ms spin on a case of microseconds: far past the 10 % flag in every pairing. (It
+        // A 10 ms spin on a case of microseconds: far past the 10 % flag in every pairing. (It
         // was "more than 10×", which a clean-clone CI run under the whole suite's load missed
         // in one pairing: the baseline's own time swells with the machine's load.)
         #expect(slower.cases.first?.ratios.allSatisfy { $0 > 2 } == true, "\(slower.cases.first?.ratios ?? [])")

@@ -39,8 +39,8 @@ public struct JSONPayloadCodec: PayloadCodec {
 
     /// Decodes a value from JSON.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        guard Value.self is any BinaryCodable.Type else { return try decoder.decode(type, from: data) }
-        return try data.withUnsafeBytes { try decoder(for: type)($0) }
+        guard let generated = Value.self as? any BinaryCodable.Type else { return try decoder.decode(type, from: data) }
+        return try data.withUnsafeBytes { try decoder(generated, as: Value.self)($0) }
     }
 
     /// Decodes a value in place.
