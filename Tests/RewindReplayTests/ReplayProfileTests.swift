@@ -65,16 +65,17 @@ struct ReplayProfileTests {
     @Test("comparing builds flags the slowed case in every pairing, and the other way round calls it faster")
     func comparison() async throws {
         let (_, log, _) = try await ReplayerTests.recordShop(seed: 7, actions: 60)
-        let before = Replayer(log: log, reducer: Shop.reducer), after = Replayer(log: log, reducer: Self.slowed(by: .milliseconds(2)))
+        let before = Replayer(log: log, reducer: Shop.reducer), after = Replayer(log: log, reducer: Self.slowed(by: .milliseconds(10)))
         let slower = try ProfileComparison.alternating(runs: 3, baseline: { try before.profile() }, candidate: { try after.profile() })
         // The slowed case leads; the action after it can be flagged too (it runs on a cache the
         // spin left cold, measured here at 1.2–1.6×), so the others are not asserted.
         #expect(slower.runs == 3 && slower.slower.first?.actionCase == "checkout.submit", "\(slower.slower)")
         #expect(slower.cases.first?.actionCase == "checkout.submit" && slower.cases.first?.ratios.count == 3)
-        // A 10 ms spin on a case of microseconds: far past the 10 % flag in every pairing. (It
-        // was "more than 10×", which a clean-clone CI run under the whole suite's load missed
-        // in one pairing: the baseline's own time swells with the machine's load.)
-        #expect(slower.cases.first?.ratios.allSatisfy { $0 > 2 } == true, "\(slower.cases.first?.ratios ?? [])")
+        // A 10 ms spin on a case of microseconds: past the 10 % flag in every pairing, which is
+        // all the comparison promises. (How far past is the machine's: under the whole suite's
+        // load a clean-clone CI run saw one pairing at 1.85× of a 2 ms spin, the baseline's own
+        // submits preempted for milliseconds.)
+        #expect(slower.cases.first?.ratios.allSatisfy { $0 >= 1.1 } == true, "\(slower.cases.first?.ratios ?? [])")
         let faster = try ProfileComparison.alternating(runs: 3, baseline: { try after.profile() }, candidate: { try before.profile() })
         #expect(faster.faster.contains { $0.actionCase == "checkout.submit" } && !faster.slower.contains { $0.actionCase == "checkout.submit" })
 

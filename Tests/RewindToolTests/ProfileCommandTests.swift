@@ -65,7 +65,9 @@ struct ProfileCommandTests {
         #expect(comparison["runs"] as? Int == 2 && (comparison["threshold"] as? Double) == 0.5 && json["baseline"] as? String == shop)
         let first = try #require((comparison["cases"] as? [[String: Any]])?.first)
         #expect(first["actionCase"] as? String == "checkout.submit" && first["slower"] as? Bool == true)
-        #expect((first["ratios"] as? [Double])?.count == 2 && (first["ratios"] as? [Double])?.allSatisfy { $0 > 10 } == true)
+        // Every pairing past the 50 % asked for; how far past depends on the machine's load (a
+        // clean-clone CI run saw the baseline's own submits preempted for milliseconds).
+        #expect((first["ratios"] as? [Double])?.count == 2 && (first["ratios"] as? [Double])?.allSatisfy { $0 >= 1.5 } == true, "\(first)")
 
         let improved = try await RewindCommandTests.rewind("profile", path, "--baseline", slowedTool, "--runs", "3", in: folder)
         #expect(improved.standardOutput.contains("\nfaster by at least 10 % in every pairing: checkout.submit"), "\(improved.standardOutput)")
