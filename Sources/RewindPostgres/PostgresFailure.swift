@@ -45,7 +45,11 @@ enum PostgresFailure {
                 return .failed(path: path, reason: "the server asks user '\(location.user)' for a password and none was given (the URL, PGPASSWORD or ~/.pgpass)")
             case .unsupportedAuthMechanism:
                 return .failed(path: path, reason: "the server asks for an authentication method this client does not support")
-            case .connectionError, .serverClosedConnection, .uncleanShutdown:
+            case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+                // The connection went while in use (a query on a connection the server closed
+                // is refused as closed by the client): a restart, a stop, a network cut.
+                return .failed(path: path, reason: "could not \(what): the connection to the server at \(server) was lost (restarted, stopped or unreachable); run it again to resume")
+            case .connectionError:
                 return .failed(path: path, reason: "could not \(what) at \(server): \(underlying(error.underlying))")
             default:
                 return .failed(path: path, reason: "could not \(what) at \(server): \(error.code)")

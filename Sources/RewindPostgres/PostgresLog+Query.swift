@@ -60,10 +60,11 @@ extension PostgresLog {
     /// them within the store's `queryTimeout`, as ``rows(_:timeout:)`` does.
     ///
     /// postgres-nio's `copyFrom` is async only, and would wait forever for a connection that
-    /// closed before the copy reached it; so the copy runs in a task of its own, on this
-    /// store's serial executor (not the cooperative pool, for the reason ``rows(_:timeout:)``
-    /// gives), and the caller waits for whichever comes first: the copy's end, the
-    /// connection's, or the deadline. A copy cut off that way fails its transaction.
+    /// closed before the copy reached it; so the copy runs in a task of its own, on the
+    /// connection's event loop (not the cooperative pool, for the reason ``rows(_:timeout:)``
+    /// gives; and see `copy(writing:letGo:)`), and the caller waits for whichever comes first:
+    /// the copy's end, the connection's, or the deadline. A copy cut off that way fails its
+    /// transaction.
     ///
     /// The rows are `count`, the row at each index appended by `row`: formatted
     /// ``copyChunk`` at a time while the server takes the chunk before, as a single `COPY`
@@ -71,13 +72,16 @@ extension PostgresLog {
     /// server idle meanwhile).
     func copy(rows count: Int, _ row: @escaping @Sendable (_ index: Int, _ into: inout EventCopy) -> Void) async throws {
         guard count > 0 else { return }
-        let chunkRows = Self.copyChunk
-        try await copy { writer in
+        let chunkRows = Self.copyChunk, rows = CopyRows(row)
+        try await copy { write in
             for start in stride(from: 0, to: count, by: chunkRows) {
+                guard let row = rows.row else { throw CancellationError() }
                 var chunk = EventCopy(reservingBytes: 128 * chunkRows)
                 for index in start..<min(start + chunkRows, count) { row(index, &chunk) }
-                try await writer.write(chunk.buffer)
+                try await write(chunk.buffer)
             }
+        } letGo: {
+            rows.release()
         }
     }
 
@@ -87,14 +91,42 @@ extension PostgresLog {
     /// push's 10,000-event batches did not move.
     static let copyChunk = 250
 
-    private func copy(writing produce: @escaping @Sendable (PostgresCopyFromWriter) async throws -> Void) async throws {
+    /// Runs `produce` inside postgres-nio's `copyFrom`, on the connection's event loop
+    /// (``ConnectionLoopExecutor``), and never lets the copy take a step on a closed connection:
+    /// before each write and before `produce`'s end (which `copyFrom` answers with `CopyDone` or
+    /// `CopyFail`) the connection is looked at, in the same turn of the loop. Found closed, the
+    /// copy's task calls `letGo` (to free what it holds) and stays suspended for good: the caller
+    /// has its answer already, the connection's close (``bounded(timeout:doing:_:)``), and
+    /// postgres-nio has no way out of a copy that does not trap on a closed connection. What is
+    /// left is the suspended task, one per connection lost in the middle of a copy.
+    private func copy(
+        writing produce: @escaping @Sendable (_ write: (ByteBuffer) async throws -> Void) async throws -> Void,
+        letGo: @escaping @Sendable () -> Void
+    ) async throws {
         // The table by its name alone: the connection's search path begins with the store's
         // schema (see `connect`).
-        let connection = connection, logger = Self.logger, executor = copying
+        let connection = connection, logger = Self.logger
         _ = try await bounded(timeout: queryTimeout, doing: "take a copy") { finish in
-            Task(executorPreference: executor) {
+            Task(executorPreference: ConnectionLoopExecutor(connection.eventLoop)) {
                 do {
-                    try await connection.copyFrom(table: "events", columns: EventCopy.columns, logger: logger, writeData: produce)
+                    try await connection.copyFrom(table: "events", columns: EventCopy.columns, logger: logger) { writer in
+                        let outcome: Result<Void, any Error>
+                        do {
+                            try await produce { buffer in
+                                // Closed: stop here; the copy is let go of below.
+                                guard !connection.isClosed else { throw CancellationError() }
+                                try await writer.write(buffer)
+                            }
+                            outcome = .success(())
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                        if connection.isClosed {
+                            letGo()
+                            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
+                        }
+                        try outcome.get()
+                    }
                     finish(.success([]))
                 } catch {
                     finish(.failure(error))

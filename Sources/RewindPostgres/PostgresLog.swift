@@ -28,8 +28,6 @@ public final class PostgresLog: Sendable {
     let connection: PostgresConnection
     /// The statements running on `connection` (see ``InFlightQueries``).
     let inFlight = InFlightQueries()
-    /// Where ``copy(rows:_:)`` runs its copies: a serial queue of the store's own.
-    let copying = SynchronousWait(label: "RewindPostgres.copy")
     /// The server process serving `connection` (`pg_backend_pid()`, read when it opened; 0 if
     /// unknown): what a writer settling an ambiguous commit waits to see gone.
     let backendPID = Atomic<Int32>(0)

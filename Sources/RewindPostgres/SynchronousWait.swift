@@ -10,9 +10,6 @@ import Synchronization
 /// be holding: with a pool as wide as the cores, and every pool thread waiting, work that
 /// needed the pool would never start. (postgres-nio completes its queries on its event loops,
 /// which are threads of their own too.)
-///
-/// It is also the executor a store runs its copies on (``PostgresLog/copy(rows:_:)``): a task that
-/// must not need the pool either.
 final class SynchronousWait: TaskExecutor {
     private let queue: DispatchQueue
 
