@@ -106,6 +106,10 @@ let package = Package(
         // (RewindLogCore's `CrashHook`).
         .target(name: "CRewindCrash"),
 
+        // An asymmetric fence (membarrier(2) on Linux) for the dispatch path and the hang
+        // watchdog: the path pays a compiler barrier, the watchdog a system call (`AsymmetricFence`).
+        .target(name: "CRewindFence"),
+
         // The log's core, with no store in it (as NIOCore is to NIOPosix): the model, the reading
         // and recording protocols, the one fold, the recorder and its writer thread, redaction,
         // encryption, schema drift and the portable format. No GRDB: a third store implements
@@ -117,6 +121,7 @@ let package = Package(
                 "RewindCoding",
                 "CZlib",
                 "CRewindCrash",
+                "CRewindFence",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Its required-reason API uses, declared for the App Store (PrivacyManifestTests).

@@ -113,6 +113,43 @@ struct HangWatchdogTests {
         #expect(recorder.outbox?.reports().isEmpty ?? true)
         #expect(try EventLog(path: folder.file("quick.rewind"), mode: .readOnly).sessions().first?.ending?.kind == .closed)
     }
+
+    @Test("actions ending around the limit, many times: the hang reported is one of them, nothing stalls or is lost")
+    func hangsAtTheLimit() async throws {
+        let folder = try TemporaryDirectory()
+        let keys = try ReportKey.generate(id: "team")
+        var configuration = RecorderConfiguration<Int, Int>()
+        // Looked at every 10 ms: actions of 10 to 40 ms are found hung as they end, or just
+        // after, or not at all — the watchdog copies the action as the store moves on.
+        configuration.hangLimit = .milliseconds(20)
+        configuration.reports = ReportOptions(key: keys.publicKey)
+        let path = folder.file("limit.rewind")
+        let recorder = Recorder<Int, Int>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.limit"), configuration: configuration)
+        let store = Store(initialState: 0, reducer: Reducer<Int, Int> { state, value in
+            if value % 50 == 7 {
+                let clock = ContinuousClock(), until = clock.now + .milliseconds(10 + value % 31)
+                while clock.now < until {}
+            }
+            state &+= value
+        }, middleware: recorder.middleware)
+        for value in 0..<2_000 { store.dispatch(value) }
+        try await recorder.close()
+        let log = try EventLog(path: path, mode: .readOnly)
+        var cursor = log.events()
+        let events = try cursor.collect()
+        let ending = try log.sessions().first?.ending?.kind
+        #expect(events.count == 2_000 && ending == .closed)
+        // Actions of 30 ms and more are past the limit by more than a look: one is found, and
+        // seals the session's one report, whose trigger is a slow action.
+        let reports = try #require(recorder.outbox).reports()
+        #expect(reports.count == 1)
+        for entry in reports {
+            let report = try FieldReport(contentsOf: entry.path)
+            let details = try report.open(with: LogKeys(others: [keys.privateKey])).details
+            let trigger = try #require(events.first { $0.seq == details.triggerSeq })
+            #expect(try JSONDecoder().decode(Int.self, from: try #require(trigger.payload)) % 50 == 7, "\(details)")
+        }
+    }
 }
 
 extension HangWatchdogTests {

@@ -7,8 +7,9 @@ public import Synchronization
 /// recorder's two — for longer than ``RecorderConfiguration/hangLimit``.
 ///
 /// The dispatch path tells it each action it enters (``enter(_:)``) and leaves (``leave()``):
-/// an uncontended lock to keep the action (to name a hang) and a few atomic operations, no
-/// clock read and no wake-up.
+/// a copy of the action into one of two slots, and plain stores and loads of counters — no lock,
+/// no clock read, no wake-up, and (on Linux) no locked instruction: its hand-shakes with the
+/// watchdog's thread are ``AsymmetricFence``s, whose cost falls on the watchdog.
 /// A thread of its own looks every quarter of the limit (between 10 ms and 1 s) while the
 /// store is busy, and sleeps while it is idle (the first action after wakes it), so an idle
 /// app pays no timer.
@@ -18,15 +19,24 @@ public import Synchronization
 /// reads if the process never comes out of it (``SessionEnding/Kind/hung``). If the action
 /// ends, the watchdog clears the mark, and the dispatch path hands the action to the writer
 /// noted as hung: with reports on, that is a trigger (``ReportReason/Kind/hang``).
+///
+/// The action under way is named from its slot: action `n` is written to slot `n % 2` before `n`
+/// is counted entered, and is not overwritten before action `n + 2` enters. The watchdog copies
+/// it only while `n` has not left, and pins it meanwhile: a dispatch path that would overwrite a
+/// pinned slot waits for the copy (only ever after a hang that ended as it was being named).
 @usableFromInline
-final class HangWatchdog<Action: Sendable>: Sendable {
+final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
+    // Unchecked: `slots` is written by the dispatch path only (one action at a time), and read
+    // by the watchdog's thread only under the pin described above.
     let limit: Duration
-    /// Actions entered so far, and left: inside one while they differ.
+    /// Actions entered so far, and left: inside one while they differ. Written by the dispatch
+    /// path only.
     @usableFromInline let entered = Atomic<UInt64>(0)
     @usableFromInline let left = Atomic<UInt64>(0)
-    /// The action entered last, for naming a hang. Written by the dispatch path only; read by
-    /// the watchdog only while that action is still under way.
-    @usableFromInline let current = Mutex<DispatchedAction<Action>?>(nil)
+    /// The last two actions entered, action `n` in slot `n % 2`.
+    @usableFromInline let slots: UnsafeMutablePointer<DispatchedAction<Action>?>
+    /// The number of the action whose slot the watchdog is copying (0: none).
+    @usableFromInline let pinned = Atomic<UInt64>(0)
     /// Whether the watchdog sleeps until the next action.
     @usableFromInline let parked = Atomic<Bool>(false)
     private let wake = DispatchSemaphore(value: 0)
@@ -36,22 +46,35 @@ final class HangWatchdog<Action: Sendable>: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let crashMarking: CrashMarking?
     private let clock: @Sendable () -> Date
+    @usableFromInline let fence = AsymmetricFence.process
 
     /// A watchdog for actions over `limit`; it starts with ``start()``.
     init(limit: Duration, crashMarking: CrashMarking?, clock: @escaping @Sendable () -> Date) {
         self.limit = limit
         self.crashMarking = crashMarking
         self.clock = clock
+        slots = .allocate(capacity: 2)
+        slots.initialize(repeating: nil, count: 2)
+    }
+
+    deinit {
+        slots.deinitialize(count: 2)
+        slots.deallocate()
     }
 
     /// The dispatch path, before the reducer.
     @inlinable
     func enter(_ dispatched: DispatchedAction<Action>) {
-        current.withLock { $0 = dispatched }
-        // Sequentially consistent with the watchdog's parking (it sets `parked`, then reads
-        // `entered`): either it sees this action, or this sees it parked and wakes it.
-        entered.store(entered.load(ordering: .relaxed) &+ 1, ordering: .sequentiallyConsistent)
-        if parked.load(ordering: .sequentiallyConsistent) { unpark() }
+        let number = entered.load(ordering: .relaxed) &+ 1
+        // The slot was action `number - 2`'s: wait while the watchdog copies it. (0 is no pin,
+        // and no action.)
+        if pinned.load(ordering: .acquiring) == number &- 2, number > 2 { waitForCopy(of: number &- 2) }
+        slots[Int(number & 1)] = dispatched
+        entered.store(number, ordering: .releasing)
+        // Against the watchdog's parking (it sets `parked`, then reads `entered`): either it
+        // sees this action, or this sees it parked and wakes it.
+        fence.light()
+        if parked.load(ordering: .relaxed) { unpark() }
     }
 
     /// The dispatch path, once the reducer (and the hooks between the recorder's) ran: the
@@ -59,11 +82,17 @@ final class HangWatchdog<Action: Sendable>: Sendable {
     @inlinable
     func leave() -> HangMark? {
         let number = entered.load(ordering: .relaxed)
-        // Sequentially consistent with the watchdog's finding (it sets `hungAction`, then
-        // reads `left`): either this sees the hang, or the watchdog sees it ended.
-        left.store(number, ordering: .sequentiallyConsistent)
-        guard hungAction.load(ordering: .sequentiallyConsistent) == number else { return nil }
+        left.store(number, ordering: .releasing)
+        // Against the watchdog's finding (it sets `hungAction` or `pinned`, then reads `left`):
+        // either this sees the hang (and, two actions on, the pin), or the watchdog sees it ended.
+        fence.light()
+        guard hungAction.load(ordering: .relaxed) == number else { return nil }
         return takeHang()
+    }
+
+    @usableFromInline
+    func waitForCopy(of number: UInt64) {
+        while pinned.load(ordering: .acquiring) == number { sched_yield() }
     }
 
     @usableFromInline
@@ -78,6 +107,15 @@ final class HangWatchdog<Action: Sendable>: Sendable {
             defer { mark = nil }
             return mark
         }
+    }
+
+    /// A copy of action `number`, if it is still under way (see the type's discussion).
+    private func copy(of number: UInt64) -> DispatchedAction<Action>? {
+        pinned.store(number, ordering: .relaxed)
+        fence.heavy()
+        defer { pinned.store(0, ordering: .releasing) }
+        guard entered.load(ordering: .acquiring) == number, left.load(ordering: .relaxed) < number else { return nil }
+        return slots[Int(number & 1)]
     }
 
     /// Starts the watchdog's thread.
@@ -120,8 +158,7 @@ final class HangWatchdog<Action: Sendable>: Sendable {
                 (watching, since) = (inside, .now)
                 continue
             }
-            guard found != watching, ContinuousClock.now - since >= limit,
-                  let dispatched = current.withLock({ $0 }), entered.load(ordering: .acquiring) == watching else { continue }
+            guard found != watching, ContinuousClock.now - since >= limit, let dispatched = copy(of: watching) else { continue }
             found = watching
             let mark = HangMark(
                 actionCase: namer(dispatched.action), source: dispatched.source, began: sinceDate.timeIntervalSince1970,
@@ -129,10 +166,11 @@ final class HangWatchdog<Action: Sendable>: Sendable {
                 processID: UInt32(truncatingIfNeeded: ProcessInfo.processInfo.processIdentifier)
             )
             hang.withLock { $0 = mark }
-            hungAction.store(watching, ordering: .sequentiallyConsistent)
+            hungAction.store(watching, ordering: .relaxed)
+            fence.heavy()
             // Left meanwhile, before it could see `hungAction`: it was handed off without
             // the note, and the hang is over.
-            if left.load(ordering: .sequentiallyConsistent) >= watching {
+            if left.load(ordering: .relaxed) >= watching {
                 _ = takeHang()
                 continue
             }
@@ -142,8 +180,9 @@ final class HangWatchdog<Action: Sendable>: Sendable {
 
     /// Sleeps until the next action, unless one came meanwhile.
     private func park() {
-        parked.store(true, ordering: .sequentiallyConsistent)
-        if entered.load(ordering: .sequentiallyConsistent) != left.load(ordering: .sequentiallyConsistent) || stopped.load(ordering: .relaxed) {
+        parked.store(true, ordering: .relaxed)
+        fence.heavy()
+        if entered.load(ordering: .relaxed) != left.load(ordering: .relaxed) || stopped.load(ordering: .relaxed) {
             unpark()
             return
         }
