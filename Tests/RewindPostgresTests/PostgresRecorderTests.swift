@@ -251,6 +251,47 @@ struct PostgresRecorderTests {
         await log.close()
     }
 
+    @Test("the server gone in the middle of the recorder's copies, again and again: reported, never a trap; what is stored is whole")
+    func serverGoneMidCopy() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            await (try PostgresLog.open(location)).close()
+            // Every connection through it is told the server is shutting down (as a restart
+            // tells it), then cut, once the recorder has sent 100 KB through it: most of what
+            // it sends is copies, so most cuts fall inside one.
+            let proxy = try CuttingProxy(to: location.port, cutAfter: 100_000, farewell: true)
+            defer { proxy.stop() }
+            var through = location
+            through.port = proxy.port
+            let failures = Recorded<RecorderFailure<ShopAction>>()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
+            configuration.onFailure = { failures.append($0) }
+            let recorder = Recorder<ShopState, ShopAction>(
+                into: try await .postgres(through, install: "cut"), app: AppIdentity(id: "com.example.shop"), configuration: configuration
+            )
+            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            for index in 0..<6_000 { shop.dispatch(.cart(.applyDiscount(code: "CUT\(index)"))) }
+            try? await recorder.close()
+            // Each cut is reported, as the connection lost — not a trap, not postgres-nio's words.
+            #expect(!failures.all.isEmpty)
+            for failure in failures.all {
+                let said = "\(failure.error)"
+                #expect(said.contains("127.0.0.1:\(proxy.port)") && !said.contains("ClosedConnection"), "\(said)")
+            }
+            // What was committed is whole: each session's events replay, and agree with their snapshots.
+            var stored = location
+            stored.install = "cut"
+            let log = try await PostgresLogReader.open(stored)
+            let sessions = try log.sessions()
+            let events = try PostgresRecorderTests.events(log)
+            #expect(!events.isEmpty && events.count < 6_000 && sessions.reduce(0) { $0 + $1.eventCount } == Int64(events.count))
+            let replayer = Replayer(log: log, reducer: Shop.reducer)
+            for session in sessions {
+                #expect(try replayer.verify(session: session.id).divergence == nil)
+            }
+            await log.close()
+        }
+    }
+
     @Test("four recorders, each on its own connection, write at once: each session whole and in order")
     func concurrentRecorders() async throws {
         try await PostgresTestServer.withDatabase { location in
