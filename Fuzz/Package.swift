@@ -33,10 +33,11 @@ let package = Package(
         .systemLibrary(name: "CZlib"),
         // The crash hook's handler (C, not instrumented: it runs inside a signal handler).
         .target(name: "CRewindCrash"),
+        .target(name: "CRewindFence"),
         // The log as the main package splits it: the core, the SQLite store, and the module
         // that re-exports both.
         .target(name: "RewindLogCore", dependencies: [
-            "Rewind", "RewindCoding", "CZlib", "CRewindCrash", .product(name: "Crypto", package: "swift-crypto"),
+            "Rewind", "RewindCoding", "CZlib", "CRewindCrash", "CRewindFence", .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: instrumented),
         .target(name: "RewindSQLite", dependencies: [
             "RewindLogCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
