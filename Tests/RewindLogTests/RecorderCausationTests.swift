@@ -185,6 +185,41 @@ struct RecorderCausationTests {
         #expect(events.values.allSatisfy { $0.cause == nil && $0.root == nil && !$0.isRoot })
     }
 
+    struct Refused: Error {}
+
+    @Test("a tap's two-call form records the action with the ticket and cause its didReduce gives, hang watchdog on or off; a reducer that threw leaves nothing for the next")
+    func tapTwoCalls() throws {
+        for watched in [true, false] {
+            let folder = try TemporaryDirectory()
+            let path = folder.file("tap.rewind")
+            var configuration = RecorderConfiguration<Count, Step>()
+            configuration.batchSize = 64
+            // With the watchdog, the action recorded is the copy it took as the action entered.
+            if !watched { configuration.hangLimit = nil }
+            let recorder = Recorder<Count, Step>(log: try EventLog(path: path), app: Self.app, configuration: configuration)
+            let tap = recorder.tap(initialState: Count())
+            var state = Count()
+            let gesture = ActionTicket.next()
+            tap.willReduce(.tap(0), from: ActionSource(), state: state)
+            state.count += 1
+            tap.didReduce(.tap(0), from: ActionSource(), ticket: gesture, cause: nil, state: state)
+            #expect(throws: Refused.self) {
+                try tap.record(.other(9), from: ActionSource(), reducing: &state) { _ in throw Refused() }
+            }
+            tap.willReduce(.result(0), from: ActionSource(), state: state)
+            state.count += 1
+            tap.didReduce(.result(0), from: ActionSource(), ticket: .next(), cause: gesture.causing(after: nil), state: state)
+            tap.record(.other(1), from: ActionSource(), reducing: &state) { $0.count += 1 }
+            try recorder.close()
+            let events = try Self.events(path)
+            #expect(Set(events.keys) == [.tap(0), .result(0), .other(1)], "watchdog \(watched)")
+            let recordedTap = try #require(events[.tap(0)]), result = try #require(events[.result(0)])
+            #expect(recordedTap.isRoot, "watchdog \(watched)")
+            #expect(result.cause == recordedTap.seq && result.root == recordedTap.seq, "watchdog \(watched)")
+            #expect(try #require(events[.other(1)]).isRoot, "watchdog \(watched)")
+        }
+    }
+
     @Test("stored distances at their edges read as unknown or as the seq they name, never trap")
     func craftedDistances() throws {
         let folder = try TemporaryDirectory()

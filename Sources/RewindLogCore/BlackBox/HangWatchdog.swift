@@ -20,21 +20,28 @@ public import Synchronization
 /// ends, the watchdog clears the mark, and the dispatch path hands the action to the writer
 /// noted as hung: with reports on, that is a trigger (``ReportReason/Kind/hang``).
 ///
-/// The action under way is named from its slot: action `n` is written to slot `n % 2` before `n`
-/// is counted entered, and is not overwritten before action `n + 2` enters. The watchdog copies
-/// it only while `n` has not left, and pins it meanwhile: a dispatch path that would overwrite a
-/// pinned slot waits for the copy (only ever after a hang that ended as it was being named).
+/// The action under way is named from its slot: action `n` is written there before `n` is
+/// counted entered. The watchdog copies it only while `n` has not left, and pins it meanwhile: a
+/// dispatch path leaving a pinned action waits for the copy (only ever after a hang that ended
+/// as it was being named). Once `n` has left, the slot is the dispatch path's again: the
+/// recorder moves the action out of it into its hand-off (``takeAction()``), so an action is
+/// copied once on the dispatch path, not once for the watchdog and once for the writer.
 @usableFromInline
 final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
-    // Unchecked: `slots` is written by the dispatch path only (one action at a time), and read
+    // Unchecked: `slot` is written by the dispatch path only (one action at a time), and read
     // by the watchdog's thread only under the pin described above.
     let limit: Duration
     /// Actions entered so far, and left: inside one while they differ. Written by the dispatch
     /// path only.
     @usableFromInline let entered = Atomic<UInt64>(0)
     @usableFromInline let left = Atomic<UInt64>(0)
-    /// The last two actions entered, action `n` in slot `n % 2`.
-    @usableFromInline let slots: UnsafeMutablePointer<DispatchedAction<Action>?>
+    /// The action entered last, until the recorder takes it once it has left; initialized
+    /// while `occupied`. (Not an optional: `Optional`'s checks and moves of an app's action run
+    /// through its value witnesses, which cost more than the copy this saves.)
+    @usableFromInline let slot: UnsafeMutablePointer<DispatchedAction<Action>>
+    /// Whether `slot` holds an action. Read and written by the dispatch path only.
+    // Unchecked: a dynamic exclusivity check on each dispatch would cost more than the flag.
+    @exclusivity(unchecked) @usableFromInline var occupied = false
     /// The number of the action whose slot the watchdog is copying (0: none).
     @usableFromInline let pinned = Atomic<UInt64>(0)
     /// Whether the watchdog sleeps until the next action.
@@ -53,23 +60,28 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         self.limit = limit
         self.crashMarking = crashMarking
         self.clock = clock
-        slots = .allocate(capacity: 2)
-        slots.initialize(repeating: nil, count: 2)
+        slot = .allocate(capacity: 1)
     }
 
     deinit {
-        slots.deinitialize(count: 2)
-        slots.deallocate()
+        if occupied { slot.deinitialize(count: 1) }
+        slot.deallocate()
     }
 
     /// The dispatch path, before the reducer.
     @inlinable
     func enter(_ dispatched: DispatchedAction<Action>) {
-        let number = entered.load(ordering: .relaxed) &+ 1
-        // The slot was action `number - 2`'s: wait while the watchdog copies it. (0 is no pin,
-        // and no action.)
-        if pinned.load(ordering: .acquiring) == number &- 2, number > 2 { waitForCopy(of: number &- 2) }
-        slots[Int(number & 1)] = dispatched
+        let previous = entered.load(ordering: .relaxed)
+        // An action entered and never left (a tap's caller that broke its contract): leave it
+        // first, so that the watchdog is not copying the slot this overwrites.
+        if left.load(ordering: .relaxed) != previous { _ = leave() }
+        let number = previous &+ 1
+        if occupied {
+            slot.pointee = dispatched
+        } else {
+            slot.initialize(to: dispatched)
+            occupied = true
+        }
         entered.store(number, ordering: .releasing)
         // Against the watchdog's parking (it sets `parked`, then reads `entered`): either it
         // sees this action, or this sees it parked and wakes it.
@@ -84,10 +96,27 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         let number = entered.load(ordering: .relaxed)
         left.store(number, ordering: .releasing)
         // Against the watchdog's finding (it sets `hungAction` or `pinned`, then reads `left`):
-        // either this sees the hang (and, two actions on, the pin), or the watchdog sees it ended.
+        // either this sees the hang and the pin, or the watchdog sees it ended.
         fence.light()
+        // (0 is no pin, and no action.)
+        if pinned.load(ordering: .relaxed) == number { waitForCopy(of: number) }
         guard hungAction.load(ordering: .relaxed) == number else { return nil }
         return takeHang()
+    }
+
+    /// Whether the action that last left is still in its slot, for ``takeAction(ticket:cause:)``.
+    @inlinable
+    var holdsAction: Bool { occupied }
+
+    /// The action that last left, moved out of its slot, with the ticket and cause given: only
+    /// after ``leave()``, before the next ``enter(_:)``, and while ``holdsAction``.
+    @inlinable
+    func takeAction(ticket: ActionTicket, cause: ActionCause?) -> DispatchedAction<Action> {
+        occupied = false
+        var action = slot.move()
+        action.ticket = ticket
+        action.cause = cause
+        return action
     }
 
     @usableFromInline
@@ -115,7 +144,7 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         fence.heavy()
         defer { pinned.store(0, ordering: .releasing) }
         guard entered.load(ordering: .acquiring) == number, left.load(ordering: .relaxed) < number else { return nil }
-        return slots[Int(number & 1)]
+        return slot.pointee
     }
 
     /// Starts the watchdog's thread.

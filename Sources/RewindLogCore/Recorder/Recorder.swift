@@ -175,16 +175,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         )
     }
 
-    @usableFromInline
-    enum HandOffOutcome {
-        case accepted(wake: Bool, committed: DispatchSemaphore?)
-        /// No room: wait for it, at most until the store counts as stuck.
-        case full(DispatchSemaphore, wake: Bool, stuckAt: ContinuousClock.Instant)
-        /// Let go on a stuck store, and counted (see ``StalledActions``).
-        case letGo
-        case refused(EventLogError)
-    }
-
     /// The dispatch path: append, wake the writer if it sleeps, wait only for room (or, when
     /// synchronous, for the commit) — and not past the `stallLimit` on a stuck store.
     @inlinable
@@ -201,10 +191,18 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         let time = configuration.clock().timeIntervalSince1970
         let batchSize = configuration.batchSize
         var roomWaiter: DispatchSemaphore?
+        // The action the buffer keeps: the hang watchdog's copy, made as the action entered,
+        // moved out of its slot (its action and source are this one's: a store gives both
+        // hooks the same, a tap's caller promises it; a tap gives the ticket and cause only
+        // now) — one copy of the action per dispatch. A copy without a watchdog.
+        func kept() -> DispatchedAction<Action> {
+            guard let watchdog = buffer.hangWatchdog, watchdog.holdsAction else { return dispatched }
+            return watchdog.takeAction(ticket: dispatched.ticket, cause: dispatched.cause)
+        }
         while true {
             let outcome: HandOffOutcome = buffer.contents.withLock { contents in
                 if contents.isClosing {
-                    return .refused(.closed(path: path))
+                    return .refused
                 }
                 if let waiter = roomWaiter {
                     // Back from a wait that timed out: it waits again below, or not at all.
@@ -212,7 +210,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 }
                 if contents.stalled != nil || contents.items.count >= capacity {
                     if contents.stalled != nil || (contents.writer == .working && ContinuousClock.now - contents.busySince >= configuration.stallLimit) {
-                        return letGo(dispatched, at: time, contents: &contents, capacity: capacity, path: path)
+                        return letGo(kept(), at: time, contents: &contents, capacity: capacity, path: path)
                     }
                     let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
                     contents.roomWaiters.append(waiter)
@@ -221,7 +219,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     if wake { contents.busySince = .now }
                     return .full(waiter, wake: wake, stuckAt: contents.busySince + configuration.stallLimit)
                 }
-                contents.items.append(.event(dispatched, time: time))
+                contents.items.append(.event(kept(), time: time))
                 contents.handedOff += 1
                 buffer.crashMarking?.noteHandedOff(contents.handedOff, source: dispatched.source)
                 if let hang { contents.endedHangs.append((contents.handedOff, hang)) }
@@ -265,8 +263,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 _ = waiter.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: stuckAt))
             case .letGo:
                 return
-            case let .refused(error):
-                configuration.onFailure(RecorderFailure(error: error, unrecorded: [dispatched]))
+            case .refused:
+                configuration.onFailure(RecorderFailure(error: .closed(path: path), unrecorded: [kept()]))
                 return
             }
         }
