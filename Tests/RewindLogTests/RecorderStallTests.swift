@@ -73,7 +73,15 @@ struct RecorderStallTests {
         typealias Item = RecordingBuffer<ShopState, ShopAction>.Item
         let event = Item.event(DispatchedAction(.cart(.applyDiscount(code: "D")), from: ActionSource()), time: 0)
         let snapshot = Item.snapshot(PendingSnapshot(ShopState(), time: 0)), fresh = Item.freshState(ShopState(), time: 0)
-        func count(_ items: [Item], batch: Int) -> Int { RecorderWriter<ShopState, ShopAction>.takeCount(items, batch: batch) }
+        func count(_ items: [Item], batch: Int) -> Int {
+            // Pushed past the ring's end, so that the count looks across its wrap.
+            let ring = HandOffRing<Item>(size: items.count + 3)
+            for _ in 0..<3 { ring.push(event) }
+            var drained: [Item] = []
+            ring.take(3, into: &drained)
+            for item in items { ring.push(item) }
+            return RecorderWriter<ShopState, ShopAction>.takeCount(ring, count: ring.countForConsumer, batch: batch)
+        }
         #expect(count([], batch: 8) == 0)
         #expect(count(Array(repeating: event, count: 20), batch: 8) == 8)
         #expect(count(Array(repeating: event, count: 5), batch: 8) == 5)

@@ -82,12 +82,15 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// what is buffered and stop; `true` when it was closing already.
     @discardableResult
     private func askToClose() -> Bool {
+        // First the dispatch path's flag, then a fence, and only then `isClosing`, which the
+        // writer exits on once the ring is empty: an action pushed without seeing the flag is
+        // then in the ring for the writer to see (the other side is `handOff`'s fence).
+        buffer.divert.bitwiseOr(RecordingBuffer<State, Action>.Divert.closing, ordering: .sequentiallyConsistent)
+        buffer.fence.heavy()
         let (alreadyClosing, wake) = buffer.contents.withLock { contents in
             let already = contents.isClosing
             contents.isClosing = true
-            let wake = contents.writer != .working
-            contents.writer = .working
-            return (already, wake)
+            return (already, buffer.markWorking(&contents))
         }
         if wake { buffer.wakeWriter.signal() }
         return alreadyClosing
@@ -119,7 +122,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     }
 
     /// The middleware to give the store. Binding it begins a session holding the store's
-    /// initial state; bind it to one store only.
+    /// initial state; bind it to one store only (its hand-off takes one producer: a debug build
+    /// stops with a message when two stores dispatch through it at once).
     ///
     /// The bound middleware keeps the recorder alive, so a store owns its recorder: releasing
     /// the store releases the recorder, whose writer then commits what is buffered and stops
@@ -158,15 +162,19 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     let taken = buffer.contents.withLock { contents in
                         // While actions are let go on a stuck store, a state taken now
                         // would follow some of them: ask again once the writer has them.
-                        guard contents.stalled == nil else { return false }
-                        contents.items.append(.freshState(state, time: time))
-                        contents.sinceSnapshot = 0
+                        guard contents.stalled == nil, buffer.ring.countForProducer(refresh: true) < buffer.ring.size else { return false }
+                        buffer.ring.push(.freshState(state, time: time))
+                        buffer.sinceSnapshot = 0
                         return true
                     }
                     if !taken { buffer.freshStateWanted.store(true, ordering: .releasing) }
                 }
             },
             didReduce: { [self] dispatched, state in
+                #if DEBUG
+                buffer.enterHandOff()
+                defer { buffer.leaveHandOff() }
+                #endif
                 // Out of the action before the hand-off: a wait for room is the recorder's, not a hang.
                 let hang = buffer.hangWatchdog?.leave()
                 Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
@@ -177,6 +185,9 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
 
     /// The dispatch path: append, wake the writer if it sleeps, wait only for room (or, when
     /// synchronous, for the commit) — and not past the `stallLimit` on a stuck store.
+    ///
+    /// Most actions take the fast path: pushed to the ring without the lock, which is taken
+    /// only when something is to be settled under it (see ``RecordingBuffer``).
     @inlinable
     static func handOff(
         _ dispatched: DispatchedAction<Action>,
@@ -189,8 +200,6 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         hang: HangMark? = nil
     ) {
         let time = configuration.clock().timeIntervalSince1970
-        let batchSize = configuration.batchSize
-        var roomWaiter: DispatchSemaphore?
         // The action the buffer keeps: the hang watchdog's copy, made as the action entered,
         // moved out of its slot (its action and source are this one's: a store gives both
         // hooks the same, a tap's caller promises it; a tap gives the ticket and cause only
@@ -199,6 +208,76 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             guard let watchdog = buffer.hangWatchdog, watchdog.holdsAction else { return dispatched }
             return watchdog.takeAction(ticket: dispatched.ticket, cause: dispatched.cause)
         }
+        let ring = buffer.ring
+        if !synchronous, hang == nil, buffer.divert.load(ordering: .relaxed) == 0, buffer.sinceSnapshot &+ 1 < buffer.snapshotAfter,
+           ring.countForProducer(refresh: false) < capacity || ring.countForProducer(refresh: true) < capacity {
+            let number = ring.push(.event(kept(), time: time))
+            buffer.handedOff &+= 1
+            buffer.sinceSnapshot &+= 1
+            buffer.handedOffCount.store(buffer.handedOff, ordering: .releasing)
+            buffer.crashMarking?.noteHandedOff(buffer.handedOff, source: dispatched.source)
+            // Against the writer going to sleep (it sets `wakeAt`, then reads `pushed`) and
+            // against a close (it sets `closing`, then the writer reads `pushed`): either they
+            // see this push, or this sees them.
+            buffer.fence.light()
+            if number >= buffer.wakeAt.load(ordering: .relaxed) || buffer.divert.load(ordering: .relaxed) & RecordingBuffer<State, Action>.Divert.closing != 0 {
+                afterPush(number, buffer: buffer, configuration: configuration, path: path)
+            }
+            return
+        }
+        handOffUnderLock(kept, time: time, state: state, buffer: buffer, configuration: configuration,
+                         synchronous: synchronous, capacity: capacity, path: path, hang: hang)
+    }
+
+    /// After a push on the fast path that may need the writer woken, or that raced a close:
+    /// wakes the writer as it asked, or — when the writer exited without taking the action —
+    /// takes it back and reports it refused. (Not inlined: a few times per batch at most.)
+    @usableFromInline
+    static func afterPush(_ number: Int, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>, path: String) {
+        let ring = buffer.ring
+        let (wake, reclaim) = buffer.contents.withLock { contents -> (Bool, Bool) in
+            if contents.ringClosed {
+                // The writer exited: it took this action, or never will.
+                return (false, ring.taken.load(ordering: .acquiring) < number)
+            }
+            let wake = switch contents.writer {
+            case .working: false
+            case .idle: true
+            case .coalescing: ring.countForProducer(refresh: true) >= configuration.batchSize
+            }
+            guard wake else { return (false, false) }
+            _ = buffer.markWorking(&contents)
+            // A writer that slept is not stuck: its silence counts from its waking.
+            contents.busySince = .now
+            return (true, false)
+        }
+        if wake { buffer.wakeWriter.signal() }
+        if reclaim, case let .event(dispatched, _) = ring.reclaimLast(number: number) {
+            buffer.handedOff &-= 1
+            buffer.handedOffCount.store(buffer.handedOff, ordering: .releasing)
+            configuration.onFailure(RecorderFailure(error: .closed(path: path), unrecorded: [dispatched]))
+        }
+    }
+
+    /// The dispatch path under the buffer's lock: a snapshot to hand over, no room, a stall,
+    /// a closing recorder, synchronous durability, a hang that ended, a new snapshot forecast.
+    @inlinable
+    static func handOffUnderLock(
+        _ kept: () -> DispatchedAction<Action>,
+        time: Double,
+        state: State,
+        buffer: RecordingBuffer<State, Action>,
+        configuration: RecorderConfiguration<State, Action>,
+        synchronous: Bool,
+        capacity: Int,
+        path: String,
+        hang: HangMark?
+    ) {
+        typealias Buffer = RecordingBuffer<State, Action>
+        let batchSize = configuration.batchSize
+        let ring = buffer.ring
+        var roomWaiter: DispatchSemaphore?
+        var source: ActionSource?
         while true {
             let outcome: HandOffOutcome = buffer.contents.withLock { contents in
                 if contents.isClosing {
@@ -208,43 +287,51 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     // Back from a wait that timed out: it waits again below, or not at all.
                     contents.roomWaiters.removeAll { $0 === waiter }
                 }
-                if contents.stalled != nil || contents.items.count >= capacity {
+                if buffer.divert.load(ordering: .relaxed) & Buffer.Divert.forecast != 0 {
+                    // Re-space the snapshot handed over last, which may be later than the one
+                    // the writer wrote.
+                    buffer.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: buffer.handedOff - UInt64(buffer.sinceSnapshot))
+                    buffer.divert.bitwiseAnd(~Buffer.Divert.forecast, ordering: .relaxed)
+                }
+                let count = ring.countForProducer(refresh: true)
+                if contents.stalled != nil || count >= capacity {
                     if contents.stalled != nil || (contents.writer == .working && ContinuousClock.now - contents.busySince >= configuration.stallLimit) {
-                        return letGo(kept(), at: time, contents: &contents, capacity: capacity, path: path)
+                        return letGo(kept(), at: time, buffer: buffer, contents: &contents, capacity: capacity, path: path)
                     }
                     let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
                     contents.roomWaiters.append(waiter)
-                    let wake = contents.writer != .working
-                    contents.writer = .working
+                    let wake = buffer.markWorking(&contents)
                     if wake { contents.busySince = .now }
                     return .full(waiter, wake: wake, stuckAt: contents.busySince + configuration.stallLimit)
                 }
-                contents.items.append(.event(kept(), time: time))
-                contents.handedOff += 1
-                buffer.crashMarking?.noteHandedOff(contents.handedOff, source: dispatched.source)
-                if let hang { contents.endedHangs.append((contents.handedOff, hang)) }
-                contents.sinceSnapshot += 1
-                if contents.sinceSnapshot >= contents.snapshotAfter {
+                let event = kept()
+                source = event.source
+                ring.push(.event(event, time: time))
+                buffer.handedOff += 1
+                buffer.handedOffCount.store(buffer.handedOff, ordering: .releasing)
+                if let hang { contents.endedHangs.append((buffer.handedOff, hang)) }
+                buffer.sinceSnapshot += 1
+                if buffer.sinceSnapshot >= buffer.snapshotAfter {
+                    // Room: the event found fewer than `capacity` items, the ring holds two more.
                     let snapshot = PendingSnapshot(state, time: time)
-                    contents.items.append(.snapshot(snapshot))
+                    ring.push(.snapshot(snapshot))
                     contents.snapshotToPrepare = snapshot
-                    contents.sinceSnapshot = 0
-                    contents.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: contents.handedOff)
+                    buffer.sinceSnapshot = 0
+                    buffer.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: buffer.handedOff)
                 }
                 var committed: DispatchSemaphore?
                 if synchronous {
                     let waiter = DispatchSemaphore(value: 0)
-                    contents.writeWaiters.append((contents.handedOff, waiter))
+                    contents.writeWaiters.append((buffer.handedOff, waiter))
                     committed = waiter
                 }
-                let wake: Bool
-                switch contents.writer {
-                case .working: wake = false
-                case .idle: wake = true
-                case .coalescing: wake = synchronous || contents.items.count >= batchSize
+                let wake = switch contents.writer {
+                case .working: false
+                case .idle: true
+                case .coalescing: synchronous || ring.countForProducer(refresh: false) >= batchSize
                 }
                 if wake {
-                    contents.writer = .working
+                    _ = buffer.markWorking(&contents)
                     // A writer that slept is not stuck: its silence counts from its waking.
                     contents.busySince = .now
                 }
@@ -252,6 +339,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             }
             switch outcome {
             case let .accepted(wake, committed):
+                if let source { buffer.crashMarking?.noteHandedOff(buffer.handedOff, source: source) }
                 if wake { buffer.wakeWriter.signal() }
                 if let committed { waitForCommit(committed, buffer: buffer, stallLimit: configuration.stallLimit) }
                 return
@@ -294,10 +382,11 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// `flush()` throws.
     @usableFromInline
     static func letGo(
-        _ dispatched: DispatchedAction<Action>, at time: Double, contents: inout RecordingBuffer<State, Action>.Contents,
-        capacity: Int, path: String
+        _ dispatched: DispatchedAction<Action>, at time: Double, buffer: RecordingBuffer<State, Action>,
+        contents: inout RecordingBuffer<State, Action>.Contents, capacity: Int, path: String
     ) -> HandOffOutcome {
         if contents.stalled == nil {
+            buffer.divert.bitwiseOr(RecordingBuffer<State, Action>.Divert.stalled, ordering: .relaxed)
             let error = EventLogError.stalled(path: path, seconds: (ContinuousClock.now - contents.busySince).inSeconds)
             contents.stalled = StalledActions(error: error, keepAtMost: capacity)
             if contents.unthrownFailure == nil { contents.unthrownFailure = error }
@@ -314,11 +403,10 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         writer.awaitBegin()
         let waiter = DispatchSemaphore(value: 0)
         let (mustWait, wake) = buffer.contents.withLock { contents in
-            guard contents.written < contents.handedOff else { return (false, false) }
-            contents.writeWaiters.append((contents.handedOff, waiter))
-            let wake = contents.writer != .working
-            contents.writer = .working
-            return (true, wake)
+            let handedOff = buffer.handedOffCount.load(ordering: .acquiring)
+            guard contents.written < handedOff else { return (false, false) }
+            contents.writeWaiters.append((handedOff, waiter))
+            return (true, buffer.markWorking(&contents))
         }
         if wake { buffer.wakeWriter.signal() }
         if mustWait { waiter.wait() }
@@ -352,9 +440,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 guard !contents.writerGone else { return (false, false) }
                 contents.suspension = .wanted
                 contents.suspendWaiters.append(waiter)
-                let wake = contents.writer != .working
-                contents.writer = .working
-                return (true, wake)
+                return (true, buffer.markWorking(&contents))
             }
             if wake { buffer.wakeWriter.signal() }
             if wait { waiter.wait() }
@@ -377,8 +463,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         let wake = buffer.contents.withLock { contents in
             guard contents.suspension != .running else { return false }
             contents.suspension = .running
-            guard !contents.items.isEmpty, contents.writer != .working else { return false }
-            contents.writer = .working
+            guard buffer.ring.pushed.load(ordering: .acquiring) != buffer.ring.taken.load(ordering: .acquiring), buffer.markWorking(&contents) else { return false }
             contents.busySince = .now
             return true
         }

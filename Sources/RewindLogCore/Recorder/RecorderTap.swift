@@ -52,7 +52,8 @@ extension Recorder {
 /// **One producer, in the store's order.** Calls must not overlap, and must come in the order
 /// the store reduced the actions — what a store's serialized reduce gives for free. A debug
 /// build checks it: two calls at once stop the app with a message naming the tap. A release
-/// build does not pay for the check.
+/// build does not pay for the check, and what overlapping calls do there is undefined (the
+/// hand-off is a single-producer ring).
 ///
 /// **Causes.** An action recorded here is caused by whatever `ActionCause.current` holds where
 /// the store calls (an effect of an earlier action that carries it, `ActionCause.bound`), or by the

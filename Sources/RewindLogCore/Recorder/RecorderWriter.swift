@@ -86,9 +86,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         unstarted.withLock { $0 = Unstarted(app: app, state: initialState, date: configuration.clock()) }
         let wake = buffer.contents.withLock { contents in
             contents.sessionBegin = .wanted
-            let wake = contents.writer != .working
-            contents.writer = .working
-            return wake
+            return buffer.markWorking(&contents)
         }
         if wake { buffer.wakeWriter.signal() }
     }
@@ -198,6 +196,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     private func run() {
         var spare: [RecordingBuffer<State, Action>.Item] = []
+        let ring = buffer.ring
         spare.reserveCapacity(RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
         var commitsSinceRetention = 0
@@ -234,8 +233,14 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     contents.sessionBegin = .beginning
                     return .begin
                 }
-                if contents.items.isEmpty {
-                    if contents.isClosing { return .exit }
+                let count = ring.countForConsumer
+                if count == 0 {
+                    if contents.isClosing {
+                        // Every push that missed `closing` is counted by now (`askToClose`);
+                        // one that saw it takes its action back (`afterPush`).
+                        contents.ringClosed = true
+                        return .exit
+                    }
                     // (Waiters with no suspension wanted: a `resume()` came while a `suspend()`
                     // waited. The session still ends, so that the suspension returns holding
                     // nothing; the next action begins another.)
@@ -249,6 +254,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                         return .suspend(waiters: contents.suspendWaiters)
                     }
                     contents.writer = .idle
+                    buffer.wakeAt.store(ring.taken.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
                     return .sleep(until: nil)
                 }
                 let asked = contents.isClosing || !contents.writeWaiters.isEmpty || !contents.roomWaiters.isEmpty || !contents.suspendWaiters.isEmpty
@@ -259,16 +265,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 if contents.suspension == .done {
                     guard asked else {
                         contents.writer = .idle
+                        buffer.wakeAt.store(ring.taken.load(ordering: .relaxed) &+ count &+ 1, ordering: .relaxed)
                         return .sleep(until: nil)
                     }
                     contents.suspension = .wanted
                 }
-                let urgent = maxDelay == nil || asked || finishing || contents.items.count >= configuration.batchSize
+                let urgent = maxDelay == nil || asked || finishing || count >= configuration.batchSize
                 if !urgent, let maxDelay {
                     let deadline = contents.lastCommit + maxDelay
                     if ContinuousClock.now < deadline {
                         contents.writer = .coalescing
-                        return .sleep(until: deadline, newest: caseName == nil ? nil : Self.newestEvent(in: contents.items, handedOff: contents.handedOff))
+                        buffer.wakeAt.store(ring.taken.load(ordering: .relaxed) &+ configuration.batchSize, ordering: .relaxed)
+                        return .sleep(until: deadline, newest: caseName == nil ? nil : Self.newestEvent(in: ring, count: count, after: taken))
                     }
                 }
                 // At most one batch is taken at a time, a state to encode in a take of its own
@@ -276,14 +284,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // not for every batch the buffer held (the longest dispatch of a burst was two
                 // commits long). Everything is taken after a stall: the actions let go follow
                 // the buffer's last.
-                let taking = contents.stalled != nil ? contents.items.count : Self.takeCount(contents.items, batch: max(1, configuration.batchSize))
-                if taking == contents.items.count {
-                    swap(&contents.items, &spare)
-                } else {
-                    spare.append(contentsOf: contents.items[..<taking])
-                    contents.items.removeFirst(taking)
-                }
-                contents.writer = .working
+                // Taken under the lock, with the room waiters: one that found no room before this
+                // is woken below, one that looks after finds the room.
+                let taking = contents.stalled != nil ? count : Self.takeCount(ring, count: count, batch: max(1, configuration.batchSize))
+                ring.take(taking, into: &spare)
+                _ = buffer.markWorking(&contents)
                 contents.busySince = .now
                 // Room again: whoever waits for it can go on.
                 let roomWaiters = contents.roomWaiters
@@ -293,6 +298,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 let stalled = contents.stalled
                 if stalled != nil {
                     contents.stalled = nil
+                    buffer.divert.bitwiseAnd(~RecordingBuffer<State, Action>.Divert.stalled, ordering: .relaxed)
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
                 return .write(spare, roomWaiters: roomWaiters, stalled: stalled)
@@ -325,12 +331,17 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 return
             case let .sleep(deadline, newest):
                 if let newest { name(newest.0, newest.1) }
-                if let deadline {
-                    _ = buffer.wakeWriter.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: deadline))
-                } else {
-                    buffer.wakeWriter.wait()
+                // Against a push on the fast path (it pushes, then reads `wakeAt`): either it
+                // sees `wakeAt` and wakes this thread, or this sees the push and does not sleep.
+                buffer.fence.heavy()
+                if ring.pushed.load(ordering: .relaxed) < buffer.wakeAt.load(ordering: .relaxed) {
+                    if let deadline {
+                        _ = buffer.wakeWriter.wait(timeout: .now() + RecordingBuffer<State, Action>.seconds(until: deadline))
+                    } else {
+                        buffer.wakeWriter.wait()
+                    }
                 }
-                buffer.contents.withLock { if $0.writer != .working { $0.writer = .working } }
+                buffer.contents.withLock { _ = buffer.markWorking(&$0) }
             case let .write(items, roomWaiters, stalled):
                 for waiter in roomWaiters { waiter.signal() }
                 // Counted here, off the buffer's lock: every event handed off is in exactly one
@@ -376,11 +387,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// (a snapshot, a fresh state) begins a take of its own, followed by at most an eighth of
     /// a batch. Encoding a grown state is the dearest item; a take holding one and a whole
     /// batch of events held a waiting dispatch for both.
-    static func takeCount(_ items: [RecordingBuffer<State, Action>.Item], batch: Int) -> Int {
-        guard let first = items.first else { return 0 }
-        let limit = min(items.count, first.isEvent ? batch : 1 + max(1, batch / 8))
+    static func takeCount(_ ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count available: Int, batch: Int) -> Int {
+        guard available > 0 else { return 0 }
+        let limit = min(available, ring.peek(0).isEvent ? batch : 1 + max(1, batch / 8))
         var count = 1
-        while count < limit, items[count].isEvent { count += 1 }
+        while count < limit, ring.peek(count).isEvent { count += 1 }
         return count
     }
 
@@ -392,6 +403,20 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             if case let .event(dispatched, _) = item { return (handedOff, dispatched.action) }
         }
         return nil
+    }
+
+    /// The last action among the ring's next `count` items and its index, when they hold it.
+    /// `previous`: the index of the last action taken before them.
+    private static func newestEvent(in ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count: Int, after previous: UInt64) -> (UInt64, Action)? {
+        var events: UInt64 = 0, newest: Action?
+        for offset in 0..<count {
+            if case let .event(dispatched, _) = ring.peek(offset) {
+                events += 1
+                // Only a snapshot of the state after it can follow it.
+                if offset >= count - 2 { newest = dispatched.action }
+            }
+        }
+        return newest.map { (previous + events, $0) }
     }
 
     /// Ends the session held as `kind`, recording first a loss not yet recorded (nothing came
@@ -436,8 +461,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             contents.busySince = contents.lastCommit
             if snapshotWeighed {
                 contents.snapshotForecast = forecast
-                // Re-space the snapshot handed over last, which may be later than this one.
-                contents.snapshotAfter = forecast.actionsAfter(snapshotAt: contents.handedOff - UInt64(contents.sinceSnapshot))
+                // The dispatch path re-spaces the snapshot it handed over last, which may be
+                // later than this one, at its next action.
+                buffer.divert.bitwiseOr(RecordingBuffer<State, Action>.Divert.forecast, ordering: .relaxed)
             }
             if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
             contents.writeWaiters.removeAll { waiter in

@@ -7,8 +7,13 @@ public import Synchronization
 /// `@usableFromInline` so the recorder's hook specialises for the app's types): a bounded FIFO of actions (and
 /// snapshot requests) plus the bookkeeping for waking the writer and the threads that wait on it.
 ///
-/// The dispatch path appends under a `Mutex` and signals a semaphore only when the writer is
-/// asleep; it allocates nothing unless it has to wait (buffer full, or synchronous durability),
+/// The FIFO is a ``HandOffRing``, which the dispatch path pushes to without a lock. Everything
+/// else (waiters, the writer's state, a stall, closing) is under a `Mutex`, which the dispatch
+/// path takes only when it has something to settle there: the writer to wake, no room, a
+/// snapshot to hand over, a stall, a closing recorder, synchronous durability, a hang that
+/// ended (``divert`` and ``wakeAt`` tell it, lock-free). Its hand-shakes with the writer's
+/// sleeping and with closing are ``AsymmetricFence``s, whose cost falls on the writer.
+/// It allocates nothing unless it has to wait (buffer full, or synchronous durability),
 /// but once per snapshot interval: the box of the state to snapshot, and the copies the next
 /// reductions make of what they change in a state the writer still holds (two to three in all
 /// for the shop: `rewind-allocations`).
@@ -17,7 +22,9 @@ public import Synchronization
 /// batch at a time, a state to encode beginning a take of its own (swapping the arrays when it
 /// takes all), so room comes back a take at a time.
 @usableFromInline
-final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
+final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Sendable {
+    // Unchecked: the `var`s below are the dispatch path's alone (one action at a time, as the
+    // ring's producer); everything shared is atomic, or in `contents` under its lock.
     @usableFromInline
     enum Item: Sendable {
         case event(DispatchedAction<Action>, time: Double)
@@ -64,22 +71,26 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         case beginning
     }
 
+    /// Why the dispatch path must take the lock for an action (bits of ``divert``).
+    @usableFromInline
+    enum Divert {
+        /// The recorder is closing.
+        @inlinable static var closing: UInt8 { 1 }
+        /// The store is stuck: actions are let go (``Contents/stalled``).
+        @inlinable static var stalled: UInt8 { 2 }
+        /// The writer published a new snapshot forecast (``Contents/snapshotForecast``).
+        @inlinable static var forecast: UInt8 { 4 }
+    }
+
     @usableFromInline
     struct Contents: Sendable {
-        @usableFromInline var items: [Item] = []
-        /// Events handed off so far; an event's ticket is the count after it.
-        @usableFromInline var handedOff: UInt64 = 0
         /// Events whose batch has been written (committed, or reported as failed).
         var written: UInt64 = 0
-        @usableFromInline var sinceSnapshot = 0
         /// The newest snapshot handed over that the writer has not seen yet: it has it encoded
         /// ahead (``PendingSnapshot``).
         @usableFromInline var snapshotToPrepare: PendingSnapshot<State>?
-        /// After how many actions since the last snapshot the dispatch path hands over the
-        /// state for the next; worked out from `snapshotForecast` at each hand-over (and when
-        /// the writer publishes a new forecast), since the writer may lag a buffer behind.
-        @usableFromInline var snapshotAfter: Int
-        /// The writer's rule for spacing snapshots (see ``SnapshotSpacing``).
+        /// The writer's rule for spacing snapshots (see ``SnapshotSpacing``); a new one sets
+        /// ``Divert/forecast``.
         @usableFromInline var snapshotForecast: SnapshotSpacing.Forecast
         @usableFromInline var writer = WriterState.working
         var lastCommit: ContinuousClock.Instant = .now
@@ -95,8 +106,11 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         @usableFromInline var roomWaiters: [DispatchSemaphore] = []
         /// The first failure not yet thrown by `flush()`.
         @usableFromInline var unthrownFailure: EventLogError?
-        /// Set by `close()`: accept nothing more, write what is left, stop.
+        /// Set by `close()` (after ``Divert/closing``): accept nothing more, write what is
+        /// left, stop.
         @usableFromInline var isClosing = false
+        /// Set by the writer as it decides to exit, the ring empty: it takes nothing after.
+        @usableFromInline var ringClosed = false
         /// The session a store's binding asked for, which the writer begins before anything
         /// else (see ``RecorderWriter/beginSession(app:initialState:)``).
         var sessionBegin = SessionBegin.none
@@ -113,14 +127,33 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
         /// reports on, triggers for the writer (``HangWatchdog``).
         @usableFromInline var endedHangs: [(ticket: UInt64, mark: HangMark)] = []
 
-        init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast) {
-            items.reserveCapacity(itemCapacity)
+        init(snapshotForecast: SnapshotSpacing.Forecast) {
             self.snapshotForecast = snapshotForecast
-            snapshotAfter = snapshotForecast.interval
         }
     }
 
     @usableFromInline let contents: Mutex<Contents>
+    /// The actions, snapshots and fresh states handed off, in order.
+    @usableFromInline let ring: HandOffRing<Item>
+    /// ``Divert`` bits: when any is set, the dispatch path takes the lock. Set under it.
+    @usableFromInline let divert = Atomic<UInt8>(0)
+    /// The ring's `pushed` count at which the dispatch path must wake the writer (`Int.max`
+    /// while it works): set by the writer before it sleeps, idle (the next push) or coalescing
+    /// (a batch's worth).
+    @usableFromInline let wakeAt = Atomic<Int>(.max)
+    /// Events handed off so far, for other threads (`flush()`): stored after their push.
+    @usableFromInline let handedOffCount = Atomic<UInt64>(0)
+    @usableFromInline let fence = AsymmetricFence.process
+    /// Hand-offs under way: more than one means two producers — the middleware bound to two
+    /// stores dispatching at once (checked in debug builds only; the ring takes one producer).
+    @usableFromInline let handOffsUnderWay = Atomic<Int>(0)
+    /// The dispatch path's own: events handed off so far (an event's ticket is the count
+    /// after it), actions since the last snapshot handed over, and after how many the next
+    /// is due — worked out from the forecast at each hand-over and when the writer publishes
+    /// a new one, since the writer may lag a buffer behind.
+    @exclusivity(unchecked) @usableFromInline var handedOff: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var sinceSnapshot = 0
+    @exclusivity(unchecked) @usableFromInline var snapshotAfter: Int
     /// Wakes the writer thread; signalled only by whoever moves `writer` out of idle/coalescing.
     @usableFromInline let wakeWriter = DispatchSemaphore(value: 0)
     /// Signalled once when the writer thread exits.
@@ -136,7 +169,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     @usableFromInline let hangWatchdog: HangWatchdog<Action>?
 
     init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil, hangWatchdog: HangWatchdog<Action>? = nil) {
-        contents = Mutex(Contents(itemCapacity: itemCapacity, snapshotForecast: snapshotForecast))
+        contents = Mutex(Contents(snapshotForecast: snapshotForecast))
+        ring = HandOffRing(size: itemCapacity)
+        snapshotAfter = snapshotForecast.interval
         self.crashMarking = crashMarking
         self.hangWatchdog = hangWatchdog
     }
@@ -145,6 +180,29 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: Sendable {
     /// state one of them may bring.
     static func itemCapacity(for configuration: RecorderConfiguration<State, Action>) -> Int {
         max(1, configuration.bufferCapacity) + 2
+    }
+
+    /// The single-producer check's entry (debug builds): a second hand-off under way is a misuse.
+    @usableFromInline
+    func enterHandOff() {
+        if handOffsUnderWay.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue > 1 {
+            fatalError("Recorder<\(State.self), \(Action.self)>'s middleware was called from two threads at once: bind it to one store only.")
+        }
+    }
+
+    @usableFromInline
+    func leaveHandOff() {
+        handOffsUnderWay.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Moves the writer to working, from whatever it was doing: `true` when it was not
+    /// working, and is to be woken (`wakeWriter`) once the lock is let go.
+    @usableFromInline
+    func markWorking(_ contents: inout Contents) -> Bool {
+        wakeAt.store(.max, ordering: .relaxed)
+        guard contents.writer != .working else { return false }
+        contents.writer = .working
+        return true
     }
 
     /// The seconds from now until `instant`, for a `DispatchTime`: never negative, and at most

@@ -1,0 +1,64 @@
+import Foundation
+@testable import RewindLogCore
+import Synchronization
+import Testing
+
+/// The recorder's single-producer ring (`HandOffRing`): order, room, ownership of what it holds.
+@Suite("The hand-off ring")
+struct HandOffRingTests {
+    /// An element that counts its instances alive.
+    final class Counted: Sendable {
+        static let alive = Atomic<Int>(0)
+        let value: Int
+        init(_ value: Int) {
+            self.value = value
+            Self.alive.wrappingAdd(1, ordering: .relaxed)
+        }
+        deinit { Self.alive.wrappingSubtract(1, ordering: .relaxed) }
+    }
+
+    @Test("a producer thread and a consumer thread: 1,000,000 elements through 7 slots, each once and in order")
+    func order() async {
+        let ring = HandOffRing<Int>(size: 7)
+        let total = 1_000_000
+        let producer = Thread {
+            var next = 0
+            while next < total {
+                if ring.countForProducer(refresh: false) < ring.size || ring.countForProducer(refresh: true) < ring.size {
+                    #expect(ring.push(next) == next + 1)
+                    next += 1
+                }
+            }
+        }
+        producer.start()
+        var received: [Int] = []
+        received.reserveCapacity(total)
+        while received.count < total {
+            let count = ring.countForConsumer
+            #expect(count <= ring.size)
+            if count > 0, count > 1 { #expect(ring.peek(1) == ring.peek(0) + 1) }
+            ring.take(count, into: &received)
+        }
+        #expect(received == Array(0..<total))
+        #expect(ring.countForConsumer == 0 && ring.countForProducer(refresh: true) == 0)
+    }
+
+    @Test("what it holds when it goes is released once; a reclaimed element leaves the ring")
+    func ownership() {
+        #expect(Counted.alive.load(ordering: .relaxed) == 0)
+        do {
+            let ring = HandOffRing<Counted>(size: 4)
+            for value in 0..<3 { ring.push(Counted(value)) }
+            var taken: [Counted] = []
+            ring.take(2, into: &taken)
+            for value in 3..<6 { ring.push(Counted(value)) }  // across the wrap
+            #expect(ring.countForConsumer == 4)
+            let last = ring.reclaimLast(number: 6)
+            #expect(last.value == 5 && ring.countForConsumer == 3)
+            #expect(Counted.alive.load(ordering: .relaxed) == 6)
+            #expect(taken.map(\.value) == [0, 1])
+        }
+        // The two taken, the one reclaimed and the three left in the ring: all released.
+        #expect(Counted.alive.load(ordering: .relaxed) == 0)
+    }
+}
