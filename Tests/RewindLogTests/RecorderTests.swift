@@ -46,6 +46,37 @@ struct RecorderTests {
         }
     }
 
+    @Test("events are stamped by the system's clock as Date() reads it, or by the clock the configuration injects")
+    func timeStamps() throws {
+        for injected in [false, true] {
+            let folder = try TemporaryDirectory()
+            var configuration = RecorderConfiguration<ShopState, ShopAction>()
+            let fixed = Date(timeIntervalSince1970: 1_000_000_000.25)
+            if injected { configuration.clock = { fixed } }
+            let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: folder.file("times.rewind")), app: Self.shopApp, configuration: configuration)
+            let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            var windows: [ClosedRange<Double>] = []
+            for _ in 0..<50 {
+                let before = Date().timeIntervalSince1970
+                store.dispatch(.cart(.applyDiscount(code: "SAVE10")))
+                windows.append(before...Date().timeIntervalSince1970)
+            }
+            try recorder.close()
+            let log = try EventLog(path: folder.file("times.rewind"), mode: .readOnly)
+            var events = log.events()
+            let times = try events.collect().map(\.time)
+            #expect(times.count == 50)
+            if injected {
+                #expect(times.allSatisfy { $0 == fixed.timeIntervalSince1970 })
+            } else {
+                // Each within the dispatch's own window (the log keeps times to the microsecond).
+                for (time, window) in zip(times, windows) {
+                    #expect(time >= window.lowerBound - 0.000_001 && time <= window.upperBound + 0.000_001, "\(time) outside \(window)")
+                }
+            }
+        }
+    }
+
     @Test("periodic snapshots hold exactly the live state after their seq")
     func snapshotsMatchLiveState() async throws {
         let folder = try TemporaryDirectory()

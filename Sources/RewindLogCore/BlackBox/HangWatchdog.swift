@@ -74,7 +74,7 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         let previous = entered.load(ordering: .relaxed)
         // An action entered and never left (a tap's caller that broke its contract): leave it
         // first, so that the watchdog is not copying the slot this overwrites.
-        if left.load(ordering: .relaxed) != previous { _ = leave() }
+        if left.load(ordering: .relaxed) != previous, leave() { _ = takeHang() }
         let number = previous &+ 1
         if occupied {
             slot.pointee = dispatched
@@ -89,10 +89,13 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         if parked.load(ordering: .relaxed) { unpark() }
     }
 
-    /// The dispatch path, once the reducer (and the hooks between the recorder's) ran: the
-    /// hang's mark when the watchdog found this action hung.
+    /// The dispatch path, once the reducer (and the hooks between the recorder's) ran: whether
+    /// the watchdog found this action hung, its mark then to be taken with ``takeHang()``.
+    /// (A `Bool`, not the mark: checking an optional mark on every dispatch ran through value
+    /// witnesses.)
     @inlinable
-    func leave() -> HangMark? {
+    @discardableResult
+    func leave() -> Bool {
         let number = entered.load(ordering: .relaxed)
         left.store(number, ordering: .releasing)
         // Against the watchdog's finding (it sets `hungAction` or `pinned`, then reads `left`):
@@ -100,8 +103,7 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         fence.light()
         // (0 is no pin, and no action.)
         if pinned.load(ordering: .relaxed) == number { waitForCopy(of: number) }
-        guard hungAction.load(ordering: .relaxed) == number else { return nil }
-        return takeHang()
+        return hungAction.load(ordering: .relaxed) == number
     }
 
     /// Whether the action that last left is still in its slot, for ``takeAction(ticket:cause:)``.

@@ -1,5 +1,5 @@
 public import Dispatch
-public import Foundation
+import Foundation
 public import Rewind
 public import Synchronization
 
@@ -158,7 +158,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 // new session's first event. One relaxed load per action otherwise.
                 if buffer.freshStateWanted.load(ordering: .relaxed),
                    buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
-                    let time = configuration.clock().timeIntervalSince1970
+                    let time = EventTime.now(by: configuration)
                     let taken = buffer.contents.withLock { contents in
                         // While actions are let go on a stuck store, a state taken now
                         // would follow some of them: ask again once the writer has them.
@@ -176,9 +176,9 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 defer { buffer.leaveHandOff() }
                 #endif
                 // Out of the action before the hand-off: a wait for room is the recorder's, not a hang.
-                let hang = buffer.hangWatchdog?.leave()
+                let hung = buffer.hangWatchdog?.leave() ?? false
                 Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
-                             synchronous: synchronous, capacity: capacity, path: path, hang: hang)
+                             synchronous: synchronous, capacity: capacity, path: path, hung: hung)
             }
         )
     }
@@ -197,9 +197,9 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         synchronous: Bool,
         capacity: Int,
         path: String,
-        hang: HangMark? = nil
+        hung: Bool = false
     ) {
-        let time = configuration.clock().timeIntervalSince1970
+        let time = EventTime.now(by: configuration)
         // The action the buffer keeps: the hang watchdog's copy, made as the action entered,
         // moved out of its slot (its action and source are this one's: a store gives both
         // hooks the same, a tap's caller promises it; a tap gives the ticket and cause only
@@ -209,7 +209,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             return watchdog.takeAction(ticket: dispatched.ticket, cause: dispatched.cause)
         }
         let ring = buffer.ring
-        if !synchronous, hang == nil, buffer.divert.load(ordering: .relaxed) == 0, buffer.sinceSnapshot &+ 1 < buffer.snapshotAfter,
+        if !synchronous, !hung, buffer.divert.load(ordering: .relaxed) == 0, buffer.sinceSnapshot &+ 1 < buffer.snapshotAfter,
            ring.countForProducer(refresh: false) < capacity || ring.countForProducer(refresh: true) < capacity {
             let number = ring.push(.event(kept(), time: time))
             buffer.handedOff &+= 1
@@ -226,7 +226,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             return
         }
         handOffUnderLock(kept, time: time, state: state, buffer: buffer, configuration: configuration,
-                         synchronous: synchronous, capacity: capacity, path: path, hang: hang)
+                         synchronous: synchronous, capacity: capacity, path: path, hung: hung)
     }
 
     /// After a push on the fast path that may need the writer woken, or that raced a close:
@@ -271,7 +271,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         synchronous: Bool,
         capacity: Int,
         path: String,
-        hang: HangMark?
+        hung: Bool
     ) {
         typealias Buffer = RecordingBuffer<State, Action>
         let batchSize = configuration.batchSize
@@ -309,7 +309,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 ring.push(.event(event, time: time))
                 buffer.handedOff += 1
                 buffer.handedOffCount.store(buffer.handedOff, ordering: .releasing)
-                if let hang { contents.endedHangs.append((buffer.handedOff, hang)) }
+                if hung, let hang = buffer.hangWatchdog?.takeHang() { contents.endedHangs.append((buffer.handedOff, hang)) }
                 buffer.sinceSnapshot += 1
                 if buffer.sinceSnapshot >= buffer.snapshotAfter {
                     // Room: the event found fewer than `capacity` items, the ring holds two more.

@@ -140,7 +140,12 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// never on the dispatch path. `nil` (the default) checks nothing.
     public var invariants: FieldInvariants<State, Action>?
     /// The clock that stamps events (inject a fixed one in tests).
-    public var clock: @Sendable () -> Date = { Date() }
+    public var clock: @Sendable () -> Date = { Date() } {
+        didSet { stampsWithSystemClock = false }
+    }
+    /// Whether ``clock`` is the system's, which the dispatch path then reads without a call
+    /// through the closure (``EventTime``).
+    @usableFromInline var stampsWithSystemClock = true
     /// Receives every failure to record, with the actions that are not in the log, in order.
     /// Called on a serial queue of the recorder's own (or, once the recorder is closed, on the
     /// dispatching thread), never on the writer thread: a handler may call `flush()` or
