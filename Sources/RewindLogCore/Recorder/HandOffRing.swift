@@ -86,11 +86,12 @@ final class HandOffRing<Element>: @unchecked Sendable {
         pushed.load(ordering: .acquiring) &- taken.load(ordering: .relaxed)
     }
 
-    /// The element `offset` places after the next one to take; `offset` below a count the
-    /// consumer read.
-    func peek(_ offset: Int) -> Element {
+    /// What `read` finds in the element `offset` places after the next one to take, read in
+    /// place (not copied: a copy of an action retains what it holds); `offset` below a count
+    /// the consumer read.
+    func peek<Result>(_ offset: Int, _ read: (borrowing Element) -> Result) -> Result {
         let slot = readSlot + offset
-        return storage[slot >= size ? slot - size : slot]
+        return read(storage[slot >= size ? slot - size : slot])
     }
 
     /// Moves the next `count` elements (no more than a count the consumer read) to the end of
