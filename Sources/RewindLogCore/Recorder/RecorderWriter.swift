@@ -391,7 +391,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         guard available > 0 else { return 0 }
         let limit = min(available, ring.peek(0) { $0.isEvent } ? batch : 1 + max(1, batch / 8))
         var count = 1
-        while count < limit, ring.peek(count) { $0.isEvent } { count += 1 }
+        while count < limit, ring.peek(count, { $0.isEvent }) { count += 1 }
         return count
     }
 
