@@ -240,16 +240,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 // The writer exited: it took this action, or never will.
                 return (false, ring.taken.load(ordering: .acquiring) < number)
             }
-            let wake = switch contents.writer {
-            case .working: false
-            case .idle: true
-            case .coalescing: ring.countForProducer(refresh: true) >= configuration.batchSize
-            }
-            guard wake else { return (false, false) }
-            _ = buffer.markWorking(&contents)
-            // A writer that slept is not stuck: its silence counts from its waking.
-            contents.busySince = .now
-            return (true, false)
+            return (buffer.wakesWriter(&contents, holding: ring.countForProducer(refresh: true), batchSize: configuration.batchSize), false)
         }
         if wake { buffer.wakeWriter.signal() }
         if reclaim, case let .event(dispatched, _) = ring.reclaimLast(number: number) {
@@ -325,16 +316,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     contents.writeWaiters.append((buffer.handedOff, waiter))
                     committed = waiter
                 }
-                let wake = switch contents.writer {
-                case .working: false
-                case .idle: true
-                case .coalescing: synchronous || ring.countForProducer(refresh: false) >= batchSize
-                }
-                if wake {
-                    _ = buffer.markWorking(&contents)
-                    // A writer that slept is not stuck: its silence counts from its waking.
-                    contents.busySince = .now
-                }
+                let wake = buffer.wakesWriter(&contents, holding: ring.countForProducer(refresh: false), batchSize: batchSize, urgent: synchronous)
                 return .accepted(wake: wake, committed: committed)
             }
             switch outcome {

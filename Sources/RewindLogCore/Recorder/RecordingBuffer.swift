@@ -205,6 +205,22 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
         return true
     }
 
+    /// Whether what was just pushed is to wake the writer — it sleeps idle, or it coalesces and
+    /// the ring now holds a batch (or the push is `urgent`) — and if so, marks it working.
+    @usableFromInline
+    func wakesWriter(_ contents: inout Contents, holding count: Int, batchSize: Int, urgent: Bool = false) -> Bool {
+        let wake = switch contents.writer {
+        case .working: false
+        case .idle: true
+        case .coalescing: urgent || count >= batchSize
+        }
+        guard wake else { return false }
+        _ = markWorking(&contents)
+        // A writer that slept is not stuck: its silence counts from its waking.
+        contents.busySince = .now
+        return true
+    }
+
     /// The seconds from now until `instant`, for a `DispatchTime`: never negative, and at most
     /// a year (a `stallLimit` of `.seconds(.max)` means never).
     @usableFromInline
