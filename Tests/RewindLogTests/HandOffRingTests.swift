@@ -1,5 +1,9 @@
 import Foundation
+import Rewind
+import RewindCoding
 @testable import RewindLogCore
+import RewindSQLite
+import RewindTestSupport
 import Synchronization
 import Testing
 
@@ -60,5 +64,35 @@ struct HandOffRingTests {
         }
         // The two taken, the one reclaimed and the three left in the ring: all released.
         #expect(Counted.alive.load(ordering: .relaxed) == 0)
+    }
+
+    @Test("a store dispatching while another thread closes its recorder: every action is in the log or reported refused, once, the log's in order")
+    func closeWhileDispatching() throws {
+        for round in 0..<30 {
+            let folder = try TemporaryDirectory()
+            let path = folder.file("close.rewind")
+            let failures = Recorded<RecorderFailure<Int>>()
+            var configuration = RecorderConfiguration<Int, Int>()
+            configuration.onFailure = { failures.append($0) }
+            let recorder = Recorder<Int, Int>(log: try EventLog(path: path), app: AppIdentity(id: "close"), configuration: configuration)
+            let store = Store(initialState: 0, reducer: Reducer<Int, Int> { state, action in state &+= action }, middleware: recorder.middleware)
+            let total = 20_000
+            let done = DispatchSemaphore(value: 0)
+            let producer = Thread {
+                for action in 1...total { store.dispatch(action) }
+                done.signal()
+            }
+            producer.start()
+            // Close at a different moment each round: early, mid-burst, late.
+            Thread.sleep(forTimeInterval: Double(round % 10) * 0.002)
+            try recorder.close()
+            done.wait()
+            let log = try EventLog(path: path, mode: .readOnly)
+            var events = log.events()
+            let logged = try events.collect().map { try $0.decodeAction(as: Int.self, codec: JSONPayloadCodec(), path: path) }
+            let refused = failures.all.flatMap { failure in failure.unrecorded.map(\.action) }
+            #expect(logged == Array(1..<(logged.count + 1)), "round \(round): the log holds a prefix, in order")
+            #expect(refused == Array((logged.count + 1)..<(total + 1)), "round \(round): \(logged.count) logged, \(refused.count) refused")
+        }
     }
 }

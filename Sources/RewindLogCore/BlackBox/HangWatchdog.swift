@@ -24,7 +24,7 @@ public import Synchronization
 /// counted entered. The watchdog copies it only while `n` has not left, and pins it meanwhile: a
 /// dispatch path leaving a pinned action waits for the copy (only ever after a hang that ended
 /// as it was being named). Once `n` has left, the slot is the dispatch path's again: the
-/// recorder moves the action out of it into its hand-off (``takeAction()``), so an action is
+/// recorder moves the action out of it into its hand-off (``takeAction(ticket:cause:)``), so an action is
 /// copied once on the dispatch path, not once for the watchdog and once for the writer.
 @usableFromInline
 final class HangWatchdog<Action: Sendable>: @unchecked Sendable {

@@ -17,10 +17,10 @@ public import Synchronization
 /// but once per snapshot interval: the box of the state to snapshot, and the copies the next
 /// reductions make of what they change in a state the writer still holds (two to three in all
 /// for the shop: `rewind-allocations`).
-/// The item array and the writer's spare both reserve the most items the buffer can hold, so
-/// an append never grows an array whatever the writer's timing. The writer takes at most one
-/// batch at a time, a state to encode beginning a take of its own (swapping the arrays when it
-/// takes all), so room comes back a take at a time.
+/// The ring and the writer's spare array both hold the most items the buffer can hold, so a
+/// push never allocates whatever the writer's timing. The writer takes at most one batch at a
+/// time (moving it out of the ring), a state to encode beginning a take of its own, so room
+/// comes back a take at a time.
 @usableFromInline
 final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Sendable {
     // Unchecked: the `var`s below are the dispatch path's alone (one action at a time, as the
@@ -135,7 +135,8 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     @usableFromInline let contents: Mutex<Contents>
     /// The actions, snapshots and fresh states handed off, in order.
     @usableFromInline let ring: HandOffRing<Item>
-    /// ``Divert`` bits: when any is set, the dispatch path takes the lock. Set under it.
+    /// ``Divert`` bits: when any is set, the dispatch path takes the lock. Set and cleared
+    /// under it, but for ``Divert/closing``, set before it (see `Recorder.askToClose()`).
     @usableFromInline let divert = Atomic<UInt8>(0)
     /// The ring's `pushed` count at which the dispatch path must wake the writer (`Int.max`
     /// while it works): set by the writer before it sleeps, idle (the next push) or coalescing
