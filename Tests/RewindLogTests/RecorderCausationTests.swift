@@ -187,7 +187,7 @@ struct RecorderCausationTests {
 
     struct Refused: Error {}
 
-    @Test("a tap's two-call form records the action with the ticket and cause its didReduce gives, hang watchdog on or off; a reducer that threw leaves nothing for the next")
+    @Test("a tap's two-call form records the action with the ticket and cause its didReduce gives, hang watchdog on or off; a reducer that threw leaves nothing for the next, nor for a didReduce alone")
     func tapTwoCalls() throws {
         for watched in [true, false] {
             let folder = try TemporaryDirectory()
@@ -206,13 +206,16 @@ struct RecorderCausationTests {
             #expect(throws: Refused.self) {
                 try tap.record(.other(9), from: ActionSource(), reducing: &state) { _ in throw Refused() }
             }
+            // A store with an after-hook only: didReduce without willReduce records its own action.
+            state.count += 1
+            tap.didReduce(.other(2), from: ActionSource(), state: state)
             tap.willReduce(.result(0), from: ActionSource(), state: state)
             state.count += 1
             tap.didReduce(.result(0), from: ActionSource(), ticket: .next(), cause: gesture.causing(after: nil), state: state)
             tap.record(.other(1), from: ActionSource(), reducing: &state) { $0.count += 1 }
             try recorder.close()
             let events = try Self.events(path)
-            #expect(Set(events.keys) == [.tap(0), .result(0), .other(1)], "watchdog \(watched)")
+            #expect(Set(events.keys) == [.tap(0), .other(2), .result(0), .other(1)], "watchdog \(watched)")
             let recordedTap = try #require(events[.tap(0)]), result = try #require(events[.result(0)])
             #expect(recordedTap.isRoot, "watchdog \(watched)")
             #expect(result.cause == recordedTap.seq && result.root == recordedTap.seq, "watchdog \(watched)")

@@ -110,6 +110,15 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
     @inlinable
     var holdsAction: Bool { occupied }
 
+    /// Lets go of the action that last left, when the recorder will not take it (its reducer
+    /// threw): a later `didReduce` without a `willReduce` must not find it.
+    @usableFromInline
+    func dropAction() {
+        guard occupied else { return }
+        occupied = false
+        slot.deinitialize(count: 1)
+    }
+
     /// The action that last left, moved out of its slot, with the ticket and cause given: only
     /// after ``leave()``, before the next ``enter(_:)``, and while ``holdsAction``.
     @inlinable

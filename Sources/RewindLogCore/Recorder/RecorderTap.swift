@@ -111,7 +111,12 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
         var reduced = false
         // A reducer that throws has left the action too: the hang watchdog must not count the
         // time after it as spent inside.
-        defer { if !reduced, let watchdog = recorder.buffer.hangWatchdog, watchdog.leave() { _ = watchdog.takeHang() } }
+        defer {
+            if !reduced, let watchdog = recorder.buffer.hangWatchdog {
+                if watchdog.leave() { _ = watchdog.takeHang() }
+                watchdog.dropAction()
+            }
+        }
         let result = try ActionCause.whileProcessing(dispatched.asCause) { try reduce(&state) }
         reduced = true
         hooks.didReduce?(dispatched, state)
