@@ -19,7 +19,10 @@ public struct BinaryReader {
     @usableFromInline var end: Int
     /// The log's key symbols: `names[symbol - 1]`.
     @usableFromInline let names: [String]
-    @usableFromInline let context: any BinaryDecodingContext
+    /// Borrowed for one decode, as `bytes` is: whoever makes the reader keeps the context alive
+    /// past it (the codec's decoder, which is the context). Unretained, so that a decode does
+    /// not retain and release it (replay makes one reader per action).
+    @usableFromInline unowned(unsafe) let context: any BinaryDecodingContext
     /// Guards against stack exhaustion on crafted input for recursive types.
     @usableFromInline var depth = 0
     @usableFromInline static let maximumDepth = 512

@@ -94,15 +94,15 @@ public final class BinaryPayloadCodec: PayloadCodec {
     /// The decoder of a type with generated code (`Generated`, which is `Value` itself).
     private func decoder<Generated: BinaryCodable, Value>(_ type: Generated.Type, as: Value.Type) -> PayloadDecoder<Value> {
         let (shared, changes) = symbols.namesAndChanges
-        return PayloadDecoder { [self] bytes in
+        return PayloadDecoder(generated: { [self] bytes in
             let names = symbols.changes.load(ordering: .acquiring) == changes ? shared : symbols.names
             var reader = BinaryReader(bytes: bytes, names: names, context: self)
-            var value = try Generated(binary: &reader)
+            let value = try Generated(binary: &reader)
             guard reader.isAtEnd else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "bytes left over after the value"))
             }
-            return withUnsafePointer(to: &value) { $0.withMemoryRebound(to: Value.self, capacity: 1) { $0.pointee } }
-        }
+            return value
+        })
     }
 
     /// Decodes through `Codable` even when the type has generated code (the two must agree).

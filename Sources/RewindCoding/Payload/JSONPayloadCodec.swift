@@ -59,11 +59,8 @@ public struct JSONPayloadCodec: PayloadCodec {
     /// The decoder of a type with generated code (`Generated`, which is `Value` itself): its
     /// reader, or where the reader is unsure, Foundation's decoder.
     private func decoder<Generated: BinaryCodable, Value: Decodable>(_ type: Generated.Type, as: Value.Type) -> PayloadDecoder<Value> {
-        PayloadDecoder { [decoder] bytes in
-            guard var value = JSONReader.read(Generated.self, from: bytes) else {
-                return try decoder.decode(Value.self, from: Data(bytes))
-            }
-            return withUnsafePointer(to: &value) { $0.withMemoryRebound(to: Value.self, capacity: 1) { $0.pointee } }
-        }
+        PayloadDecoder(generated: { [decoder] bytes in
+            try JSONReader.read(Generated.self, from: bytes) ?? decoder.decode(Generated.self, from: Data(bytes))
+        })
     }
 }

@@ -3,14 +3,18 @@ import Rewind
 
 /// Turns a `DecodingError` into an ``EventLogError`` that names the coding path.
 package enum DecodingFailure {
-    package static func map<T>(path: String, seq: Int64, actionCase: @autoclosure () -> String?, _ body: () throws -> T) throws(EventLogError) -> T {
+    /// Runs `body`, turning what it throws into ``EventLogError/decodingFailed(path:seq:actionCase:codingPath:reason:)``.
+    /// The path and case are only made for an error: replay runs this once per action.
+    package static func map<T>(
+        path: @autoclosure () -> String, seq: Int64, actionCase: @autoclosure () -> String?, _ body: () throws -> T
+    ) throws(EventLogError) -> T {
         do {
             return try body()
         } catch let error as DecodingError {
             let (codingPath, reason) = describe(error)
-            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase(), codingPath: codingPath, reason: reason)
+            throw .decodingFailed(path: path(), seq: seq, actionCase: actionCase(), codingPath: codingPath, reason: reason)
         } catch {
-            throw .decodingFailed(path: path, seq: seq, actionCase: actionCase(), codingPath: "", reason: "\(error)")
+            throw .decodingFailed(path: path(), seq: seq, actionCase: actionCase(), codingPath: "", reason: "\(error)")
         }
     }
 

@@ -27,6 +27,10 @@ package struct SessionReader: Sendable {
     /// Those explanations, found once per part and type: a fold that skips undecodable events
     /// may fail on thousands.
     private let driftNotes: DriftNotes
+    /// Whether actions are upgraded before decoding: recorded at another action schema version
+    /// than `upgrades` is for. Found once: looked up per action, the versions' copies were a
+    /// few percent of reading and decoding a binary log.
+    private let upgradesActions: Bool
 
     /// A reader of `session`, upgrading payloads recorded at older versions than `upgrades.app`.
     ///
@@ -50,6 +54,7 @@ package struct SessionReader: Sendable {
         self.upgrades = upgrades
         self.typeShapes = typeShapes
         driftNotes = DriftNotes()
+        upgradesActions = upgrades.map { $0.app.actionSchemaVersion != session.app.actionSchemaVersion } ?? false
     }
 
     /// Hands `onSchemaDrift` each way the app's `State` and `Action` changed since `session`
@@ -231,13 +236,13 @@ package struct SessionReader: Sendable {
     private func action<Action: Decodable>(
         _ decode: PayloadDecoder<Action>, seq: Int64, actionCase: @autoclosure () -> String, encoded payload: UnsafeRawBufferPointer
     ) throws(EventLogError) -> Action {
-        let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
-        guard versions.current.map({ $0 != versions.recorded }) == true else {
+        guard upgradesActions else {
             // The hot path: same version (or no upgrades asked for), decoded in place.
             return try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
                 try decode(payload)
             }
         }
+        let versions = (recorded: session.app.actionSchemaVersion, current: upgrades?.app.actionSchemaVersion)
         let upgraded = try upgrade(Data(payload), seq: seq, what: actionCase(), versions: versions, with: upgrades?.upcaster.action)
         return try reportingVersions(versions, upgraded: upgraded != nil, hasUpgrade: upgrades?.upcaster.action != nil) { () throws(EventLogError) in
             try DecodingFailure.map(path: log.path, seq: seq, actionCase: actionCase()) {
