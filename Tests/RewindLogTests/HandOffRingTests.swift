@@ -21,7 +21,7 @@ struct HandOffRingTests {
         deinit { Self.alive.wrappingSubtract(1, ordering: .relaxed) }
     }
 
-    @Test("a producer thread and a consumer thread: 1,000,000 elements through 7 slots, each once and in order")
+    @Test("a producer thread and a consumer thread: 1,000,000 elements through 7 slots, each once and in order, each with its flag")
     func order() async {
         let ring = HandOffRing<Int>(size: 7)
         let total = 1_000_000
@@ -29,7 +29,7 @@ struct HandOffRingTests {
             var next = 0
             while next < total {
                 if ring.countForProducer(refresh: false) < ring.size || ring.countForProducer(refresh: true) < ring.size {
-                    #expect(ring.push(next) == next + 1)
+                    #expect(ring.push(next, flagged: next % 3 == 0) == next + 1)
                     next += 1
                 }
             }
@@ -37,13 +37,16 @@ struct HandOffRingTests {
         producer.start()
         var received: [Int] = []
         received.reserveCapacity(total)
+        var wrongFlags = 0
         while received.count < total {
             let count = ring.countForConsumer
             #expect(count <= ring.size)
             if count > 1 { #expect(ring.peek(1) { copy $0 } == ring.peek(0) { copy $0 } + 1) }
+            for offset in 0..<count where ring.isFlagged(offset) != (ring.peek(offset) { copy $0 } % 3 == 0) { wrongFlags += 1 }
             ring.take(count, into: &received)
         }
         #expect(received == Array(0..<total))
+        #expect(wrongFlags == 0)
         #expect(ring.countForConsumer == 0 && ring.countForProducer(refresh: true) == 0)
     }
 
@@ -52,10 +55,10 @@ struct HandOffRingTests {
         #expect(Counted.alive.load(ordering: .relaxed) == 0)
         do {
             let ring = HandOffRing<Counted>(size: 4)
-            for value in 0..<3 { ring.push(Counted(value)) }
+            for value in 0..<3 { ring.push(Counted(value), flagged: false) }
             var taken: [Counted] = []
             ring.take(2, into: &taken)
-            for value in 3..<6 { ring.push(Counted(value)) }  // across the wrap
+            for value in 3..<6 { ring.push(Counted(value), flagged: false) }  // across the wrap
             #expect(ring.countForConsumer == 4)
             let last = ring.reclaimLast(number: 6)
             #expect(last.value == 5 && ring.countForConsumer == 3)

@@ -76,10 +76,10 @@ struct RecorderStallTests {
         func count(_ items: [Item], batch: Int) -> Int {
             // Pushed past the ring's end, so that the count looks across its wrap.
             let ring = HandOffRing<Item>(size: items.count + 3)
-            for _ in 0..<3 { ring.push(event) }
+            for _ in 0..<3 { ring.push(event, flagged: true) }
             var drained: [Item] = []
             ring.take(3, into: &drained)
-            for item in items { ring.push(item) }
+            for item in items { ring.push(item, flagged: item.isEvent) }
             return RecorderWriter<ShopState, ShopAction>.takeCount(ring, count: ring.countForConsumer, batch: batch)
         }
         #expect(count([], batch: 8) == 0)

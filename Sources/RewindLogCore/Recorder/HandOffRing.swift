@@ -20,6 +20,12 @@ final class HandOffRing<Element>: @unchecked Sendable {
     // consumer only; a slot is the producer's until `pushed` covers it, then the consumer's
     // until `taken` does.
     @usableFromInline let storage: UnsafeMutablePointer<Element>
+    /// A flag the producer keeps beside each element (the recorder's: whether it is an event),
+    /// which the consumer reads without touching the element: in the recorder's writer, whose
+    /// code is not specialised for the app's types, each look at an element's case looked its
+    /// type's metadata up, about a fifth of the writer's time (`rewind-bench --workload record`,
+    /// profiled).
+    @usableFromInline let flags: UnsafeMutablePointer<Bool>
     /// How many elements the ring holds at most.
     @usableFromInline let size: Int
     /// Elements pushed so far: stored by the producer only, releasing.
@@ -36,6 +42,8 @@ final class HandOffRing<Element>: @unchecked Sendable {
         precondition(size > 0, "a ring holds at least one element")
         self.size = size
         storage = .allocate(capacity: size)
+        flags = .allocate(capacity: size)
+        flags.initialize(repeating: false, count: size)
     }
 
     deinit {
@@ -45,6 +53,7 @@ final class HandOffRing<Element>: @unchecked Sendable {
             slot = slot + 1 == size ? 0 : slot + 1
         }
         storage.deallocate()
+        flags.deallocate()
     }
 
     // MARK: The producer's side
@@ -57,13 +66,15 @@ final class HandOffRing<Element>: @unchecked Sendable {
         return pushed.load(ordering: .relaxed) &- knownTaken
     }
 
-    /// Appends `element`; the caller has made sure there is room (``countForProducer(refresh:)``
-    /// below `size`). Returns the number of elements pushed so far, this one included.
+    /// Appends `element`, with its flag (``isFlagged(_:)``); the caller has made sure there is
+    /// room (``countForProducer(refresh:)`` below `size`). Returns the number of elements
+    /// pushed so far, this one included.
     @inlinable
     @discardableResult
-    func push(_ element: __owned Element) -> Int {
+    func push(_ element: __owned Element, flagged: Bool) -> Int {
         let count = pushed.load(ordering: .relaxed)
         (storage + writeSlot).initialize(to: element)
+        flags[writeSlot] = flagged
         writeSlot = writeSlot + 1 == size ? 0 : writeSlot + 1
         pushed.store(count &+ 1, ordering: .releasing)
         return count &+ 1
@@ -92,6 +103,13 @@ final class HandOffRing<Element>: @unchecked Sendable {
     func peek<Result>(_ offset: Int, _ read: (borrowing Element) -> Result) -> Result {
         let slot = readSlot + offset
         return read(storage[slot >= size ? slot - size : slot])
+    }
+
+    /// The flag pushed with the element `offset` places after the next one to take; `offset`
+    /// below a count the consumer read.
+    func isFlagged(_ offset: Int) -> Bool {
+        let slot = readSlot + offset
+        return flags[slot >= size ? slot - size : slot]
     }
 
     /// Moves the next `count` elements (no more than a count the consumer read) to the end of

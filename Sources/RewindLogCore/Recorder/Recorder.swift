@@ -163,7 +163,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                         // While actions are let go on a stuck store, a state taken now
                         // would follow some of them: ask again once the writer has them.
                         guard contents.stalled == nil, buffer.ring.countForProducer(refresh: true) < buffer.ring.size else { return false }
-                        buffer.ring.push(.freshState(state, time: time))
+                        buffer.ring.push(.freshState(state, time: time), flagged: false)
                         buffer.sinceSnapshot = 0
                         return true
                     }
@@ -211,7 +211,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         let ring = buffer.ring
         if !synchronous, !hung, buffer.divert.load(ordering: .relaxed) == 0, buffer.sinceSnapshot &+ 1 < buffer.snapshotAfter,
            ring.countForProducer(refresh: false) < capacity || ring.countForProducer(refresh: true) < capacity {
-            let number = ring.push(.event(kept(), time: time))
+            let number = ring.push(.event(kept(), time: time), flagged: true)
             buffer.handedOff &+= 1
             buffer.sinceSnapshot &+= 1
             buffer.handedOffCount.store(buffer.handedOff, ordering: .releasing)
@@ -297,7 +297,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 }
                 let event = kept()
                 source = event.source
-                ring.push(.event(event, time: time))
+                ring.push(.event(event, time: time), flagged: true)
                 buffer.handedOff += 1
                 buffer.handedOffCount.store(buffer.handedOff, ordering: .releasing)
                 if hung, let hang = buffer.hangWatchdog?.takeHang() { contents.endedHangs.append((buffer.handedOff, hang)) }
@@ -305,7 +305,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 if buffer.sinceSnapshot >= buffer.snapshotAfter {
                     // Room: the event found fewer than `capacity` items, the ring holds two more.
                     let snapshot = PendingSnapshot(state, time: time)
-                    ring.push(.snapshot(snapshot))
+                    ring.push(.snapshot(snapshot), flagged: false)
                     contents.snapshotToPrepare = snapshot
                     buffer.sinceSnapshot = 0
                     buffer.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: buffer.handedOff)

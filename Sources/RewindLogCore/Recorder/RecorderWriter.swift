@@ -389,9 +389,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// batch of events held a waiting dispatch for both.
     static func takeCount(_ ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count available: Int, batch: Int) -> Int {
         guard available > 0 else { return 0 }
-        let limit = min(available, ring.peek(0) { $0.isEvent } ? batch : 1 + max(1, batch / 8))
+        // Events are told by the ring's flags (pushed with them), not by looking at the items.
+        let limit = min(available, ring.isFlagged(0) ? batch : 1 + max(1, batch / 8))
         var count = 1
-        while count < limit, ring.peek(count, { $0.isEvent }) { count += 1 }
+        while count < limit, ring.isFlagged(count) { count += 1 }
+        assert((0..<limit).allSatisfy { ring.isFlagged($0) == ring.peek($0) { $0.isEvent } }, "a hand-off item's flag says whether it is an event")
         return count
     }
 
@@ -409,7 +411,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// `previous`: the index of the last action taken before them.
     private static func newestEvent(in ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count: Int, after previous: UInt64) -> (UInt64, Action)? {
         var events: UInt64 = 0
-        for offset in 0..<count where ring.peek(offset, { $0.isEvent }) { events += 1 }
+        for offset in 0..<count where ring.isFlagged(offset) { events += 1 }
         // Only a snapshot of the state after it can follow it.
         for offset in (max(0, count - 2)..<count).reversed() {
             if let action = ring.peek(offset, { item -> Action? in if case let .event(dispatched, _) = copy item { dispatched.action } else { nil } }) {
