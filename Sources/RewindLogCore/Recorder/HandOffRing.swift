@@ -23,8 +23,8 @@ final class HandOffRing<Element>: @unchecked Sendable {
     /// A flag the producer keeps beside each element (the recorder's: whether it is an event),
     /// which the consumer reads without touching the element: in the recorder's writer, whose
     /// code is not specialised for the app's types, each look at an element's case looked its
-    /// type's metadata up, about a fifth of the writer's time (`rewind-bench --workload record`,
-    /// profiled).
+    /// type's metadata up — about 4 % of the writer thread's time, none since
+    /// (`rewind-bench --workload record --codec binary`, profiled).
     @usableFromInline let flags: UnsafeMutablePointer<Bool>
     /// How many elements the ring holds at most.
     @usableFromInline let size: Int
