@@ -16,8 +16,8 @@ package struct FileIdentity: Equatable {
         // `lstat` itself: the recorder's writer asks before every batch whether its file is still
         // in place, and `FileManager.attributesOfItem` (a dictionary of every attribute, boxed)
         // took about 1.3 % of the writer thread's time, `lstat` 0.1 % (`rewind-bench
-        // --workload record --codec binary`, profiled).
-        // `lstat`, as `attributesOfItem` does: a symbolic link is itself, not what it names.
+        // --workload record --codec binary`, profiled). `lstat`, not `stat`, as
+        // `attributesOfItem` does: a symbolic link is itself, not the file it names.
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         device = UInt64(truncatingIfNeeded: status.st_dev)
