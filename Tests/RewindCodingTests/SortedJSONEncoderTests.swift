@@ -243,6 +243,61 @@ struct SortedJSONEncoderTests {
     }
 }
 
+extension SortedJSONEncoderTests {
+    /// Members encoded in the order given, each a list of lists (written as it goes) or a string.
+    private struct Ordered: Encodable {
+        var members: [(key: String, value: [[Int]]?)]
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for (key, value) in members {
+                if let value { try container.encode(value, forKey: Key(stringValue: key)) } else { try container.encode("inline \(key)", forKey: Key(stringValue: key)) }
+            }
+        }
+    }
+
+    @Test("a container written where its children's bytes are, or copied out when they are out of order: Foundation's bytes either way")
+    func inPlace() throws {
+        let list = (0..<30).map { [$0, -$0] }
+        let values: [Ordered] = [
+            // Written members in key order, strings between them: written in place.
+            Ordered(members: [("a", list), ("b", nil), ("c", list), ("d", nil)]),
+            // Written members out of key order: copied out.
+            Ordered(members: [("z", list), ("m", nil), ("a", list)]),
+            // A key encoded twice, the first written: the last one is Foundation's.
+            Ordered(members: [("k", list), ("k", nil), ("j", list)]),
+            Ordered(members: [("k", nil), ("k", list)]),
+            // Nothing written, and nothing at all.
+            Ordered(members: [("b", nil), ("a", nil)]),
+            Ordered(members: []),
+        ]
+        for value in values {
+            try expectFoundationBytes(value, "\(value.members.map(\.key))")
+            try expectFoundationBytes([value, value], "\(value.members.map(\.key)) twice in a list")
+        }
+        // A list whose nested list (never finished as a whole) holds written elements: copied out.
+        struct Nested: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var outer = encoder.unkeyedContainer()
+                try outer.encode([1, 2])
+                var inner = outer.nestedUnkeyedContainer()
+                try inner.encode([3])
+                try inner.encode([4, 5])
+                try outer.encode([6])
+            }
+        }
+        try expectFoundationBytes(Nested())
+        try expectFoundationBytes(["x": Nested()])
+        // Dictionaries encode their keys in hash order: copied out whenever that is not sorted.
+        try expectFoundationBytes(Dictionary(uniqueKeysWithValues: (0..<40).map { ("key \($0)", list) }))
+    }
+}
+
 /// How many JSON values a `JSONSerialization` result holds, itself included.
 private func nodeCount(_ value: Any) -> Int {
     switch value {

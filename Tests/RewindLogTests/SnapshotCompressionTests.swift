@@ -135,4 +135,25 @@ struct SnapshotCompressionTests {
         #expect(SnapshotCompression.compressed(Data(repeating: 1, count: 511)) == nil, "below the threshold")
         #expect(SnapshotCompression.compressed(Data((0..<4_096).map { _ in UInt8.random(in: 0...255) })) == nil, "saves nothing")
     }
+
+    @Test("a state whose deflated form spans many of the deflater's chunks reads back; one that saves less than an eighth is stored as it is")
+    func manyChunks() throws {
+        var generator = SeededRandom(seed: 42)
+        let random = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        // Hex digits deflate to a little more than half: about 660 KB of stream, ten 64 KB chunks.
+        let hex = Data(random.flatMap { byte in Array(String(byte, radix: 16).utf8) })
+        let stored = try #require(SnapshotCompression.compressed(hex))
+        #expect(stored.count > 5 * 65_536 && stored.count <= hex.count - hex.count / 8)
+        #expect(try SnapshotCompression.decompressed(stored) == hex)
+        // Random bytes do not deflate: given up at seven eighths, not stored larger.
+        #expect(SnapshotCompression.compressed(Data(random)) == nil)
+        // Base64 deflates to about three quarters: kept, just inside seven eighths.
+        let base64 = Data(Data(random).base64EncodedString().utf8)
+        let kept = try #require(SnapshotCompression.compressed(base64))
+        #expect(kept.count <= base64.count - base64.count / 8)
+        #expect(try SnapshotCompression.decompressed(kept) == base64)
+        // At the threshold, the smallest state that may be deflated.
+        let smallest = Data(repeating: UInt8(ascii: "b"), count: SnapshotCompression.threshold)
+        #expect(try SnapshotCompression.decompressed(#require(SnapshotCompression.compressed(smallest))) == smallest)
+    }
 }

@@ -50,7 +50,9 @@ extension PayloadCodec {
 /// Encodes values of one type; made by ``PayloadCodec/encoder(for:)``.
 ///
 /// Use one for a run of values on one thread (it may cache what it has looked up), within the
-/// transaction that stores what it encodes, and not after the codec's log is closed.
+/// transaction that stores what it encodes, and not after the codec's log is closed. A text
+/// codec's (``PayloadCodec/isText``) may be used outside a transaction, as its ``PayloadCodec/encode(_:)``
+/// may: the recorder encodes snapshots ahead of their transaction with one.
 public struct PayloadEncoder<Value: Encodable> {
     private let encode: (Value) throws -> Data
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RewindCoding
 import Synchronization
 
 /// A state handed over for a periodic snapshot, and its encoding, which may be made ahead of
@@ -68,5 +69,21 @@ final class PendingSnapshot<State: Sendable>: Sendable {
             return nil
         }
         return try made?.get() ?? encode(state)
+    }
+}
+
+/// The encoder of a recorder's snapshots encoded ahead: one for the recorder's life, kept from
+/// one snapshot to the next — the JSON codec's reserves about the last one's size for the next
+/// instead of growing from empty, which at the peak of the recorder's memory was twice the
+/// snapshot — and used by one snapshot at a time, on their queue.
+final class SnapshotAheadEncoder<State: Encodable & Sendable>: Sendable {
+    private let encoder: Mutex<PayloadEncoder<State>>
+
+    init(_ encoder: consuming sending PayloadEncoder<State>) {
+        self.encoder = Mutex(encoder)
+    }
+
+    func encode(_ state: State) throws -> Data {
+        try encoder.withLock { try $0(state) }
     }
 }

@@ -218,9 +218,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         }
 
         // A text codec's snapshots are encoded ahead, on a thread of their own, from when the
-        // writer first sees them (``PendingSnapshot``).
+        // writer first sees them (``PendingSnapshot``), all with one encoder.
         let preparing = configuration.codec.isText ? DispatchQueue(label: "RewindLog.snapshots") : nil
         let codec = configuration.codec, redaction = configuration.redaction
+        let aheadEncoder = preparing == nil ? nil : SnapshotAheadEncoder(codec.encoder(for: State.self))
 
         while true {
             // Only this thread begins and ends sessions: whether it holds one is settled here.
@@ -303,8 +304,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 return .write(spare, roomWaiters: roomWaiters, stalled: stalled)
             }
-            if let toPrepare, let preparing {
-                toPrepare.prepare(on: preparing, codec: codec.name) { state in try codec.encode(redaction.scrubbed(state)) }
+            if let toPrepare, let preparing, let aheadEncoder {
+                toPrepare.prepare(on: preparing, codec: codec.name) { state in try aheadEncoder.encode(redaction.scrubbed(state)) }
             }
             switch job {
             case .begin:

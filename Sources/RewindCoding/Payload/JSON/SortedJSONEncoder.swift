@@ -19,6 +19,9 @@ package import Foundation
 package final class SortedJSONEncoder {
     private let tree: JSONTree
     private var bytes: [UInt8] = []
+    /// The size of the last value's JSON: a large value's buffer is reserved at about it (a
+    /// recorder's snapshots grow little from one to the next).
+    private var lastSize = 0
 
     /// - Parameter compactionThreshold: how many nodes the value's tree may hold before
     ///   finished values are written as they come (`JSONTree`); tests lower it to write every
@@ -32,14 +35,22 @@ package final class SortedJSONEncoder {
     /// - Throws: `EncodingError.invalidValue` for a non-finite number, a value that encodes
     ///   nothing at the top level, or what the value's own `encode(to:)` throws.
     package func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        tree.reset()
+        tree.reset(expectedSize: lastSize)
         try NodeEncoder(tree: tree, node: 0).encodeValue(value)
         if case .unset = tree.kind(of: 0) {
             throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(Value.self) did not encode any values."))
         }
+        // A large value written as it went is, most often, its own output already.
+        if tree.writeRootInPlace() {
+            let output = tree.takeOutput()
+            lastSize = output.count
+            tree.releaseLargeBuffers()
+            return output
+        }
         bytes.removeAll(keepingCapacity: true)
         bytes.reserveCapacity(tree.estimatedSize())
         tree.write(into: &bytes)
+        lastSize = bytes.count
         tree.releaseLargeBuffers()
         defer { if bytes.capacity > JSONTree.keptCapacity { bytes = [] } }
         return Data(bytes)
