@@ -76,6 +76,10 @@ final class PendingSnapshot<State: Sendable>: Sendable {
 /// one snapshot to the next — the JSON codec's reserves about the last one's size for the next
 /// instead of growing from empty, which at the peak of the recorder's memory was twice the
 /// snapshot — and used by one snapshot at a time, on their queue.
+///
+/// Between snapshots it keeps its tree's nodes (for the shop's state, about half a megabyte):
+/// released after each snapshot and grown again at the next, the recorder's peak measured half
+/// a megabyte more (`rewind-bench --workload recorder-memory`: 7.9–8.2 MiB against 7.5–7.6).
 final class SnapshotAheadEncoder<State: Encodable & Sendable>: Sendable {
     private let encoder: Mutex<PayloadEncoder<State>>
 
