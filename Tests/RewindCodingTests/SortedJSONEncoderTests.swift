@@ -261,13 +261,13 @@ extension SortedJSONEncoderTests {
         }
     }
 
-    @Test("a container written where its children's bytes are, or copied out when they are out of order: Foundation's bytes either way")
+    @Test("a container written over its children's bytes, the largest written one left in place, in whatever order they were written: Foundation's bytes")
     func inPlace() throws {
         let list = (0..<30).map { [$0, -$0] }
         let values: [Ordered] = [
-            // Written members in key order, strings between them: written in place.
+            // Written members in key order, strings between them.
             Ordered(members: [("a", list), ("b", nil), ("c", list), ("d", nil)]),
-            // Written members out of key order: copied out.
+            // Written members out of key order: one stays, the other moves through scratch.
             Ordered(members: [("z", list), ("m", nil), ("a", list)]),
             // A key encoded twice, the first written: the last one is Foundation's.
             Ordered(members: [("k", list), ("k", nil), ("j", list)]),
@@ -280,7 +280,8 @@ extension SortedJSONEncoderTests {
             try expectFoundationBytes(value, "\(value.members.map(\.key))")
             try expectFoundationBytes([value, value], "\(value.members.map(\.key)) twice in a list")
         }
-        // A list whose nested list (never finished as a whole) holds written elements: copied out.
+        // A list whose nested list (never finished as a whole) holds written elements: their bytes
+        // are copied through scratch around the list's own written elements.
         struct Nested: Encodable {
             func encode(to encoder: any Encoder) throws {
                 var outer = encoder.unkeyedContainer()
@@ -293,7 +294,7 @@ extension SortedJSONEncoderTests {
         }
         try expectFoundationBytes(Nested())
         try expectFoundationBytes(["x": Nested()])
-        // Dictionaries encode their keys in hash order: copied out whenever that is not sorted.
+        // Dictionaries encode their keys in hash order: written members in any order.
         try expectFoundationBytes(Dictionary(uniqueKeysWithValues: (0..<40).map { ("key \($0)", list) }))
     }
 }
