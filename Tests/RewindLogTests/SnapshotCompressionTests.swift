@@ -140,7 +140,8 @@ struct SnapshotCompressionTests {
     func manyChunks() throws {
         var generator = SeededRandom(seed: 42)
         let random = (0..<600_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        // Hex digits deflate to a little more than half: about 660 KB of stream, ten 64 KB chunks.
+        // Hex digits (about 1.2 MB of them) deflate to a little more than half: a stream of many
+        // of the deflater's 64 KB chunks, as the expectation below checks.
         let hex = Data(random.flatMap { byte in Array(String(byte, radix: 16).utf8) })
         let stored = try #require(SnapshotCompression.compressed(hex))
         #expect(stored.count > 5 * 65_536 && stored.count <= hex.count - hex.count / 8)

@@ -50,11 +50,6 @@ final class OwnedBytes {
         bytes.withUnsafeBytes { append($0) }
     }
 
-    func append(_ byte: UInt8) {
-        grow(by: 1)
-        base!.storeBytes(of: byte, toByteOffset: count - 1, as: UInt8.self)
-    }
-
     /// Inserts `byte` before the byte at `offset`, moving the ones after it.
     func insert(_ byte: UInt8, at offset: Int) {
         precondition(offset >= 0 && offset <= count, "OwnedBytes: \(offset) is outside 0...\(count)")
