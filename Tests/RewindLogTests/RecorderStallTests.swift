@@ -71,8 +71,8 @@ struct RecorderStallTests {
     @Test("a take holds at most a batch; a state to encode begins a take of its own, with at most an eighth of a batch after it")
     func takes() {
         typealias Item = RecordingBuffer<ShopState, ShopAction>.Item
-        let event = Item.event(DispatchedAction(.cart(.applyDiscount(code: "D")), from: ActionSource()), time: 0)
-        let snapshot = Item.snapshot(PendingSnapshot(ShopState(), time: 0)), fresh = Item.freshState(ShopState(), time: 0)
+        let event = Item.event(DispatchedAction(.cart(.applyDiscount(code: "D")), from: ActionSource()), time: EventStamp(seconds: 0))
+        let snapshot = Item.snapshot(PendingSnapshot(ShopState(), time: 0)), fresh = Item.freshState(ShopState(), time: EventStamp(seconds: 0))
         func count(_ items: [Item], batch: Int) -> Int {
             // Pushed past the ring's end, so that the count looks across its wrap.
             let ring = HandOffRing<Item>(size: items.count + 3)

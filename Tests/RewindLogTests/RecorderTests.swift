@@ -77,6 +77,20 @@ struct RecorderTests {
         }
     }
 
+    @Test("a stamp gives the system clock's seconds as one Double, and an injected clock's Double bit for bit")
+    func stampSeconds() {
+        // The system clock: seconds and nanoseconds kept apart on the dispatch path, made the
+        // Double the writer stores as `Double(tv_sec) + Double(tv_nsec) / 1e9` made it.
+        for (whole, nanoseconds) in [(Int64(1_790_000_000), Int32(123_456_789)), (0, 0), (-1, 999_999_999), (Int64(UInt32.max) + 1, 1)] {
+            let expected = Double(whole) + Double(nanoseconds) / 1_000_000_000
+            #expect(EventStamp(whole: whole, nanoseconds: nanoseconds).seconds.bitPattern == expected.bitPattern)
+        }
+        // An injected clock: whatever it gave, bit for bit (negative, zero's sign, not a number).
+        for seconds in [1_000_000_000.123_456_7, -0.0, -12.5, .infinity, .nan, .leastNonzeroMagnitude] {
+            #expect(EventStamp(seconds: seconds).seconds.bitPattern == seconds.bitPattern)
+        }
+    }
+
     @Test("periodic snapshots hold exactly the live state after their seq")
     func snapshotsMatchLiveState() async throws {
         let folder = try TemporaryDirectory()

@@ -35,7 +35,7 @@ struct EncodedBatch<Action: Codable & Sendable> {
         for item in items {
             switch item {
             case let .event(dispatched, time):
-                var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time)
+                var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time.seconds)
                 (event.cause, event.root) = self.causes.place(ticket: dispatched.ticket, cause: dispatched.cause, ordinal: events)
                 events += 1
                 ticket += 1

@@ -28,7 +28,7 @@ struct PendingGap<Action: Codable & Sendable> {
 
     /// Counts every action among `items`.
     mutating func add<State: Codable & Sendable>(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>) {
-        for case let .event(dispatched, time) in items { add(dispatched, at: time) }
+        for case let .event(dispatched, time) in items { add(dispatched, at: time.seconds) }
     }
 
     /// Counts the actions the dispatch path let go while the store was stuck.

@@ -158,7 +158,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 // new session's first event. One relaxed load per action otherwise.
                 if buffer.freshStateWanted.load(ordering: .relaxed),
                    buffer.freshStateWanted.compareExchange(expected: true, desired: false, ordering: .acquiringAndReleasing).exchanged {
-                    let time = EventTime.now(by: configuration)
+                    let time = EventStamp.now(by: configuration)
                     let taken = buffer.contents.withLock { contents in
                         // While actions are let go on a stuck store, a state taken now
                         // would follow some of them: ask again once the writer has them.
@@ -199,7 +199,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         path: String,
         hung: Bool = false
     ) {
-        let time = EventTime.now(by: configuration)
+        let time = EventStamp.now(by: configuration)
         // The action the buffer keeps: the hang watchdog's copy, made as the action entered,
         // moved out of its slot (its action and source are this one's: a store gives both
         // hooks the same, a tap's caller promises it; a tap gives the ticket and cause only
@@ -255,7 +255,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     @inlinable
     static func handOffUnderLock(
         _ kept: () -> DispatchedAction<Action>,
-        time: Double,
+        time: EventStamp,
         state: State,
         buffer: RecordingBuffer<State, Action>,
         configuration: RecorderConfiguration<State, Action>,
@@ -287,7 +287,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 let count = ring.countForProducer(refresh: true)
                 if contents.stalled != nil || count >= capacity {
                     if contents.stalled != nil || (contents.writer == .working && ContinuousClock.now - contents.busySince >= configuration.stallLimit) {
-                        return letGo(kept(), at: time, buffer: buffer, contents: &contents, capacity: capacity, path: path)
+                        return letGo(kept(), at: time.seconds, buffer: buffer, contents: &contents, capacity: capacity, path: path)
                     }
                     let waiter = roomWaiter ?? DispatchSemaphore(value: 0)
                     contents.roomWaiters.append(waiter)
@@ -304,7 +304,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 buffer.sinceSnapshot += 1
                 if buffer.sinceSnapshot >= buffer.snapshotAfter {
                     // Room: the event found fewer than `capacity` items, the ring holds two more.
-                    let snapshot = PendingSnapshot(state, time: time)
+                    let snapshot = PendingSnapshot(state, time: time.seconds)
                     ring.push(.snapshot(snapshot), flagged: false)
                     contents.snapshotToPrepare = snapshot
                     buffer.sinceSnapshot = 0

@@ -144,7 +144,7 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
         didSet { stampsWithSystemClock = false }
     }
     /// Whether ``clock`` is the system's, which the dispatch path then reads without a call
-    /// through the closure (``EventTime``).
+    /// through the closure (``EventStamp``).
     @usableFromInline var stampsWithSystemClock = true
     /// Receives every failure to record, with the actions that are not in the log, in order.
     /// Called on a serial queue of the recorder's own (or, once the recorder is closed, on the

@@ -58,11 +58,11 @@ extension RecorderWriter {
         let resumed: LogSession
         do {
             if case .fileVanished = gap.error {
-                gap.record = try reopen(gap.record, app: session.app, state: state, at: Date(timeIntervalSince1970: time))
+                gap.record = try reopen(gap.record, app: session.app, state: state, at: Date(timeIntervalSince1970: time.seconds))
             }
             resumed = try log.recordGap(
                 gap.record, resumingWith: session.app, codec: configuration.codec, state: configuration.redaction.scrubbed(state),
-                info: sessionInfo, shapes: shapes, at: Date(timeIntervalSince1970: time)
+                info: sessionInfo, shapes: shapes, at: Date(timeIntervalSince1970: time.seconds)
             )
         } catch {
             // Still failing: the whole batch is lost too, and another fresh state is needed.

@@ -530,7 +530,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         if session == nil, progress.gap == nil, case let .freshState(state, time)? = items.first, let app = boundApp.withLock({ $0 }) {
             // After a suspension ended the session: the next begins from the state before the
             // first action handed off since (asked for when that session ended).
-            unstarted.withLock { $0 = Unstarted(app: app, state: state, date: Date(timeIntervalSince1970: time)) }
+            unstarted.withLock { $0 = Unstarted(app: app, state: state, date: Date(timeIntervalSince1970: time.seconds)) }
             items = items.dropFirst()
         }
         do {

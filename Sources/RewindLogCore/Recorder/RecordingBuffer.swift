@@ -27,7 +27,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     // ring's producer); everything shared is atomic, or in `contents` under its lock.
     @usableFromInline
     enum Item: Sendable {
-        case event(DispatchedAction<Action>, time: Double)
+        case event(DispatchedAction<Action>, time: EventStamp)
         // Boxed: an app's state is often hundreds of bytes, and inline it would size every
         // slot of both buffers, events included (the shop's item went from 464 bytes to the
         // event's own size). The box is an allocation once per snapshot interval, and holds
@@ -35,7 +35,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
         case snapshot(PendingSnapshot<State>)
         /// The live state before the event after it, asked for after a failed write: recording
         /// resumes from it in a new session.
-        indirect case freshState(State, time: Double)
+        indirect case freshState(State, time: EventStamp)
 
         /// Whether it is an action (not a state to encode).
         var isEvent: Bool {
