@@ -79,8 +79,9 @@ struct RecorderTests {
 
     @Test("a stamp gives the system clock's seconds as one Double, and an injected clock's Double bit for bit")
     func stampSeconds() {
-        // The system clock: seconds and nanoseconds kept apart on the dispatch path, made the
-        // Double the writer stores as `Double(tv_sec) + Double(tv_nsec) / 1e9` made it.
+        // The system clock: seconds and nanoseconds kept apart on the dispatch path, made one
+        // Double on the writer, `Double(tv_sec) + Double(tv_nsec) / 1e9` (not the nanoseconds
+        // since 1970 divided, which rounds differently), before 1970 and past 2106 too.
         for (whole, nanoseconds) in [(Int64(1_790_000_000), Int32(123_456_789)), (0, 0), (-1, 999_999_999), (Int64(UInt32.max) + 1, 1)] {
             let expected = Double(whole) + Double(nanoseconds) / 1_000_000_000
             #expect(EventStamp(whole: whole, nanoseconds: nanoseconds).seconds.bitPattern == expected.bitPattern)
