@@ -94,6 +94,10 @@ case "$job" in
         echo "Look at it in the browser: swift run rewind serve $output"
         ;;
     build)
+        # REWIND_BUILT=1: the caller built just now (CI's build step), and the scripts that call
+        # this before using the build (docs, browser, MCP, the debug soak) skip the no-op build's
+        # ten seconds of planning.
+        [ "${REWIND_BUILT:-}" = 1 ] && exit 0
         require_swift
         ensure_sqlite
         swift build "${traits[@]}" --build-tests "$@"
@@ -135,8 +139,13 @@ case "$job" in
         ensure_sqlite
         # SOAK_CONFIGURATION=debug uses the debug build (CI's short run, on what it built).
         configuration="${SOAK_CONFIGURATION:-release}"
-        swift build "${traits[@]}" -c "$configuration" --product rewind
-        swift build "${traits[@]}" -c "$configuration" --product rewind-stress
+        if [ "$configuration" = debug ]; then
+            # What `build` builds, so that nothing is recompiled (see Tools/browser-tests.sh).
+            Tools/dev.sh build
+        else
+            swift build "${traits[@]}" -c "$configuration" --product rewind
+            swift build "${traits[@]}" -c "$configuration" --product rewind-stress
+        fi
         bin="$(swift build "${traits[@]}" -c "$configuration" --show-bin-path)"
         restart=()
         if [ -z "${REWIND_TEST_POSTGRES_URL:-}" ]; then

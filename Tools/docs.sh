@@ -20,17 +20,53 @@ mkdir -p .build/docs
 log=.build/docs/docs.log
 : >"$log"
 
-# The symbol graphs come from the modules the debug build already compiled (what
-# `swift package dump-symbol-graph` reads: no compile when the build is up to date; the DocC
-# plugin's own extraction rebuilt the whole package for the host, about three minutes of CI's
-# time). Options as the plugin sets them: public symbols, synthesized members, extension blocks.
-if ! swift package --enable-all-traits dump-symbol-graph --emit-extension-block-symbols >>"$log" 2>&1; then
+# The symbol graphs come from the modules the debug build compiled (Tools/dev.sh build: all
+# traits, tests included), read by the toolchain's swift-symbolgraph-extract with the search
+# paths and Clang module maps each module was compiled with, taken from the build's own
+# description (.build/debug.yaml). Nothing is compiled here: `swift package dump-symbol-graph`
+# builds the package without its tests, a different set of targets, after which SwiftPM
+# recompiled Rewind's modules for every later build of the other set (one to two minutes of
+# CI's time each way). Options as the DocC plugin sets them: public symbols, synthesized
+# members, extension blocks.
+Tools/dev.sh build >>"$log" 2>&1 || { echo "docs: the debug build failed:" >&2; tail -20 "$log" >&2; exit 1; }
+graphs=.build/docs/symbol-graphs
+rm -rf "$graphs"
+mkdir -p "$graphs"
+if ! python3 - .build/debug.yaml "$graphs" "${modules[@]}" >>"$log" 2>&1 <<'PY'
+import json, subprocess, sys
+manifest, output, modules = sys.argv[1], sys.argv[2], sys.argv[3:]
+# Each module's compile command (the target's, not the copy built for the host's tools).
+commands, key = {}, None
+for line in open(manifest):
+    stripped = line.strip()
+    if stripped.startswith('"C.') and stripped.endswith('-debug.module":'):
+        key = stripped[3:-len('-debug.module":')]
+    elif key and stripped.startswith("args: ["):
+        commands[key] = json.loads(stripped[len("args: "):])
+        key = None
+for module in modules:
+    args = next((a for a in commands.values() if "-module-name" in a and a[a.index("-module-name") + 1] == module), None)
+    if args is None:
+        sys.exit(f"no compile command for {module} in {manifest}")
+    flags, i = [], 0
+    while i < len(args):
+        if args[i] in ("-I", "-F", "-Xcc", "-sdk", "-target", "-module-cache-path", "-swift-version"):
+            flags += args[i:i + 2]
+            i += 2
+        else:
+            i += 1
+    command = ["swift", "symbolgraph-extract", "-module-name", module, "-minimum-access-level", "public",
+               "-emit-extension-block-symbols", "-output-dir", output] + flags
+    result = subprocess.run(command, capture_output=True, text=True)
+    print(f"{module}: exit {result.returncode}")
+    if result.returncode != 0:
+        sys.exit(f"swift symbolgraph-extract failed for {module}:\n{result.stderr[-2000:]}")
+PY
+then
     echo "docs: the symbol graphs could not be made:" >&2
     tail -20 "$log" >&2
     exit 1
 fi
-graphs=$(sed -n 's/^Files written to //p' "$log" | tail -1)
-[ -d "$graphs" ] || { echo "docs: no symbol graph folder in the output ($log)" >&2; exit 1; }
 docc=$(command -v docc || xcrun --find docc 2>/dev/null || true)
 [ -n "$docc" ] || { echo "docs: the toolchain has no docc" >&2; exit 1; }
 

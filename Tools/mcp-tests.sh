@@ -15,8 +15,9 @@ if ! python3 -c "import mcp.client.stdio" >/dev/null 2>&1; then
     python3 -m pip install -q mcp 2>/dev/null || python3 -m pip install -q --user --break-system-packages mcp
 fi
 
-# The configuration Tools/dev.sh builds (all traits), so that nothing is recompiled.
-swift build --enable-all-traits --product rewind
+# What Tools/dev.sh builds (all traits, tests included), so that nothing is recompiled (see
+# Tools/browser-tests.sh).
+Tools/dev.sh build
 bin="$(swift build --enable-all-traits --show-bin-path)"
 rm -rf .build/mcp-tests
 python3 Tests/Agents/mcp_client_test.py "$bin" .build/mcp-tests
