@@ -120,7 +120,17 @@ enum ExportMutation: CustomStringConvertible {
     func apply(to export: Data, random: inout SeededRandom) -> Data {
         var lines = export.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Data($0) }
         if lines.last?.isEmpty == true { lines.removeLast() }
-        func joined() -> Data { Data(lines.joined(separator: [UInt8(ascii: "\n")])) + Data("\n".utf8) }
+        // Each line and its newline appended in turn: `Data(lines.joined(separator:))` walked a
+        // `JoinedSequence` byte by byte, a third of a debug fuzz run's time (CI runs it in debug).
+        func joined() -> Data {
+            var data = Data(capacity: lines.reduce(1) { $0 + $1.count + 1 })
+            for line in lines {
+                data.append(line)
+                data.append(UInt8(ascii: "\n"))
+            }
+            if lines.isEmpty { data.append(UInt8(ascii: "\n")) }
+            return data
+        }
         switch self {
         case let .truncateFile(at):
             return export.prefix(at)
