@@ -446,14 +446,7 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        .testTarget(
-            name: "RewindMacrosTests",
-            dependencies: [
-                "RewindMacros",
-                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-            ]
-        ),
+        // The macro's expansion tests are a package of their own, Tests/Macros (see its manifest).
         .testTarget(
             name: "RewindCodingTests",
             dependencies: ["Rewind", "RewindCoding", "RewindExamples"]
