@@ -4,8 +4,6 @@
 #   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
 #                                         binary-payload, generated-code, json-payload, jsonl-import,
 #                                         report (default: all)
-#   Fuzz/run.sh --build-only              build the targets, run none (CI builds them early, in
-#                                         the background)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
 #   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core)
 #
@@ -15,11 +13,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-build_only=false
-if [ "${1:-}" = "--build-only" ]; then
-    build_only=true
-    shift
-fi
 seconds=${1:-60}
 shift || true
 targets=${*:-binary-payload generated-code json-payload jsonl-import report}
@@ -34,10 +27,6 @@ if [ -z "$REWIND_FUZZER_NO_MAIN" ]; then
 fi
 export REWIND_FUZZER_NO_MAIN
 
-if $build_only; then
-    swift build -c "$configuration"
-    exit
-fi
 swift build -c "$configuration" 2>&1 | grep -E "error|warning: |Compiling Rewind|Build" || true
 bin=.build/$configuration
 
