@@ -17,17 +17,25 @@ struct FleetCommandTests {
     static func fleetLog(sessions count: Int, in folder: TemporaryDirectory) async throws -> (path: String, broken: [Int64: Int64], versions: [Int64: String]) {
         let path = folder.file("fleet.rewind")
         let log = try EventLog(path: path)
-        var broken: [Int64: Int64] = [:], versions: [Int64: String] = [:]
+        // Each seed's version, and the index of its first state with a negative total.
+        var recorded: [(version: String, breaksAt: Int?)] = []
         for seed in 1...count {
             let version = seed % 2 == 0 ? "2.3" : "2.2"
-            let recorded = try await recordSession(
+            let session = try await recordSession(
                 into: log, app: AppIdentity(id: "com.example.shop", version: version), initialState: ShopState(),
                 reducer: Shop.reducer, effects: Shop.effects(environment: .simulated), user: Shopper(seed: UInt64(seed)), actions: 40
             )
-            let session = try #require(try log.sessions().last)
+            recorded.append((version, session.states.firstIndex(where: { $0.cart.total < 0 })))
+        }
+        // The log's sessions in the order they were recorded, listed once (listing them after
+        // each session read a growing list a thousand times, most of the fixture's time).
+        let sessions = try log.sessions()
+        try #require(sessions.count == count)
+        var broken: [Int64: Int64] = [:], versions: [Int64: String] = [:]
+        for (session, (version, breaksAt)) in zip(sessions, recorded) {
             versions[session.id] = version
-            if let index = recorded.states.firstIndex(where: { $0.cart.total < 0 }) {
-                broken[session.id] = try #require(session.seqRange).lowerBound + Int64(index)
+            if let breaksAt {
+                broken[session.id] = try #require(session.seqRange).lowerBound + Int64(breaksAt)
             }
         }
         try log.close()
