@@ -18,7 +18,9 @@ struct RecordingDestinationTests {
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case file, memory, postgres
         /// A PostgreSQL store whose stall is its recorder's backend stopped (SIGSTOP), with a
-        /// 1 s query timeout: the writer's connection is closed under it and opened anew.
+        /// 5 s query timeout that the stall outlasts: the writer's connection is closed under it
+        /// and opened anew. (At 1 s, a statement before the stall, slowed by the suite's load,
+        /// timed out too.)
         case postgresStoppedBackend
         var testDescription: String { rawValue }
 
@@ -71,7 +73,7 @@ struct RecordingDestinationTests {
             let readers = Recorded<PostgresLogReader>()
             do {
                 try await body(Fault(
-                    destination: try await .postgres(server.location, install: "either", queryTimeout: kind == .postgres ? .seconds(10) : .seconds(1)),
+                    destination: try await .postgres(server.location, install: "either", queryTimeout: kind == .postgres ? .seconds(10) : .seconds(5)),
                     cut: { server.stop() },
                     restore: { guard server.resume() else { throw CancellationError() } },
                     readBack: {
@@ -206,20 +208,22 @@ struct RecordingDestinationTests {
             for _ in 0..<20 { dispatch() }
             try await recorder.flush()
 
-            // Stuck for 3 s, dispatching all along (and for a second after). The release comes
-            // from a thread of its own: on Linux, Dispatch's global queues share their threads
-            // with the test's pool, which this loop and its neighbours keep busy.
+            // Stuck for 3 s (a stopped backend 7 s, past its query timeout), dispatching all
+            // along (and for a second after). The release comes from a thread of its own: on
+            // Linux, Dispatch's global queues share their threads with the test's pool, which
+            // this loop and its neighbours keep busy.
+            let stuck: Duration = kind == .postgresStoppedBackend ? .seconds(7) : .seconds(3)
             let answer = try await fault.stall()
             let released = DispatchSemaphore(value: 0)
             Thread {
-                Thread.sleep(forTimeInterval: 3)
+                Thread.sleep(forTimeInterval: Double(stuck.components.seconds))
                 try? answer()
                 released.signal()
             }.start()
             let clock = ContinuousClock()
             let start = clock.now
             var longest = Duration.zero
-            while clock.now - start < .seconds(4) {
+            while clock.now - start < stuck + .seconds(1) {
                 let before = clock.now
                 dispatch()
                 longest = max(longest, clock.now - before)
@@ -246,6 +250,10 @@ struct RecordingDestinationTests {
             // or the failed write's when the query timeout closed the connection first.
             let stall = try #require(gaps.first { $0.lost > 0 }, "gaps: \(gaps.map(\.summary))")
             #expect(failures.all.contains { if case .stalled = $0.error { true } else { false } })
+            if kind == .postgresStoppedBackend {
+                // The stopped backend outlasted the query timeout: the write in flight failed at it.
+                #expect(failures.all.contains { "\($0.error)".contains("did not answer within 5") }, "\(failures.all.map { "\($0.error)" })")
+            }
             #expect(stall.lost > 0 && gaps.allSatisfy { $0.resumedSession != nil } && sessions.count >= 2, "gaps: \(gaps.map(\.summary)), sessions: \(sessions.map { ($0.id, $0.eventCount) }), failures: \(failures.all.map { "\($0.unrecorded.count)+\($0.unlisted): \($0.error)" })")
             #expect(failures.all.reduce(0) { $0 + $1.unrecorded.count + $1.unlisted } == gaps.reduce(0) { $0 + $1.lost })
             // A store stuck for long costs no more memory than the buffer: the rest is counted.
