@@ -20,6 +20,16 @@ set -euo pipefail
 
 say() { printf 'postgres.sh: %s\n' "$*" >&2; }
 
+# continue_backends: sends SIGCONT to every process of the cluster in $dir. The tests and the
+# soak stop backends (SIGSTOP) to make a server that does not answer; one whose stopper was killed
+# before continuing it would hold a fast stop or restart forever (it waits for every backend).
+continue_backends() {
+    local postmaster
+    postmaster=$(head -1 "$dir/data/postmaster.pid" 2>/dev/null || true)
+    [[ "$postmaster" =~ ^[0-9]+$ ]] || return 0
+    as_owner pkill -CONT -P "$postmaster" >/dev/null 2>&1 || true
+}
+
 find_bin() {
     local dir
     for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
@@ -110,6 +120,7 @@ case "$command" in
         ;;
     restart)
         bin="$(find_bin)"
+        continue_backends
         # Detached from the caller's output: the server it starts must not hold a pipe open.
         as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 180 restart </dev/null >/dev/null 2>&1 \
             || { cat "$dir/server.log" >&2; exit 1; }
@@ -123,7 +134,11 @@ case "$command" in
     stop)
         bin="$(find_bin || true)"
         if [ -n "$bin" ] && [ -f "$dir/data/postmaster.pid" ]; then
-            as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+            continue_backends
+            # A fast stop waits for every backend to exit; one that still does not within 30 s
+            # (stopped again, or stuck in the kernel) is left to an immediate stop.
+            as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null 2>&1 \
+                || as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
         fi
         ;;
     *)

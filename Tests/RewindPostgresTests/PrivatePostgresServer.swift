@@ -46,6 +46,13 @@ struct PrivatePostgresServer {
         PushCommandTests.script(script, "resume", directory) == 0
     }
 
+    /// The server's main process (the first line of its `postmaster.pid`), while it runs.
+    var postmaster: pid_t? {
+        (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))
+            .flatMap { $0.split(separator: "\n").first }
+            .flatMap { pid_t($0) }
+    }
+
     func stop() {
         _ = PushCommandTests.script(script, "stop", directory)
     }
