@@ -35,6 +35,8 @@ func milliseconds(_ duration: Duration) -> String {
 ///
 /// It needs a server on this machine that its user may signal (`Tools/postgres.sh start`
 /// makes one), whose user may create databases: each run uses a new database, dropped after.
+/// Interrupted (Ctrl-C, SIGTERM), it continues a backend it holds stopped and stops `serve`
+/// before it exits (``SoakInterruption``); the database is then kept, and named.
 struct StoreSoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store-soak",
@@ -42,7 +44,9 @@ struct StoreSoakCommand: AsyncParsableCommand {
         discussion: """
             Needs a PostgreSQL server on this machine whose backends this user may signal \
             (SIGSTOP), and whose user may create databases (Tools/postgres.sh start DIR makes \
-            one). Fails, saying which, when a promise does not hold.
+            one). Fails, saying which, when a promise does not hold. Interrupted (Ctrl-C, \
+            SIGTERM), it continues any backend it stopped and stops `rewind serve` before it \
+            exits 128 + the signal, keeping the run's database (named on the way out).
             """
     )
 
@@ -92,9 +96,10 @@ struct StoreSoakCommand: AsyncParsableCommand {
         }
         let server = try PostgresLocation(parsing: url)
         let database = try await SoakDatabase.create(on: server)
+        let interruption = SoakInterruption(leaving: "the run's database is kept: \(database.location) (drop it when done)")
         var failures: [String] = []
         do {
-            failures += try await soak(database)
+            failures += try await soak(database, interruption: interruption)
             if statements > 0 { failures += try await statementTrain(database.location) }
         } catch {
             await database.drop()
@@ -146,7 +151,7 @@ struct StoreSoakCommand: AsyncParsableCommand {
 
     // MARK: - The soak
 
-    private func soak(_ database: SoakDatabase) async throws -> [String] {
+    private func soak(_ database: SoakDatabase, interruption: SoakInterruption) async throws -> [String] {
         let install = "soak"
         // Counts only: a failure holds up to a buffer of actions, which the soak must not keep.
         let failures = Mutex<(lost: Int, stalls: Int, reported: Int)>((0, 0, 0))
@@ -166,6 +171,7 @@ struct StoreSoakCommand: AsyncParsableCommand {
         var reading = database.location
         reading.install = install
         let inspector = SoakInspector(location: reading)
+        interruption.terminating { inspector.pid }
         try inspector.start()
         dispatcher.start()
         let sampler = SoakSampler(dispatcher: dispatcher, inspector: inspector)
@@ -183,12 +189,12 @@ struct StoreSoakCommand: AsyncParsableCommand {
 
         var events: [String] = []
         try await at(0.15)
-        events.append(try await stopBackend(database, install: install, say: say))
+        events.append(try await stopBackend(database, install: install, interruption: interruption, say: say))
         try await at(0.35)
         inspector.faultHappened()
         events.append(try await restartServer(database, say: say))
         try await at(0.5)
-        events.append(try await stopBackend(database, install: install, say: say))
+        events.append(try await stopBackend(database, install: install, interruption: interruption, say: say))
         try await at(0.65)
         say("restarting rewind serve")
         inspector.restart()
@@ -212,7 +218,7 @@ struct StoreSoakCommand: AsyncParsableCommand {
     }
 
     /// Stops the recorder's backend (found by its connection's name) for `stopSeconds`.
-    private func stopBackend(_ database: SoakDatabase, install: String, say: (String) -> Void) async throws -> String {
+    private func stopBackend(_ database: SoakDatabase, install: String, interruption: SoakInterruption, say: (String) -> Void) async throws -> String {
         var pids: [pid_t] = []
         // Between connections (after a failure, before its next batch) there is none: wait.
         for _ in 0..<50 where pids.isEmpty {
@@ -220,12 +226,14 @@ struct StoreSoakCommand: AsyncParsableCommand {
             if pids.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
         }
         guard !pids.isEmpty else { throw ValidationError("the recorder has no backend to stop") }
+        interruption.stopping(pids)
         for pid in pids where kill(pid, SIGSTOP) != 0 {
             throw ValidationError("cannot stop backend \(pid) (\(String(cString: strerror(errno)))): run as the server's owner")
         }
         say("stopped the recorder's backend \(pids.map(String.init).joined(separator: ", "))")
         try await Task.sleep(for: .seconds(stopSeconds))
         for pid in pids { kill(pid, SIGCONT) }
+        interruption.continued(pids)
         say("continued it")
         return "backend stopped \(stopSeconds) s"
     }
