@@ -200,6 +200,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         spare.reserveCapacity(RecordingBuffer<State, Action>.itemCapacity(for: configuration))
         let maxDelay: Duration? = if case let .buffered(delay) = configuration.durability { delay } else { nil }
         var commitsSinceRetention = 0
+        // How much to take at once while dispatch outruns the writer (``CommitPace``), and
+        // whether the take under way is one it measures (events only: no state to encode).
+        var pace = CommitPace()
+        var measuredTake = false
+        let capacity = max(1, configuration.bufferCapacity)
         // The ticket of the last event taken from the buffer: every event handed off is in
         // exactly one take, so a take's events follow the previous take's.
         var taken: UInt64 = 0
@@ -287,7 +292,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // the buffer's last.
                 // Taken under the lock, with the room waiters: one that found no room before this
                 // is woken below, one that looks after finds the room.
-                let taking = contents.stalled != nil ? count : Self.takeCount(ring, count: count, batch: max(1, configuration.batchSize))
+                // While dispatch outruns the writer, a take holds what commits within a few
+                // milliseconds (``CommitPace``): a dispatch waiting for room waits that long at most.
+                let batch = max(1, configuration.batchSize)
+                let limit = pace.limit(
+                    available: count, batch: batch, capacity: capacity, pushed: ring.pushed.load(ordering: .relaxed),
+                    waiting: !contents.roomWaiters.isEmpty, now: .now
+                )
+                measuredTake = contents.stalled == nil && ring.isFlagged(0)
+                let taking = contents.stalled != nil ? count : Self.takeCount(ring, count: count, batch: limit)
                 ring.take(taking, into: &spare)
                 _ = buffer.markWorking(&contents)
                 contents.busySince = .now
@@ -356,7 +369,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
                     let began = ContinuousClock.now
                     taken = commit(part, after: taken, progress: &progress)
-                    let took = (ContinuousClock.now - began).components
+                    let duration = ContinuousClock.now - began
+                    if measuredTake { pace.committed(events: part.count, batch: max(1, configuration.batchSize), in: duration) }
+                    let took = duration.components
                     longestCommit.max(took.seconds * 1_000_000_000 + took.attoseconds / 1_000_000_000, ordering: .relaxed)
                     start = part.endIndex
                     commitsSinceRetention += 1
