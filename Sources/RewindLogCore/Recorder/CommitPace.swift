@@ -30,6 +30,9 @@ struct CommitPace {
     private(set) var cost: (fixed: Double, perEvent: Double)?
     /// The fixed part the last line through commits of different sizes found.
     private var fixedFound: Double?
+    /// Whether the next paced take is twice the floor, to tell a fixed part from a part per
+    /// event (``fitted(floor:)``).
+    private var probing = false
 
     /// The least a paced take holds.
     static func floor(batch: Int) -> Int {
@@ -61,6 +64,7 @@ struct CommitPace {
             let room = Double(capacity - (available - whole))
             guard rate * (cost.fixed + Double(whole) * cost.perEvent) > room else { return batch }
         }
+        if probing { return min(batch, 2 * floor) }
         let fits = (target - cost.fixed) / cost.perEvent
         return Int(min(Double(batch), max(Double(floor), fits)))
     }
@@ -85,9 +89,11 @@ struct CommitPace {
     /// are read with the fixed part found last (or none: the cautious reading, smaller takes,
     /// and the one that settles — a take sized from it grows while its commit is shorter than
     /// the target, `n = target / (fixed / n + perEvent)`). Time that does not grow with the
-    /// events is all fixed; so are commits of the floor's size or less that already reach the
-    /// target, before any line says otherwise.
+    /// events is all fixed where it reaches the target. Commits of the floor's size or less
+    /// that already reach the target, before any line, ask for a probe: a take of twice the
+    /// floor, whose line with them tells.
     private mutating func fitted(floor: Int) -> (fixed: Double, perEvent: Double) {
+        probing = false
         let meanEvents = sums.events / sums.weight, meanSeconds = sums.seconds / sums.weight
         let variance = sums.eventsSquared / sums.weight - meanEvents * meanEvents
         if variance >= 0.1 * meanEvents * meanEvents {
@@ -108,7 +114,9 @@ struct CommitPace {
             let fixed = min(fixedFound, meanSeconds)
             return (fixed, (meanSeconds - fixed) / meanEvents)
         }
-        if meanEvents <= Double(floor), meanSeconds >= Self.target.seconds { return (meanSeconds, 0) }
+        // Takes of the floor's size already reach the target: all fixed, or all per event?
+        // A take of twice the floor tells (the line through both), at the cost of one longer commit.
+        probing = meanEvents <= Double(floor) && meanSeconds >= Self.target.seconds
         return (0, meanSeconds / meanEvents)
     }
 }
