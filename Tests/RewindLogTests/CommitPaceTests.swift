@@ -104,7 +104,7 @@ struct CommitPaceTests {
         configuration.onFailure = { failures.append($0) }
         let recorder = Recorder<Int, SlowToEncodeAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.counter"), configuration: configuration)
         let store = Store(initialState: 0, reducer: Reducer { state, action in state += action.value }, middleware: recorder.middleware)
-        for value in 1...6_000 { store.dispatch(SlowToEncodeAction(value: value)) }
+        for value in 1...8_000 { store.dispatch(SlowToEncodeAction(value: value)) }
         // The takes while dispatch outran the writer (the flush after drains in whole
         // batches: nobody waits for room then).
         let burst = log.eventsPerWrite.withLock { $0 }.filter { $0 > 0 }
@@ -112,7 +112,7 @@ struct CommitPaceTests {
         try recorder.close()
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(try log.gaps().isEmpty)
-        #expect(try log.sessions().map(\.eventCount) == [6_000])
+        #expect(try log.sessions().map(\.eventCount) == [8_000])
         // The buffer filled at once and every later dispatch waited for room. Paced, a take
         // holds what commits in about 8 ms, at least 128 events (a sixteenth of a batch): here
         // the floor, after one take of twice it (a floor's commit passed 8 ms: is that a fixed
@@ -150,7 +150,11 @@ struct SlowToEncodeAction: Codable, Sendable, Equatable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        usleep(40)
+        // Spun, not slept: under the suite's load a sleep's wake-up waits for a core, and
+        // 8,000 of them held the test (and one of the pool's two threads) for a minute and
+        // more, starving the suite's effects.
+        let until = ContinuousClock.now + .microseconds(40)
+        while ContinuousClock.now < until {}
         var container = encoder.singleValueContainer()
         try container.encode(value)
     }
