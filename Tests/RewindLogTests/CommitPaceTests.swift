@@ -1,5 +1,4 @@
 import Foundation
-import Rewind
 @testable import RewindLogCore
 import RewindTestSupport
 import Testing
@@ -95,35 +94,6 @@ struct CommitPaceTests {
         #expect(pace.limit(available: 100, batch: 2_048, capacity: 4_096, pushed: 4_196, waiting: true, now: now) == 2_048)
     }
 
-    @Test("the recorder paces its writer: a burst of actions slow to encode commits in takes of far less than a batch, and nothing is lost")
-    func recorderPaces() throws {
-        // Each action takes at least 40 µs to encode: a whole batch of 2,048 at least 82 ms.
-        let log = MemoryLog()
-        let failures = Recorded<RecorderFailure<SlowToEncodeAction>>()
-        var configuration = RecorderConfiguration<Int, SlowToEncodeAction>()
-        configuration.onFailure = { failures.append($0) }
-        let recorder = Recorder<Int, SlowToEncodeAction>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.counter"), configuration: configuration)
-        let store = Store(initialState: 0, reducer: Reducer { state, action in state += action.value }, middleware: recorder.middleware)
-        for value in 1...8_000 { store.dispatch(SlowToEncodeAction(value: value)) }
-        // The takes while dispatch outran the writer (the flush after drains in whole
-        // batches: nobody waits for room then).
-        let burst = log.eventsPerWrite.withLock { $0 }.filter { $0 > 0 }
-        try recorder.flush()
-        try recorder.close()
-        #expect(failures.all.isEmpty, "\(failures.all)")
-        #expect(try log.gaps().isEmpty)
-        #expect(try log.sessions().map(\.eventCount) == [8_000])
-        // The buffer filled at once and every later dispatch waited for room. Paced, a take
-        // holds what commits in about 8 ms, at least 128 events (a sixteenth of a batch): here
-        // the floor, after one take of twice it (a floor's commit passed 8 ms: is that a fixed
-        // part?). Unpaced, the writer took whole batches of 2,048. Counted, not timed: under
-        // a loaded machine a commit's time (and so a take or two) may mislead the pace, but
-        // not most of them.
-        #expect(burst.count >= 10, "\(burst)")
-        let median = burst.sorted().dropFirst(burst.count / 2).first ?? 0
-        #expect(median <= 2 * CommitPace.floor(batch: 2_048), "takes while dispatch waited: \(burst)")
-    }
-
     @Test("idle commits of a few events each, then a burst: the burst's takes are sized from them and settle at the target")
     func idleThenBurst() {
         let store = ModelledStore(fixed: 0.0005, perEvent: 0.0000080)
@@ -134,28 +104,5 @@ struct CommitPaceTests {
         for size in sizes.suffix(10) {
             #expect(store.commit(size) <= CommitPace.target + .microseconds(50), "a take of \(size) commits in \(store.commit(size))")
         }
-    }
-}
-
-/// An action whose encoding takes at least 40 µs (a large action on a slow device).
-struct SlowToEncodeAction: Codable, Sendable, Equatable {
-    var value: Int
-
-    init(value: Int) {
-        self.value = value
-    }
-
-    init(from decoder: any Decoder) throws {
-        value = try decoder.singleValueContainer().decode(Int.self)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        // Spun, not slept: under the suite's load a sleep's wake-up waits for a core, and
-        // 8,000 of them held the test (and one of the pool's two threads) for a minute and
-        // more, starving the suite's effects.
-        let until = ContinuousClock.now + .microseconds(40)
-        while ContinuousClock.now < until {}
-        var container = encoder.singleValueContainer()
-        try container.encode(value)
     }
 }

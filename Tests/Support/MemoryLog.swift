@@ -27,8 +27,6 @@ public final class MemoryLog: LogReader, RecordingLog {
     public let isStalled = Atomic<Bool>(false)
     /// How long every write takes, in milliseconds, as on a slow store that still commits.
     public let writeDelay = Atomic<Int>(0)
-    /// How many events each committed write held, in order: the recorder's takes.
-    public let eventsPerWrite = Mutex<[Int]>([])
 
     fileprivate struct Contents {
         var identity = UUID()
@@ -292,7 +290,7 @@ public final class MemoryLog: LogReader, RecordingLog {
 
     package func write(session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]) throws(EventLogError) -> ClosedRange<Int64>? {
         let storage = try storage(for: session)
-        let written = try transaction { contents throws(EventLogError) in
+        return try transaction { contents throws(EventLogError) in
             let writes: [LogWrite]
             do { writes = try encode(storage.codec) } catch let error as EventLogError { throw error } catch {
                 throw .failed(path: path, reason: "\(error)")
@@ -328,8 +326,6 @@ public final class MemoryLog: LogReader, RecordingLog {
             }
             return seqs
         }
-        eventsPerWrite.withLock { $0.append(written?.count ?? 0) }
-        return written
     }
 
     package func recordGap<State: Encodable>(
