@@ -88,7 +88,7 @@ public struct RecorderConfiguration<State: Sendable, Action: Sendable>: Sendable
     /// most an eighth of this many), so a dispatch waiting for room waits for one such commit.
     /// While dispatch outruns the writer (a dispatch waits for room, or soon would), it takes
     /// fewer: what its last commits say it commits in about 8 ms, at least a sixteenth of this,
-    /// so that a burst holds a dispatch for about half a frame, not a whole batch's commit.
+    /// so that a dispatch in a burst waits for a shorter commit than a whole batch's.
     public var batchSize = 2_048
     /// How actions and states are encoded.
     public var codec: any PayloadCodec = JSONPayloadCodec()
