@@ -446,10 +446,12 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ]
         ),
-        // The macro's expansion tests are a package of their own, Tests/Macros (see its manifest).
+        // The macro's expansion tests are here too, through the compiler and the macro's plugin
+        // executable (BinaryCodableExpansionTests): a test target that linked the macro's module
+        // would be built for the host, and the whole package with it.
         .testTarget(
             name: "RewindCodingTests",
-            dependencies: ["Rewind", "RewindCoding", "RewindExamples"]
+            dependencies: ["Rewind", "RewindCoding", "RewindExamples", "RewindTestSupport"]
         ),
         .testTarget(
             name: "RewindExamplesTests",

@@ -3,8 +3,7 @@
 #
 #   Tools/dev.sh demo [rewind demo options]   record the shop app's session, then replay it with rewind
 #   Tools/dev.sh test [swift test options]    build and run the whole test suite (with a throwaway
-#                                             PostgreSQL server for the PostgreSQL store's tests),
-#                                             then the macro's expansion tests (Tests/Macros)
+#                                             PostgreSQL server for the PostgreSQL store's tests)
 #   Tools/dev.sh build                        build everything the tests use: libraries, tools, tests
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
@@ -66,8 +65,6 @@ ensure_test_tools() {
 # build instead of recompiling Rewind's modules for each set of traits. The demo builds what a
 # user's `swift run rewind` builds (the default traits), as the README's next commands do.
 traits=(--enable-all-traits)
-# Where Tests/Macros builds (beside the main package's build, so that one .build holds both).
-macros_scratch="$PWD/.build/macros"
 
 job="${1:-}"
 [ $# -gt 0 ] && shift
@@ -103,20 +100,7 @@ case "$job" in
         [ "${REWIND_BUILT:-}" = 1 ] && exit 0
         require_swift
         ensure_sqlite
-        # The macro's expansion tests (a package of their own: see Tests/Macros/Package.swift)
-        # build beside the main package: they need only swift-syntax, whose chain of modules
-        # keeps about one core busy.
-        mkdir -p .build
-        (cd Tests/Macros && swift build --build-tests --scratch-path "$macros_scratch") >.build/macros-build.log 2>&1 &
-        macros=$!
-        status=0
-        swift build "${traits[@]}" --build-tests "$@" || status=$?
-        if ! wait "$macros"; then
-            say "the macro tests' package (Tests/Macros) did not build:"
-            tail -40 .build/macros-build.log >&2
-            exit 1
-        fi
-        exit "$status"
+        swift build "${traits[@]}" --build-tests "$@"
         ;;
     test)
         require_swift
@@ -138,12 +122,7 @@ case "$job" in
                 say "could not start PostgreSQL: its tests are skipped (set REWIND_TEST_POSTGRES_URL to run them)"
             fi
         fi
-        status=0
-        swift test "${traits[@]}" "$@" || status=$?
-        # Then the macro's expansion tests, with the same options (a filter that names none of
-        # them runs none).
-        (cd Tests/Macros && swift test --scratch-path "$macros_scratch" "$@") || status=$?
-        exit "$status"
+        swift test "${traits[@]}" "$@"
         ;;
     bench)
         require_swift
