@@ -45,7 +45,8 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
     /// How much the test must assert; `.on` by default.
     public var exhaustivity = Exhaustivity.on
     /// How long `receive` waits for a fed-back action and `finish` for effects, unless given
-    /// one of its own; one second by default.
+    /// one of its own; one second by default. Wall-clock time, which includes an effect's wait
+    /// for a thread: a large suite on a small machine wants more (see <doc:TestingWithRewind>).
     public var timeout = Duration.seconds(1)
 
     /// What the store has reduced and the tests have not yet asserted.
