@@ -5,7 +5,9 @@
 #                                         binary-payload, generated-code, json-payload, jsonl-import,
 #                                         report (default: all)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
-#   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core)
+#   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core; the last
+#                                         targets, fewer than the cores, each run as several
+#                                         processes sharing its SECONDS, so that no core idles)
 #
 # New inputs that add coverage go to .build/corpus/TARGET (kept between runs); a crash, hang or
 # runaway allocation is written to .build/crashes/TARGET/ and makes the script exit 1. Turn each
@@ -34,10 +36,11 @@ bin=.build/$configuration
 # (FUZZ_JOBS), each for SECONDS.
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 
-# run_target TARGET: fuzzes it; its summary line goes to .build/fuzz-TARGET.summary, and it
-# exits 1 on an artifact or a run that never started.
+# run_target TARGET [PARTS]: fuzzes it for SECONDS of CPU, as PARTS processes (1 by default)
+# side by side over its one corpus, each for SECONDS / PARTS; its summary line goes to
+# .build/fuzz-TARGET.summary, and it exits 1 on an artifact or a run that never started.
 run_target() {
-    local target=$1 seeds corpus crashes log runs coverage found
+    local target=$1 parts=${2:-1} seeds corpus crashes log runs coverage found part
     case $target in
         binary-payload|generated-code) seeds=Corpus/binary ;;
         json-payload) seeds=Corpus/json ;;
@@ -48,13 +51,21 @@ run_target() {
     crashes=.build/crashes/$target
     mkdir -p "$corpus" "$crashes"
     log=.build/fuzz-$target.log
-    "$bin/fuzz-$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-        -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$seeds" >"$log" 2>&1 || true
-    runs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' | tail -1)
-    coverage=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:" "$log" | tail -1 | sed -E 's/.*cov: ([0-9]+).*/\1/')
+    local pids=()
+    for part in $(seq "$parts"); do
+        "$bin/fuzz-$target" -max_total_time="$(( (seconds + parts - 1) / parts ))" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+            -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$seeds" >"$log.$part" 2>&1 &
+        pids+=($!)
+    done
+    for part in "${pids[@]}"; do wait "$part" || true; done
+    cat $(seq -f "$log.%g" "$parts") >"$log"
+    rm -f $(seq -f "$log.%g" "$parts")
+    # Executions summed over the parts; coverage the widest part's.
+    runs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{ total += $2; seen = 1 } END { if (seen) print total }')
+    coverage=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE).*cov:" "$log" | sed -E 's/.*cov: ([0-9]+).*/\1/' | sort -n | tail -1)
     found=$(find "$crashes" -type f | wc -l | tr -d ' ')
-    echo "fuzz-$target: ${runs:-0} executions in $seconds s, coverage ${coverage:-?} edges, corpus $(ls "$corpus" | wc -l | tr -d ' ') inputs, $found crash/hang/oom artifacts" >".build/fuzz-$target.summary"
-    [ "$found" = 0 ] && [ -n "$runs" ]
+    echo "fuzz-$target: ${runs:-0} executions in $seconds s$([ "$parts" -gt 1 ] && echo " ($parts processes)"), coverage ${coverage:-?} edges, corpus $(ls "$corpus" | wc -l | tr -d ' ') inputs, $found crash/hang/oom artifacts" >".build/fuzz-$target.summary"
+    [ "$found" = 0 ] && [ -n "$runs" ] && [ "$(grep -c "stat::number_of_executed_units" "$log")" -eq "$parts" ]
 }
 
 for target in $targets; do
@@ -65,6 +76,7 @@ for target in $targets; do
 done
 
 failed=0
+# Running targets as TARGET:PID:SLOTS, SLOTS the cores each holds.
 running=()
 finish() {
     local target=$1 pid=$2
@@ -76,13 +88,26 @@ finish() {
         cat ".build/fuzz-$target.summary"
     fi
 }
+held() { local total=0 entry; for entry in "${running[@]}"; do total=$((total + ${entry##*:})); done; echo "$total"; }
+# The targets that would run last, fewer than the cores (5 on 2: the fifth alone, a core idle
+# for its whole run), are split instead: each as jobs/left processes of a share of its time,
+# so that every core works to the end and each target still gets SECONDS of CPU.
+set -- $targets
+count=$#
+left=$((count % jobs))
+index=0
 for target in $targets; do
-    run_target "$target" &
-    running+=("$target:$!")
-    if [ ${#running[@]} -ge "$jobs" ]; then
-        finish "${running[0]%%:*}" "${running[0]##*:}"
+    index=$((index + 1))
+    parts=1
+    if [ "$left" -gt 0 ] && [ $((jobs / left)) -ge 2 ] && [ "$index" -gt $((count - left)) ]; then parts=$((jobs / left)); fi
+    # Room for its processes: the oldest running target finishes first.
+    while [ ${#running[@]} -gt 0 ] && [ $(( $(held) + parts )) -gt "$jobs" ]; do
+        entry=${running[0]}
+        finish "${entry%%:*}" "$(cut -d: -f2 <<<"$entry")"
         running=("${running[@]:1}")
-    fi
+    done
+    run_target "$target" "$parts" &
+    running+=("$target:$!:$parts")
 done
-for entry in "${running[@]}"; do finish "${entry%%:*}" "${entry##*:}"; done
+for entry in "${running[@]}"; do finish "${entry%%:*}" "$(cut -d: -f2 <<<"$entry")"; done
 exit $failed
