@@ -295,14 +295,24 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
-            let found = processed.entries.withLock { queue -> Processed? in
-                guard let index = queue.firstIndex(where: predicate) else { return nil }
-                return queue.remove(at: index)
-            }
-            if let found { return found }
+            if let found = take(where: predicate) { return found }
             // A cancelled test's sleep returns at once: it gives up rather than spin.
-            guard clock.now < deadline, !Task.isCancelled else { return nil }
+            guard clock.now < deadline, !Task.isCancelled else {
+                // One more look after a turn of the pool: in a busy suite the effect that sends
+                // the action may be queued for a thread behind other tests' work, and a task
+                // queued before this one runs before it comes back.
+                await Task.yield()
+                return take(where: predicate)
+            }
             try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Removes and returns the oldest unasserted entry matching `predicate`, if there is one.
+    private func take(where predicate: (Processed) -> Bool) -> Processed? {
+        processed.entries.withLock { queue -> Processed? in
+            guard let index = queue.firstIndex(where: predicate) else { return nil }
+            return queue.remove(at: index)
         }
     }
 
@@ -313,7 +323,11 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while !store.isIdle {
-            guard clock.now < deadline, !Task.isCancelled else { return false }
+            guard clock.now < deadline, !Task.isCancelled else {
+                // One more look after a turn of the pool, as `next(where:timeout:)` does.
+                await Task.yield()
+                return store.isIdle
+            }
             try? await Task.sleep(for: .milliseconds(1))
         }
         return true

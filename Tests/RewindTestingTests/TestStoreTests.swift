@@ -13,6 +13,9 @@ struct TestStoreTests {
     @Test("checkout: every state change and the effect's result, asserted exhaustively")
     func checkoutFlow() async throws {
         let store = TestStore(initialState: ShopState(), reducer: Shop.reducer, middleware: Shop.effects(environment: .simulated))
+        // Generous, as the testing guide advises for a large suite: the whole suite shares two
+        // threads, and a receive with the default second once timed out in CI.
+        store.timeout = .seconds(60)
         await store.send(.catalogue(.load(at: Self.date))) {
             $0.catalogue.isLoading = true
             $0.catalogue.requestedAt = Self.date
@@ -83,6 +86,7 @@ struct TestStoreTests {
     @Test("receiving the wrong action fails with the difference between the actions")
     func wrongReceivedAction() async {
         let store = TestStore(initialState: ShopState(), reducer: Shop.reducer, middleware: Shop.effects(environment: .simulated))
+        store.timeout = .seconds(60)   // generous: the suite shares two threads
         await store.send(.catalogue(.load(at: Self.date))) {
             $0.catalogue.isLoading = true
             $0.catalogue.requestedAt = Self.date
