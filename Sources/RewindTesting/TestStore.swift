@@ -299,8 +299,8 @@ public final class TestStore<State: Codable & Equatable & Sendable, Action: Coda
             // A cancelled test's sleep returns at once: it gives up rather than spin.
             guard clock.now < deadline, !Task.isCancelled else {
                 // One more look after a turn of the pool: in a busy suite the effect that sends
-                // the action may be queued for a thread behind other tests' work, and a task
-                // queued before this one runs before it comes back.
+                // the action may be queued for a thread behind other tests' work, and yielding
+                // lets what was queued before this wait run first.
                 await Task.yield()
                 return take(where: predicate)
             }

@@ -74,8 +74,8 @@ struct TestStoreTests {
         await withKnownIssue {
             // Generous: the effect is quick, but the whole suite shares two threads. The suite
             // starts its ~800 tests at once, and in its first minute and a half their bodies
-            // keep both busy: three runs of the whole suite in ten saw this quick effect not
-            // finish within 60 s. finish returns as soon as the effect has, so only a failing
+            // keep both busy: whole-suite runs saw this quick effect not finish within 60 s
+            // three times. finish returns as soon as the effect has, so only a failing
             // run waits the whole timeout.
             await store.finish(timeout: .seconds(300))
         } matching: { issue in
