@@ -276,6 +276,51 @@ struct PersistenceTests {
         #expect(removed[first...last].count <= 3 * steps.count - 2, "\(removed)")
     }
 
+    @Test("during a burst the recorder checks retention once it has caught up, or after four times the due commits: a dispatch waiting for room does not wait for a check too")
+    func retentionWaitsForTheWriterToCatchUp() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("burst.rewind"))
+        // The statements on the log's one connection, which the recorder writes through: its
+        // batches' inserts, and retention's checks (each begins by reading the last seq).
+        let statements = Mutex<[String]>([])
+        try await log.database.writeWithoutTransaction { db in
+            db.trace { event in statements.withLock { $0.append(event.expandedDescription) } }
+        }
+        var configuration = RecorderConfiguration<Int, Int>()
+        // A check due after every commit.
+        configuration.retention = Retention(maxEvents: 200, checkEvery: 1)
+        configuration.snapshotInterval = 50
+        configuration.snapshotBudget = .infinity
+        configuration.batchSize = 100
+        configuration.bufferCapacity = 1_000
+        let recorder = Recorder<Int, Int>(log: log, app: AppIdentity(id: "app"), configuration: configuration)
+        let store = Store(initialState: 0, reducer: Reducer { count, action in count += action }, middleware: recorder.middleware)
+        // Dispatched far faster than the writer commits: it catches up only at the end.
+        for _ in 0..<20_000 { store.dispatch(1) }
+        try await recorder.flush()
+        try await recorder.close()
+        let all = statements.withLock { $0 }
+        // A commit, or a check, since the last check.
+        var sinceCheck: [Int] = [], commits = 0
+        for statement in all {
+            if statement.hasPrefix("COMMIT") { commits += 1 }
+            if statement == "SELECT max(seq) FROM events" {
+                sinceCheck.append(commits)
+                commits = 0
+            }
+        }
+        #expect(sinceCheck.count >= 10 && all.count > 1_000, "\(sinceCheck.count) checks, \(all.count) statements")
+        // Before, a check after every commit: two commits since the last check (the batch's,
+        // and that check's own). While behind, now a check after four at most (the writer's
+        // patience), five with the check's own; earlier only when the writer caught up.
+        let early = sinceCheck.filter { $0 < 5 }.count
+        #expect(early * 4 <= sinceCheck.count, "checks after fewer than five commits: \(early) of \(sinceCheck.count): \(sinceCheck)")
+        // And the log is still within its limit once the writer caught up.
+        let kept = try #require(try log.seqRange()).count
+        #expect(kept <= 200 + 50 + 100, "\(kept) events kept")
+        #expect(try log.checkIntegrity().isSound)
+    }
+
     /// Counts the `events` rows each committed transaction deleted, on the connection it is
     /// added to.
     final class RemovedPerTransaction: TransactionObserver, @unchecked Sendable {

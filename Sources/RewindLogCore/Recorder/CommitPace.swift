@@ -12,8 +12,11 @@
 ///
 /// What commits within the target comes from the commits before: their times fitted as a
 /// fixed part (the sync, a server's round trips) and a part per event, the recent ones
-/// weighing most. A store whose fixed part alone reaches the target (a distant server) is not
-/// paced: smaller takes would not commit sooner, only less at a time. Writer thread only.
+/// weighing most. A paced take holds at most twice the largest commit measured (or the floor):
+/// a line through small commits says little about a large one (a session's first commits run
+/// cold, and a line through them once promised a whole batch in 3 ms that took 13). A store
+/// whose fixed part alone reaches the target (a distant server) is not paced: smaller takes
+/// would not commit sooner, only less at a time. Writer thread only.
 struct CommitPace {
     /// Half a frame at 60 Hz.
     static let target: Duration = .milliseconds(8)
@@ -33,6 +36,9 @@ struct CommitPace {
     /// Whether the next paced take is twice the floor, to tell a fixed part from a part per
     /// event (``fitted(floor:)``).
     private var probing = false
+    /// The most events a measured commit held: a paced take holds at most twice as many (twice
+    /// the floor after smaller ones: an idle app's commits of an event or two).
+    private var largest = 0
 
     /// The least a paced take holds.
     static func floor(batch: Int) -> Int {
@@ -66,13 +72,14 @@ struct CommitPace {
         }
         if probing { return min(batch, 2 * floor) }
         let fits = (target - cost.fixed) / cost.perEvent
-        return Int(min(Double(batch), max(Double(floor), fits)))
+        return Int(min(Double(batch), Double(2 * max(largest, floor)), max(Double(floor), fits)))
     }
 
     /// A commit of `events` events (a take that began with an event, not with a state to
     /// encode) lasted `duration`; `batch`: the configured batch size.
     mutating func committed(events: Int, batch: Int, in duration: Duration) {
         guard events > 0 else { return }
+        largest = max(largest, events)
         let n = Double(events), t = duration.seconds
         let f = Self.forgetting
         sums = (
