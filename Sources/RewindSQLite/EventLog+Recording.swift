@@ -15,6 +15,8 @@ extension EventLog: RecordingLog {
         // session's key. Encoding happens inside the transaction, so new symbols get ids under
         // the write lock.
         let storage = try storage(for: session)
+        // The recorder's writer checkpoints once it has caught up (`checkpoint()`).
+        checkpoints.deferring.store(true, ordering: .relaxed)
         return try writeEncoding { db in
             try insert(try encode(storage.codec), into: storage, in: db)
         }
@@ -23,7 +25,24 @@ extension EventLog: RecordingLog {
     /// The app's own log stays open (the app closes it); one the writer opened again in place
     /// is the writer's to close.
     package func recorderFinished() {
-        if openedForRecorder.load(ordering: .acquiring) { try? close() }
+        checkpoints.deferring.store(false, ordering: .relaxed)
+        if openedForRecorder.load(ordering: .acquiring) {
+            try? close()
+        } else if wantsCheckpoint {
+            try? checkpoint()
+        }
+    }
+
+    package var wantsCheckpoint: Bool {
+        checkpoints.isWanted
+    }
+
+    /// A passive checkpoint, as SQLite runs at 1,000 pages: it never waits for readers.
+    package func checkpoint() throws(EventLogError) {
+        try mappingErrors(path: path) {
+            try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)") }
+        }
+        checkpoints.walPages.store(0, ordering: .relaxed)
     }
 
     /// The session's lock file, opened again for writing: the crash hook writes its mark there,

@@ -69,6 +69,9 @@ public final class EventLog: LogReader {
     let openedFile: FileIdentity?
     /// Set on a log a recorder's writer opened again in place, which the writer closes.
     let openedForRecorder = Atomic<Bool>(false)
+    /// When the write-ahead log is checkpointed: by a recorder's writer once it has caught up,
+    /// while one writes through this log; at 1,000 pages otherwise (``CheckpointDeferral``).
+    let checkpoints = CheckpointDeferral()
 
     /// Opens the log at `path`, creating it in ``Mode/readWrite`` when missing.
     ///
@@ -132,6 +135,7 @@ public final class EventLog: LogReader {
             guard mode == .readWrite else { throw .fileNotFound(path: path) }
             try Self.createExclusively(file)
         }
+        let checkpoints = self.checkpoints
         let opened = try mappingErrors(path: path) { () throws -> (DatabaseQueue, Int) in
             var configuration = Configuration()
             configuration.label = "RewindLog"
@@ -175,6 +179,11 @@ public final class EventLog: LogReader {
                     // with this, at the same commit rate and writer CPU (rewind-bench's README).
                     // Read-only logs (the CLI, the inspector) keep SQLite's default.
                     try db.execute(sql: "PRAGMA cache_size = -\(Self.writerPageCacheKiB)")
+                    checkpoints.install(on: db)
+                    // A write-ahead log a recorder's burst grew past SQLite's usual size (its
+                    // checkpoints put off, above) goes back to that size once it is reset, rather
+                    // than keeping its largest size on disk.
+                    try db.execute(sql: "PRAGMA journal_size_limit = \(CheckpointDeferral.pages * 4_096)")
                     try SchemaMigrator.migrate(db, path: path)
                 }
                 return (database, SchemaMigrator.latestVersion)

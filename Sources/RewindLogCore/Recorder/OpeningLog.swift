@@ -77,6 +77,14 @@ package final class OpeningLog: RecordingLog {
         opened.withLock { $0 }?.takeMarkedSessions() ?? []
     }
 
+    package var wantsCheckpoint: Bool {
+        opened.withLock { $0 }?.wantsCheckpoint ?? false
+    }
+
+    package func checkpoint() throws(EventLogError) {
+        try opened.withLock { $0 }?.checkpoint()
+    }
+
     package var reportReader: (any LogReader)? {
         opened.withLock { $0 }?.reportReader
     }

@@ -191,8 +191,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         /// `newest`: the last action handed off, and its index, for the crash mark to name.
         case sleep(until: ContinuousClock.Instant?, newest: (UInt64, Action)? = nil)
         case write([RecordingBuffer<State, Action>.Item], roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
-        /// Check retention, now that the writer has caught up (``retentionIsDue``).
-        case trim(Retention)
+        /// Check retention and checkpoint the log, when due, now that the writer has caught up.
+        case tidy
         case exit
     }
 
@@ -206,8 +206,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         // caught up (nothing buffered): a check reads the sizes of the log's newest payloads,
         // up to its byte limit (5–15 ms on the bench's burst of 100,000 shop actions, more on a
         // log near its limit), and a dispatch waiting for room would wait for it too. A writer
-        // that does not catch up checks anyway after `patience` times as many commits.
+        // that does not catch up checks anyway after `patience` times as many commits. The
+        // same for a file's checkpoint: the log puts it off while the writer is behind, up to
+        // a bound of its own (`RecordingLog.wantsCheckpoint`).
         let patience = 4
+        var checkpointWanted = false
         func retentionIsDue(after checkEvery: Int = 1) -> Retention? {
             guard let retention = configuration.retention, commitsSinceRetention >= retention.checkEvery * checkEvery else { return nil }
             return retention
@@ -267,10 +270,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 let count = ring.countForConsumer
                 if count == 0 {
-                    if let retention = retentionIsDue() {
+                    if checkpointWanted || retentionIsDue() != nil {
                         _ = buffer.markWorking(&contents)
                         contents.busySince = .now
-                        return .trim(retention)
+                        return .tidy
                     }
                     if contents.isClosing {
                         // Every push that missed `closing` is counted by now (`askToClose`);
@@ -354,8 +357,14 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             switch job {
             case .begin:
                 begin(progress: &progress)
-            case let .trim(retention):
-                trim(to: retention)
+            case .tidy:
+                if let retention = retentionIsDue() { trim(to: retention) }
+                if checkpointWanted {
+                    checkpointWanted = false
+                    // Like SQLite's own checkpoints, one that fails is tried again after a later
+                    // commit; the commits report the log's failures.
+                    try? log.checkpoint()
+                }
             case let .suspend(waiters):
                 if holding, finishSession(as: .suspended, progress: &progress) {
                     hold(nil)
@@ -409,6 +418,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     start = part.endIndex
                     commitsSinceRetention += 1
                     if let retention = retentionIsDue(after: patience) { trim(to: retention) }
+                    checkpointWanted = log.wantsCheckpoint
                 }
                 assert(taken == through, "the parts' events are the take's events")
                 taken = through

@@ -63,6 +63,14 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// recording into one names its outbox, ``ReportOptions/outbox``).
     var reportOutbox: ReportOutbox? { get }
 
+    /// Whether a checkpoint the writer's commits put off is due: a file's write-ahead log is
+    /// checkpointed by the writer once it has caught up with the app, not inside a commit a
+    /// dispatch may be waiting for (see the SQLite log's `CheckpointDeferral`). A store has none.
+    var wantsCheckpoint: Bool { get }
+
+    /// Runs the checkpoint ``wantsCheckpoint`` asks for.
+    func checkpoint() throws(EventLogError)
+
     /// The recorder is done with this log: a log that belongs to it alone (a store's connection
     /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
     func recorderFinished()
@@ -86,6 +94,8 @@ extension RecordingLog {
     package func crashMarkDescriptor(for session: LogSession) -> Int32? { nil }
 
     package func takeMarkedSessions() -> [Int64] { [] }
+    package var wantsCheckpoint: Bool { false }
+    package func checkpoint() throws(EventLogError) {}
     package var reportReader: (any LogReader)? { nil }
     package var reportOutbox: ReportOutbox? { nil }
 
