@@ -32,9 +32,9 @@ public struct Retention: Sendable, Hashable {
     /// burst of 100,000 shop actions), and a dispatch waiting for room would wait for it too.
     /// A check removes at most 100,000 events, in one transaction; while more must go (a large
     /// log from before a limit was set), the recorder removes another step after each commit,
-    /// as it catches up. On a 1 GB log of 18 million
-    /// events over the default limits, a step took 166 ms (median; 735 ms at most) and the
-    /// 179 steps 32 s in all, where one transaction had held the writer for 44 s.
+    /// as it catches up. On a 1 GB log of 18 million events over the default limits, a step
+    /// took 166 ms (median; 735 ms at most) and the 179 steps 32 s in all, where one
+    /// transaction had held the writer for 44 s.
     public var checkEvery: Int
     /// The events one step of trimming removes at most (`EventLog.trim(to:now:removingAtMost:)`):
     /// what the recorder's writer removes per commit while a log is over its limits. Tests

@@ -13,9 +13,9 @@ import Synchronization
 /// has reached twice that, where the commit checkpoints as SQLite would. (Four times cost more
 /// than it saved: in the bench's burst with a snapshot every 1,000 actions, whose 20 MB never
 /// let the writer catch up, that one checkpoint made a 34–36 ms commit, where SQLite's own made
-/// 22–23 and twice its pages 25.) Without a recorder
-/// the connection checkpoints at 1,000 pages, as SQLite's own hook does (this hook replaces it:
-/// SQLite's automatic checkpoint is itself a write-ahead log hook).
+/// 22–23 and twice its pages 25.) Without a recorder the connection checkpoints at 1,000
+/// pages, as SQLite's own hook does (this hook replaces it: SQLite's automatic checkpoint is
+/// itself a write-ahead log hook).
 final class CheckpointDeferral: Sendable {
     /// Where SQLite checkpoints by default (`wal_autocheckpoint`).
     static let pages = 1_000
