@@ -55,9 +55,9 @@ extension EventLog {
                     try db.execute(sql: "VACUUM")
                 }
                 try db.execute(sql: "PRAGMA incremental_vacuum")
-                try db.execute(sql: "PRAGMA wal_checkpoint(PASSIVE)")
             }
         }
+        try checkpoint()
     }
 
     private func removeHistory(beyond retention: Retention, now: Date, limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool) {

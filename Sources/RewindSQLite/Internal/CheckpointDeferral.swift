@@ -5,17 +5,17 @@ import Synchronization
 /// Moves the write-ahead log's checkpoints out of a recorder's commits.
 ///
 /// SQLite checkpoints (copies the write-ahead log's pages into the database file, and syncs it)
-/// inside the commit that takes the log past 1,000 pages. On a recorder's writer that commit is
-/// the longest of a burst: in the bench's burst of 100,000 shop actions, 12–14 ms where the
-/// paced commits took 8, and a dispatch waiting for room waits for it. So while a recorder
+/// inside the commit that takes the log past 1,000 pages. On a recorder's writer that commit was
+/// among the longest of a burst: in the bench's burst of 100,000 shop actions, 12–15 ms where
+/// the paced commits took 8, and a dispatch waiting for room waits for it. So while a recorder
 /// writes through the log (``deferring``), a commit leaves the checkpoint to the writer, which
 /// checkpoints once it has caught up with the app (``EventLog/checkpoint()``) — unless the log
-/// has reached twice that, where the commit checkpoints as SQLite would. (Four times cost more
-/// than it saved: in the bench's burst with a snapshot every 1,000 actions, whose 20 MB never
-/// let the writer catch up, that one checkpoint made a 34–36 ms commit, where SQLite's own made
-/// 22–23 and twice its pages 25.) Without a recorder the connection checkpoints at 1,000
-/// pages, as SQLite's own hook does (this hook replaces it: SQLite's automatic checkpoint is
-/// itself a write-ahead log hook).
+/// has reached twice that, where the commit checkpoints as SQLite would. (Four times measured
+/// worse: in the bench's burst with a snapshot every 1,000 actions, whose 20 MB never let the
+/// writer catch up, the longest commit was 34–36 ms with it, 22–25 with SQLite's own
+/// checkpoints, and 25 with twice their pages.) Without a recorder the connection checkpoints at
+/// 1,000 pages, as SQLite's own hook does (this hook replaces it: SQLite's automatic checkpoint
+/// is itself a write-ahead log hook).
 final class CheckpointDeferral: Sendable {
     /// Where SQLite checkpoints by default (`wal_autocheckpoint`).
     static let pages = 1_000
