@@ -107,7 +107,7 @@ extension EventLog {
         var first: Int64?
         var last: Int64?
         var count = 0
-        var sharedPresent = Set<Int64>()
+        var sharedPresent = SharedPayloads.Presence()
         for write in writes {
             switch write {
             case let .event(event):
@@ -157,6 +157,7 @@ extension EventLog {
         }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
+        sharedPayloads.keep(sharedPresent)
         guard let first, let last else { return nil }
         // A cached statement: compiling this per transaction showed in the writer's profile.
         try db.cachedStatement(

@@ -52,7 +52,7 @@ extension EventLog {
         /// events, so a cause before it is not in the file and reads as unknown.
         var firstSeqs: [Int64: Int64] = [:]
         /// The shared payload rows this import has inserted or checked (one transaction).
-        var sharedPresent: Set<Int64> = []
+        var sharedPresent = SharedPayloads.Presence()
         var sawHeader = false
         /// Sessions whose end the export did not say: they end at their last imported seq.
         var unended: Set<Int64> = []

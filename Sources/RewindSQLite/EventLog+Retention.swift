@@ -132,6 +132,7 @@ extension EventLog {
             // backlog is gone, not at each of its steps.
             if removed > 0, isComplete {
                 try db.execute(sql: "DELETE FROM payloads WHERE id NOT IN (SELECT payload FROM events WHERE typeof(payload) = 'integer')")
+                sharedPayloads.retentionDeletedRows()
             }
             for row in cut {
                 let session = try row.required("session_id", in: "events", as: Int64.self), taken = try row.required("n", in: "events", as: Int.self)

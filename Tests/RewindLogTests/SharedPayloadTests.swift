@@ -206,8 +206,14 @@ struct SharedPayloadTests {
         #expect(try cursor.collect().map { try reader.decodeAction(of: $0, as: Action.self) } == [Self.catalogue, Self.catalogue, Self.catalogue])
     }
 
-    @Test("trimming deletes the rows no event refers to; a writer still holding one's id writes it again")
-    func retention() throws {
+    /// Who trims the log under a writer that remembers a shared row.
+    enum Trimmer: String, CaseIterable, CustomTestStringConvertible {
+        case anotherConnection, sameLog
+        var testDescription: String { rawValue }
+    }
+
+    @Test("trimming deletes the rows no event refers to; a writer still holding one's id writes it again", arguments: Trimmer.allCases)
+    func retention(trimmer: Trimmer) throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("trimmed.rewind")
         let codec = BinaryPayloadCodec()
@@ -217,10 +223,17 @@ struct SharedPayloadTests {
         try log.appendSnapshot(State(loads: 4), to: session, after: 8)
         try log.append([Action.note("after")].map { EventRecord($0, source: ActionSource()) }, to: session)
 
-        // Another connection trims everything up to the snapshot: no event refers to the row now.
-        let trimmer = try EventLog(path: path)
-        #expect(try trimmer.trim(to: Retention(maxEvents: 1)) == 8)
-        try trimmer.close()
+        // Everything up to the snapshot goes, trimmed by another connection or by the log
+        // itself: no event refers to the row now. (The log's last transaction that referred to
+        // it knew it was there; the next must not take that for granted.)
+        switch trimmer {
+        case .anotherConnection:
+            let other = try EventLog(path: path)
+            #expect(try other.trim(to: Retention(maxEvents: 1)) == 8)
+            try other.close()
+        case .sameLog:
+            #expect(try log.trim(to: Retention(maxEvents: 1)) == 8)
+        }
         #expect(try Self.stored(path).rows == 0)
 
         // The first log still remembers the catalogue as shared, under its old id.

@@ -112,6 +112,14 @@ final class HandOffRing<Element>: @unchecked Sendable {
         return flags[slot >= size ? slot - size : slot]
     }
 
+    /// How many of the next `count` elements (no more than a count the consumer read) were
+    /// pushed flagged.
+    func flaggedCount(_ count: Int) -> Int {
+        var flagged = 0
+        for offset in 0..<count where isFlagged(offset) { flagged += 1 }
+        return flagged
+    }
+
     /// Moves the next `count` elements (no more than a count the consumer read) to the end of
     /// `array`, and gives their slots back to the producer.
     func take(_ count: Int, into array: inout [Element]) {

@@ -190,7 +190,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         case suspend(waiters: [DispatchSemaphore])
         /// `newest`: the last action handed off, and its index, for the crash mark to name.
         case sleep(until: ContinuousClock.Instant?, newest: (UInt64, Action)? = nil)
-        case write([RecordingBuffer<State, Action>.Item], roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
+        /// `events`: how many of the items are events.
+        case write([RecordingBuffer<State, Action>.Item], events: Int, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         /// Check retention and checkpoint the log, when due, now that the writer has caught up.
         case tidy
         case exit
@@ -335,6 +336,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 )
                 measuredTake = contents.stalled == nil && ring.isFlagged(0)
                 let taking = contents.stalled != nil ? count : Self.takeCount(ring, count: count, batch: limit)
+                // Counted by the ring's flags, not by looking at the items (see `flags`).
+                let events = ring.flaggedCount(taking)
                 ring.take(taking, into: &spare)
                 _ = buffer.markWorking(&contents)
                 contents.busySince = .now
@@ -349,7 +352,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     buffer.divert.bitwiseAnd(~RecordingBuffer<State, Action>.Divert.stalled, ordering: .relaxed)
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
-                return .write(spare, roomWaiters: roomWaiters, stalled: stalled)
+                return .write(spare, events: events, roomWaiters: roomWaiters, stalled: stalled)
             }
             if let toPrepare, let preparing, let aheadEncoder {
                 toPrepare.prepare(on: preparing, codec: codec.name) { state in try aheadEncoder.encode(redaction.scrubbed(state)) }
@@ -398,11 +401,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     }
                 }
                 buffer.contents.withLock { _ = buffer.markWorking(&$0) }
-            case let .write(items, roomWaiters, stalled):
+            case let .write(items, events, roomWaiters, stalled):
                 for waiter in roomWaiters { waiter.signal() }
-                // Counted here, off the buffer's lock: every event handed off is in exactly one
-                // take, so this take's last is the previous take's plus its events.
-                let through = taken + UInt64(items.reduce(0) { $1.isEvent ? $0 + 1 : $0 })
+                // Every event handed off is in exactly one take, so this take's last is the
+                // previous take's plus its events.
+                let through = taken + UInt64(events)
                 if caseName != nil, let newest = Self.newestEvent(in: items, handedOff: through) { name(newest.0, newest.1) }
                 // At most `batchSize` items per transaction, each part ending at the ticket of
                 // its last event.
@@ -456,8 +459,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// The last action among the ring's next `count` items and its index, when they hold it.
     /// `previous`: the index of the last action taken before them.
     private static func newestEvent(in ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count: Int, after previous: UInt64) -> (UInt64, Action)? {
-        var events: UInt64 = 0
-        for offset in 0..<count where ring.isFlagged(offset) { events += 1 }
+        let events = UInt64(ring.flaggedCount(count))
         // Only a snapshot of the state after it can follow it.
         for offset in (max(0, count - 2)..<count).reversed() {
             if let action = ring.peek(offset, { item -> Action? in if case let .event(dispatched, _) = copy item { dispatched.action } else { nil } }) {
