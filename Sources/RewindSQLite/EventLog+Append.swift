@@ -88,21 +88,14 @@ extension EventLog {
     }
 
     /// Writes events and snapshots, in order, inside the caller's transaction, and moves the
-    /// session's bounds and count along; returns the seqs the events got. Events bind through
-    /// the raw statement handle: this is the recording hot path on the writer thread, and GRDB's
-    /// argument arrays cost about a third of its time.
+    /// session's bounds and count along; returns the seqs the events got. Events go in several
+    /// rows a statement (``EventRows``).
     ///
     /// Each event is given its seq here, the next after the last ever assigned, rather than by
     /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted. A
     /// payload seen twice before is stored once and referred to (``SharedPayloads``).
     func insert(_ writes: [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        )
-        let handle = statement.sqliteStatement
+        var rows = EventRows(db)
         let isText = storage.isText
         var first: Int64?
         var last: Int64?
@@ -123,31 +116,18 @@ extension EventLog {
                 let shared = storage.seal == nil
                     ? try payload.flatMap { try sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) }
                     : nil
-                sqlite3_reset(handle)
-                sqlite3_bind_int64(handle, 1, seq)
-                sqlite3_bind_int64(handle, 2, storage.session)
-                sqlite3_bind_double(handle, 3, event.time)
-                sqlite3_bind_int64(handle, 4, actionID)
-                if let shared {
-                    sqlite3_bind_int64(handle, 5, shared)
-                } else {
-                    RawBinding.bind(payload: payload, isText: isText, to: handle, at: 5)
-                }
-                sqlite3_bind_int64(handle, 6, sourceID)
-                RawBinding.bind(text: event.info, to: handle, at: 7)
-                RawBinding.bind(text: event.redaction, to: handle, at: 8)
-                for (link, index) in [(event.cause, Int32(9)), (event.root, 10)] {
-                    if let distance = link?.distance(from: seq) { sqlite3_bind_int64(handle, index, distance) } else { sqlite3_bind_null(handle, index) }
-                }
-                let code = sqlite3_step(handle)
-                guard code == SQLITE_DONE else {
-                    sqlite3_reset(handle)
-                    throw RawBinding.error(code, stepping: statement, in: db)
-                }
+                try rows.add(EventRows.Row(
+                    seq: seq, session: storage.session, time: event.time, actionID: actionID,
+                    payload: shared.map { .shared($0) } ?? payload.map { .inline($0, isText: isText) } ?? .none,
+                    sourceID: sourceID, info: event.info, redaction: event.redaction,
+                    causeDistance: event.cause?.distance(from: seq), rootDistance: event.root?.distance(from: seq)
+                ))
                 if first == nil { first = seq }
                 last = seq
                 count += 1
             case let .snapshot(time, state):
+                // The events before it go in first, in the order written.
+                try rows.flush()
                 let seq = try last ?? Self.lastAssignedSeq(db)
                 try Self.insertSnapshot(
                     db, session: storage.session, seq: seq, time: time, kind: "periodic",
@@ -155,8 +135,7 @@ extension EventLog {
                 )
             }
         }
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        try rows.finish()
         sharedPayloads.keep(sharedPresent)
         guard let first, let last else { return nil }
         // A cached statement: compiling this per transaction showed in the writer's profile.

@@ -245,6 +245,75 @@ struct EventLogAppendReadTests {
         #expect(withheld?.description.contains("withheld by redaction") == true)
     }
 
+    @Test("events go in several to a statement: writes of every size around a statement's read back whole, in order, snapshots in place")
+    func severalRowsAStatement() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("rows.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: Self.shop, codec: BinaryPayloadCodec(), initialState: 0)
+        // Payloads inline (each distinct), shared (the same long one again and again), absent,
+        // and large enough to make the rows go in before a statement's worth has come.
+        func payload(_ index: Int) -> Data? {
+            switch index % 7 {
+            case 0: nil
+            case 1, 4: Data(repeating: 0xAB, count: 40)
+            case 5 where index % 3 == 0: Data(repeating: UInt8(index % 251), count: EventRows.pendingBytesLimit / 3)
+            default: Data("payload \(index)".utf8)
+            }
+        }
+        var expected: [(payload: Data?, info: String?, cause: Int64?)] = []
+        var snapshots: [(after: Int64, state: Data)] = []
+        let sizes = [1, 2, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1_000]
+        for (write, size) in sizes.enumerated() {
+            let before = Int64(expected.count)
+            var writes: [LogWrite] = []
+            for index in 0..<size {
+                let number = expected.count
+                let info = number % 5 == 0 ? "note \(number)" : nil
+                // Every third event's cause is the event before it (in this write, or the
+                // last of the write before).
+                let cause: EventLink? = number % 3 == 2 ? (index > 0 ? .earlier(1) : .seq(Int64(number))) : nil
+                writes.append(.event(LogWrite.Event(
+                    time: 1_000 + Double(number), actionCase: "step.\(number % 4)", payload: payload(number),
+                    source: SourceKey(file: "App/File\(number % 3).swift", function: "f()", line: UInt(number), column: 1, origin: "call"),
+                    info: info, redaction: number % 11 == 0 ? "fields" : nil, cause: cause
+                )))
+                expected.append((payload(number), info, cause == nil ? nil : Int64(number)))
+                // A snapshot inside every other write, after its middle event.
+                if write % 2 == 1, index == size / 2 {
+                    let state = Data("state after \(expected.count)".utf8)
+                    writes.append(.snapshot(time: 1_000 + Double(number), state: state))
+                    snapshots.append((Int64(expected.count), state))
+                }
+            }
+            let seqs = try log.write(session: session) { _ in writes }
+            #expect(seqs == before + 1...Int64(expected.count), "write of \(size)")
+        }
+        try log.close()
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        var cursor = reader.events(pageSize: 100)
+        let events = try cursor.collect()
+        #expect(events.map(\.seq) == Array(1...Int64(expected.count)))
+        for (event, want) in zip(events, expected) {
+            let number = Int(event.seq) - 1
+            #expect(event.payload == want.payload, "payload of \(event.seq)")
+            #expect(event.source.info == want.info)
+            #expect(event.cause == want.cause, "cause of \(event.seq)")
+            #expect(event.actionCase == "step.\(number % 4)")
+            #expect(event.source.file == "App/File\(number % 3).swift" && event.source.line == UInt(number))
+            #expect(event.time == 1_000 + Double(number))
+            #expect(event.redaction == (number % 11 == 0 ? "fields" : nil))
+        }
+        for snapshot in snapshots {
+            let stored = try #require(try reader.snapshot(session: session.id, atOrBefore: snapshot.after))
+            #expect(stored.seq == snapshot.after)
+            #expect(stored.state == snapshot.state)
+        }
+        #expect(try reader.sessions()[0].eventCount == expected.count)
+        #expect(try reader.checkIntegrity().isSound)
+    }
+
     @Test("a SQLite error keeps SQLite's code, its message and the statement, never the bound values")
     func sqliteErrorKeepsStatement() throws {
         let folder = try TemporaryDirectory()
@@ -263,5 +332,14 @@ struct EventLogAppendReadTests {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
             """)
         #expect(error?.description.contains("secret-value") == false)
+        // Many rows a statement: named by one row's statement and the count.
+        let many = #expect(throws: EventLogError.self) {
+            try log.append(Array(repeating: EventRecord("secret-value", source: ActionSource()), count: 40), to: session)
+        }
+        #expect(many?.description == """
+            \(path): SQLite error 1811: events are refused - while executing \
+            `INSERT INTO events (seq, session_id, time, action_id, payload, source_id, info, redaction, cause_distance, root_distance) \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?), … (32 rows)`
+            """)
     }
 }

@@ -10,8 +10,9 @@ enum RawBinding {
 
     /// The error of a raw `sqlite3_step` that failed, as GRDB reports its own: SQLite's code
     /// and message, and the statement's SQL (never its bound values).
-    static func error(_ code: Int32, stepping statement: Statement, in db: Database) -> DatabaseError {
-        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+    /// (`named`: the statement as the error names it, when its whole text would not do.)
+    static func error(_ code: Int32, stepping statement: Statement, named: String? = nil, in db: Database) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: named ?? statement.sql)
     }
 
     static func bind(text: String?, to statement: OpaquePointer, at index: Int32) {

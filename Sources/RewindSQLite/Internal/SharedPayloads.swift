@@ -115,12 +115,18 @@ final class SharedPayloads: Sendable {
         return id
     }
 
-    /// Adds to `present` the rows the last transaction knew, if no row can have gone since.
+    /// Gives `present`, which knows no row yet, the rows the last transaction knew, if no row
+    /// can have gone since.
     private func recall(into present: inout Presence, in db: Database) throws {
         let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
         present.version = version
-        let kept = known.withLock { $0 }
-        if kept.version == version { present.rows.formUnion(kept.rows) }
+        // Taken, not copied: the transaction adds to the set, which would copy it whole if
+        // shared (`keep` puts it back).
+        let kept = known.withLock { known in
+            defer { known = Presence() }
+            return known
+        }
+        if kept.version == version { present.rows = kept.rows }
     }
 
     /// Keeps what a transaction knew for the next one. Call once its inserts are done, inside
