@@ -245,6 +245,37 @@ struct EventLogAppendReadTests {
         #expect(withheld?.description.contains("withheld by redaction") == true)
     }
 
+    @Test("a policy that keeps everything writes actions and notes as given; one changed afterwards writes what the change says")
+    func redactionChangedAfterwards() throws {
+        let note = ActionSource(info: "tapped")
+        func recorded(_ redaction: Redaction<Int, String>) throws -> [(redaction: String?, payload: Data?, note: String?)] {
+            let folder = try TemporaryDirectory()
+            let path = folder.file("policy.rewind")
+            let log = try EventLog(path: path)
+            let session = try log.beginSession(app: AppIdentity(id: "policy"), initialState: 0)
+            try log.append(["kept", "secret"].map { EventRecord($0, source: note) }, to: session, redaction: redaction)
+            var cursor = log.events()
+            defer { try? log.close() }
+            return try cursor.collect().map { ($0.redaction, $0.payload, $0.source.info) }
+        }
+        let plain = try recorded(.none)
+        #expect(plain.map(\.redaction) == [nil, nil])
+        #expect(plain.map(\.note) == ["tapped", "tapped"])
+        #expect(plain.map { $0.payload.map { String(decoding: $0, as: UTF8.self) } } == [#""kept""#, #""secret""#])
+
+        var withholding = Redaction<Int, String>.none
+        withholding.decide = { $0 == "secret" ? .withhold : .keep }
+        let withheld = try recorded(withholding)
+        #expect(withheld.map(\.redaction) == [nil, "action"])
+        #expect(withheld[1].payload == nil)
+        #expect(withheld.map(\.note) == ["tapped", nil])
+
+        var renoting = Redaction<Int, String>.none
+        renoting.notes = { note, action in "\(note) on \(action)" }
+        #expect(try recorded(renoting).map(\.note) == ["tapped on kept", "tapped on secret"])
+        #expect(try recorded(.none.droppingNotes).map(\.note) == [nil, nil])
+    }
+
     @Test("events go in several to a statement: writes of every size around a statement's read back whole, in order, snapshots in place")
     func severalRowsAStatement() throws {
         let folder = try TemporaryDirectory()
