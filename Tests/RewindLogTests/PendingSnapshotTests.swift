@@ -6,9 +6,9 @@ import RewindTestSupport
 import Synchronization
 import Testing
 
-/// A text codec's periodic snapshots are encoded ahead — from when the writer first sees them,
-/// while it still commits the events before them — so that it goes on freeing room while a
-/// grown state encodes; a codec with symbols encodes them in the writer's transaction, once
+/// A text codec's periodic snapshots are encoded ahead — from when the dispatch path hands them
+/// over, while the writer still commits the events before them — so that it goes on freeing
+/// room while a grown state encodes; a codec with symbols encodes them in the writer's transaction, once
 /// the events before them are committed. Either way each snapshot is the state after its event.
 @Suite("Snapshots encoded ahead")
 struct PendingSnapshotTests {
@@ -48,9 +48,8 @@ struct PendingSnapshotTests {
 
         let periodic = Telling.encoded.withLock { $0.filter { $0.path == path } }
         #expect(periodic.map(\.count).sorted() == Array(stride(from: 100, through: 1_000, by: 100)), "each snapshot encoded once")
-        // The writer sees the newest snapshot handed over at each take, and the takes before a
-        // snapshot stop at it: the first take's events (up to the first snapshot) are still
-        // to commit when the snapshot it saw is encoded.
+        // A snapshot's encoding begins as it is handed over, and the takes before a snapshot
+        // stop at it: the events before the first are still to commit when it is encoded.
         let ahead = periodic.filter { $0.committed < $0.count }
         if codec == "json" {
             #expect(!ahead.isEmpty, "\(periodic)")

@@ -10,11 +10,11 @@ import Synchronization
 /// — inside the writer's transaction. Encoding a grown state is the dearest thing the writer
 /// does (the shop's 1.4 MB of JSON at 100,000 actions: about 20 ms), and while the writer
 /// encodes it frees no room in the buffer, so a burst's dispatches waited for it: the longest
-/// dispatch of the defaults burst was that encoding. So the writer, when it first sees a
-/// snapshot handed over (``RecordingBuffer/Contents/snapshotToPrepare``), has it encoded on
-/// another thread while it goes on committing the batches before it; reaching it, it takes the
-/// bytes, waiting only for what is left. Where it is written, and in which transaction, does
-/// not change.
+/// dispatch of the defaults burst was that encoding. So the dispatch path, as it hands a
+/// snapshot over, has it encoded on another thread (``RecordingBuffer/prepareSnapshot``: a
+/// queue's `async`, once per snapshot) while the writer goes on committing the batches before
+/// it; reaching it, the writer takes the bytes, waiting only for what is left. Where it is
+/// written, and in which transaction, does not change.
 ///
 /// Only a text codec's encoding is made ahead: a codec with symbols interns them inside the
 /// log's transaction (``EncodedBatch``), which a thread of its own cannot do.
@@ -89,5 +89,17 @@ final class SnapshotAheadEncoder<State: Encodable & Sendable>: Sendable {
 
     func encode(_ state: State) throws -> Data {
         try encoder.withLock { try $0(state) }
+    }
+
+    /// What the dispatch path calls with each snapshot it hands over under `configuration`: has
+    /// it encoded ahead, one at a time, with one encoder; `nil` for a codec with symbols.
+    static func preparer<Action>(for configuration: RecorderConfiguration<State, Action>) -> (@Sendable (PendingSnapshot<State>) -> Void)? {
+        let codec = configuration.codec, redaction = configuration.redaction
+        guard codec.isText else { return nil }
+        let queue = DispatchQueue(label: "RewindLog.snapshots")
+        let encoder = SnapshotAheadEncoder(codec.encoder(for: State.self))
+        return { snapshot in
+            snapshot.prepare(on: queue, codec: codec.name) { state in try encoder.encode(redaction.scrubbed(state)) }
+        }
     }
 }

@@ -59,7 +59,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
             snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast,
             crashMarking: crashMarking,
-            hangWatchdog: configuration.hangLimit.flatMap { $0 > .zero ? HangWatchdog(limit: $0, crashMarking: crashMarking, clock: configuration.clock) : nil }
+            hangWatchdog: configuration.hangLimit.flatMap { $0 > .zero ? HangWatchdog(limit: $0, crashMarking: crashMarking, clock: configuration.clock) : nil },
+            prepareSnapshot: SnapshotAheadEncoder.preparer(for: configuration)
         )
         writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration)
         if let hookFailure {
@@ -306,7 +307,11 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     // Room: the event found fewer than `capacity` items, the ring holds two more.
                     let snapshot = PendingSnapshot(state, time: time.seconds)
                     ring.push(.snapshot(snapshot), flagged: false)
-                    contents.snapshotToPrepare = snapshot
+                    // Its encoding begins now, beside the writer's work on what comes before
+                    // it. Begun when the writer first saw it, a writer that keeps up reached
+                    // it still encoding, and a take that waited for it held up a full burst
+                    // (waits of 5–9 ms in takes of 11–17 ms; the longest commit 24.8 ms).
+                    buffer.prepareSnapshot?(snapshot)
                     buffer.sinceSnapshot = 0
                     buffer.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: buffer.handedOff)
                 }

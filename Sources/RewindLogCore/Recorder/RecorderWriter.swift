@@ -252,19 +252,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             named = index
         }
 
-        // A text codec's snapshots are encoded ahead, on a thread of their own, from when the
-        // writer first sees them (``PendingSnapshot``), all with one encoder.
-        let preparing = configuration.codec.isText ? DispatchQueue(label: "RewindLog.snapshots") : nil
-        let codec = configuration.codec, redaction = configuration.redaction
-        let aheadEncoder = preparing == nil ? nil : SnapshotAheadEncoder(codec.encoder(for: State.self))
-
         while true {
             // Only this thread begins and ends sessions: whether it holds one is settled here.
             let holding = session != nil || progress.gap != nil
-            var toPrepare: PendingSnapshot<State>?
             let job: Job = buffer.contents.withLock { contents in
-                toPrepare = contents.snapshotToPrepare
-                contents.snapshotToPrepare = nil
                 if contents.sessionBegin == .wanted {
                     contents.sessionBegin = .beginning
                     return .begin
@@ -353,9 +344,6 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
                 return .write(spare, events: events, roomWaiters: roomWaiters, stalled: stalled)
-            }
-            if let toPrepare, let preparing, let aheadEncoder {
-                toPrepare.prepare(on: preparing, codec: codec.name) { state in try aheadEncoder.encode(redaction.scrubbed(state)) }
             }
             switch job {
             case .begin:

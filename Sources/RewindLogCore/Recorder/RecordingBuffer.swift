@@ -86,9 +86,6 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     struct Contents: Sendable {
         /// Events whose batch has been written (committed, or reported as failed).
         var written: UInt64 = 0
-        /// The newest snapshot handed over that the writer has not seen yet: it has it encoded
-        /// ahead (``PendingSnapshot``).
-        @usableFromInline var snapshotToPrepare: PendingSnapshot<State>?
         /// The writer's rule for spacing snapshots (see ``SnapshotSpacing``); a new one sets
         /// ``Divert/forecast``.
         @usableFromInline var snapshotForecast: SnapshotSpacing.Forecast
@@ -168,13 +165,20 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     @usableFromInline let crashMarking: CrashMarking?
     /// The store's hang watchdog; `nil` without one (``RecorderConfiguration/hangLimit``).
     @usableFromInline let hangWatchdog: HangWatchdog<Action>?
+    /// Has a snapshot encoded ahead, on a thread of its own, from the moment it is handed over
+    /// (``PendingSnapshot``); `nil` for a codec with symbols.
+    @usableFromInline let prepareSnapshot: (@Sendable (PendingSnapshot<State>) -> Void)?
 
-    init(itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil, hangWatchdog: HangWatchdog<Action>? = nil) {
+    init(
+        itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil, hangWatchdog: HangWatchdog<Action>? = nil,
+        prepareSnapshot: (@Sendable (PendingSnapshot<State>) -> Void)? = nil
+    ) {
         contents = Mutex(Contents(snapshotForecast: snapshotForecast))
         ring = HandOffRing(size: itemCapacity)
         snapshotAfter = snapshotForecast.interval
         self.crashMarking = crashMarking
         self.hangWatchdog = hangWatchdog
+        self.prepareSnapshot = prepareSnapshot
     }
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh
