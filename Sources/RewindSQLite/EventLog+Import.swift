@@ -51,7 +51,7 @@ extension EventLog {
         /// Each session's first event in the export: an export holds a run of a session's
         /// events, so a cause before it is not in the file and reads as unknown.
         var firstSeqs: [Int64: Int64] = [:]
-        /// The shared payload rows this import has inserted or checked (one transaction).
+        /// The shared payload rows known to be in place (one transaction; see `SharedPayloads`).
         var sharedPresent = SharedPayloads.Presence()
         var sawHeader = false
         /// Sessions whose end the export did not say: they end at their last imported seq.
@@ -221,6 +221,8 @@ extension EventLog {
             }
         }
         guard sawHeader else { throw EventLogError.notAnExport(path: exportPath, reason: "no rewind-export header line") }
+        // Given back as the recorder's writes give it: the next write knows these rows too.
+        log.sharedPayloads.keep(sharedPresent)
         try recomputeSessionBounds(db)
         for session in unended {
             try db.execute(sql: "UPDATE sessions SET end_seq = coalesce(last_seq, base_seq) WHERE id = ?", arguments: [session])

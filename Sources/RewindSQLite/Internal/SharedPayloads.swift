@@ -76,8 +76,8 @@ final class SharedPayloads: Sendable {
 
     /// What the event's `payload` column stores for `payload`: `nil` to store the bytes inline,
     /// or the id of the row holding them. Call inside the write transaction that inserts the
-    /// event, with `present` empty at its start (the rows known to be there in it); if it rolls
-    /// back, ``forget()``.
+    /// event, with a new `present` at its start (the rows known to be there in it), given to
+    /// ``keep(_:)`` once its inserts are done; if it rolls back, ``forget()``.
     func reference(for payload: Data, isText: Bool, present: inout Presence, in db: Database) throws -> Int64? {
         guard payload.count >= Self.threshold, payload.count <= Self.memoryBudget / 2 else { return nil }
         let known: Int64? = sightings.withLock { sightings in
