@@ -310,7 +310,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                     // Its encoding begins now, beside the writer's work on what comes before
                     // it. Begun when the writer first saw it, a writer that keeps up reached
                     // it still encoding, and a take that waited for it held up a full burst
-                    // (waits of 5–9 ms in takes of 11–17 ms; the longest commit 24.8 ms).
+                    // (traced: 52 of 234 snapshot takes waited over 4 ms, up to 10.8).
                     buffer.prepareSnapshot?(snapshot)
                     buffer.sinceSnapshot = 0
                     buffer.snapshotAfter = contents.snapshotForecast.actionsAfter(snapshotAt: buffer.handedOff)
