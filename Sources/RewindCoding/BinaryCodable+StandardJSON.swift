@@ -92,3 +92,95 @@ extension Array where Element: BinaryCodable {
         self = try reader.readArray { try Element(json: &$0) }
     }
 }
+
+// The standard types' JSON writers, each writing the bytes `SortedJSONEncoder` (and so
+// Foundation's `JSONEncoder` with its default strategies) writes for the value.
+
+extension Bool {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeLiteral(self ? "true" : "false") }
+}
+
+extension Int {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension Int8 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension Int16 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension Int32 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension Int64 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension UInt {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension UInt8 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension UInt16 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension UInt32 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension UInt64 {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeInteger(self) }
+}
+
+extension Double {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { try writer.writeFloatingPoint(self) }
+}
+
+extension Float {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { try writer.writeFloatingPoint(self) }
+}
+
+extension String {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeString(self) }
+}
+
+extension UUID {
+    /// Its string, as `UUID`'s `Codable` writes it.
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeString(uuidString) }
+}
+
+extension Date {
+    /// Seconds since 2001, Foundation's default date strategy.
+    @inlinable public func encode(json writer: inout JSONWriter) throws { try writer.writeFloatingPoint(timeIntervalSinceReferenceDate) }
+}
+
+extension Data {
+    /// Base64, Foundation's default data strategy.
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeString(base64EncodedString()) }
+}
+
+extension URL {
+    /// Its absolute string, as Foundation's `JSONEncoder` writes a URL.
+    @inlinable public func encode(json writer: inout JSONWriter) throws { writer.writeString(absoluteString) }
+}
+
+extension Optional where Wrapped: BinaryCodable {
+    /// `null`, or the value: an optional as a value (an element of a list, say). Optional
+    /// fields are left out instead, through `encodeIfPresent`.
+    @inlinable public func encode(json writer: inout JSONWriter) throws {
+        guard let self else { return writer.writeLiteral("null") }
+        try self.encode(json: &writer)
+    }
+}
+
+extension Array where Element: BinaryCodable {
+    @inlinable public func encode(json writer: inout JSONWriter) throws { try writer.writeList(self) }
+}

@@ -16,9 +16,11 @@
 /// }
 /// ```
 ///
-/// The JSON codec (the default) reads such a type with generated code too (`init(json:)`), and
-/// gives the same value, or the same error, as Foundation's `JSONDecoder`: on anything but the
-/// plainest JSON it hands the payload to Foundation's decoder (see ``JSONReader``).
+/// The JSON codec (the default) reads and writes such a type with generated code too
+/// (`init(json:)`, `encode(json:)`): it reads the same value, or the same error, as
+/// Foundation's `JSONDecoder`, handing anything but the plainest JSON to Foundation's decoder
+/// (see ``JSONReader``), and writes the bytes Foundation's `JSONEncoder` writes with
+/// `.sortedKeys` (see ``JSONWriter``).
 ///
 /// The bytes are the binary codec's `Codable` bytes, so logs written either way read either way,
 /// a type can adopt or drop the macro at any time, and fields whose types are only `Codable`
@@ -35,6 +37,10 @@ public protocol BinaryCodable: Codable {
     /// Reads the value from the JSON reader's current value, as Foundation's `JSONDecoder`
     /// would decode it, or throws when unsure (see ``JSONReader``): the JSON codec's fast path.
     init(json reader: inout JSONReader) throws
+
+    /// Writes the value as the JSON codec's encoder writes it (Foundation's `JSONEncoder` with
+    /// `.sortedKeys`), or throws when unsure (see ``JSONWriter``): the JSON codec's fast path.
+    func encode(json writer: inout JSONWriter) throws
 
     /// The dotted case path the log shows for an enum value (`cart.remove` for
     /// `.cart(.remove(productID:))`), following a first unlabelled value that is itself an enum;
@@ -55,6 +61,11 @@ extension BinaryCodable {
     /// Foundation's decoder over the value's bytes: a type without generated code.
     public init(json reader: inout JSONReader) throws {
         self = try reader.decodeWithFoundation()
+    }
+
+    /// The value through its `Codable` conformance: a type without generated code.
+    public func encode(json writer: inout JSONWriter) throws {
+        try writer.encodeWithCodable(self)
     }
 
     /// None: only enums generate a case path.
@@ -81,5 +92,5 @@ extension BinaryCodable {
 /// Optional fields must be spelled `T?` or `Optional<T>` (as the synthesized code sees them,
 /// they are left out when `nil`). A type that declares its own `CodingKeys`, `init(from:)` or
 /// `encode(to:)` is refused with an error, since the bytes would no longer match.
-@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(init(json:)), named(encode(binary:)), named(generatedCasePath), named(generatesCasePath), named(generatedShape))
+@attached(extension, conformances: BinaryCodable, names: named(init(binary:)), named(init(json:)), named(encode(binary:)), named(encode(json:)), named(generatedCasePath), named(generatesCasePath), named(generatedShape))
 public macro BinaryCodable() = #externalMacro(module: "RewindMacros", type: "BinaryCodableMacro")

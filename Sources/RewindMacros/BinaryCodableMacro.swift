@@ -2,7 +2,7 @@ public import SwiftSyntax
 import SwiftSyntaxBuilder
 public import SwiftSyntaxMacros
 
-/// `@BinaryCodable`: writes `init(binary:)`, `encode(binary:)` and `init(json:)` from a
+/// `@BinaryCodable`: writes `init(binary:)`, `encode(binary:)`, `init(json:)` and `encode(json:)` from a
 /// struct's stored properties or an enum's cases, mirroring the layout of the synthesized `Codable`
 /// conformance (keys, `_0`-style labels, optionals left out when `nil`, raw values), so the
 /// generated code and the binary codec's `Codable` path produce the same bytes.
@@ -74,12 +74,22 @@ public struct BinaryCodableMacro: ExtensionMacro {
         }
         encode.append("    writer.close(container)")
         encode.append("}")
+
+        // In JSON, the fields in the order `.sortedKeys` writes them.
+        var jsonEncode = ["\(access)func encode(json writer: inout RewindCoding.JSONWriter) throws {"]
+        jsonEncode.append("    \(fields.isEmpty ? "let" : "var") object = writer.object()")
+        for field in fields.sorted(by: { jsonOrder(key($0.name), key($1.name)) }) {
+            let method = field.isOptional ? "encodeIfPresent" : "encode"
+            jsonEncode.append("    try writer.\(method)(self.\(field.name), forKey: \(literal(key(field.name))), in: &object)")
+        }
+        jsonEncode.append("    writer.close(object)")
+        jsonEncode.append("}")
         // Each field's type comes from a key path, so a property declared without a type
         // annotation (`var count = 0`) is described by the type the compiler infers.
         let shape = shapeMember(access: access, body: [
             ".record(name: describer.name(of: Self.self), fields: [",
         ] + decoded.map { "    describer.field(\(literal(key($0.name))), \\Self.\($0.name))," } + ["])"])
-        return (decode + [""] + json + [""] + encode + [""] + shape).joined(separator: "\n")
+        return (decode + [""] + json + [""] + encode + [""] + jsonEncode + [""] + shape).joined(separator: "\n")
     }
 
     /// `generatedShape(_:)`: the type's ``TypeShape``, as probing its `Codable` conformance
@@ -153,6 +163,9 @@ public struct BinaryCodableMacro: ExtensionMacro {
         var encode = ["\(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {"]
         encode.append("    var container = writer.keyedContainer()")
         encode.append("    switch self {")
+        var jsonEncode = ["\(access)func encode(json writer: inout RewindCoding.JSONWriter) throws {"]
+        jsonEncode.append("    var object = writer.object()")
+        jsonEncode.append("    switch self {")
 
         for element in cases {
             let name = element.name.text
@@ -168,11 +181,17 @@ public struct BinaryCodableMacro: ExtensionMacro {
                 encode.append("    case .\(name):")
                 encode.append("        let values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
                 encode.append("        writer.close(values)")
+                jsonEncode.append("    case .\(name):")
+                jsonEncode.append("        let values = writer.nestedObject(forKey: \(caseKey), in: &object)")
+                jsonEncode.append("        writer.close(values)")
                 continue
             }
             var arguments: [String] = []
+            var jsonValues: [(key: String, line: String)] = []
             encode.append("    case let .\(name)(\(parameters.indices.map { "value\($0)" }.joined(separator: ", "))):")
             encode.append("        var values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
+            jsonEncode.append("    case let .\(name)(\(parameters.indices.map { "value\($0)" }.joined(separator: ", "))):")
+            jsonEncode.append("        var values = writer.nestedObject(forKey: \(caseKey), in: &object)")
             for (index, parameter) in parameters.enumerated() {
                 let label = parameter.firstName.map { key($0.text) }.flatMap { $0 == "_" ? nil : $0 }
                 let fieldKey = literal(label ?? "_\(index)")
@@ -184,7 +203,11 @@ public struct BinaryCodableMacro: ExtensionMacro {
                     arguments.append(read)
                 }
                 encode.append("        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), forKey: \(fieldKey), in: &values)")
+                jsonValues.append((label ?? "_\(index)", "        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), forKey: \(fieldKey), in: &values)"))
             }
+            // In the order of their keys, as a struct's fields.
+            jsonEncode += jsonValues.sorted { jsonOrder($0.key, $1.key) }.map(\.line)
+            jsonEncode.append("        writer.close(values)")
             decode.append("        self = .\(name)(\(arguments.joined(separator: ", ")))")
             json.append("        var values = try reader.values(of: choice)")
             json.append("        self = .\(name)(\(arguments.joined(separator: ", ")))")
@@ -201,6 +224,9 @@ public struct BinaryCodableMacro: ExtensionMacro {
         encode.append("    }")
         encode.append("    writer.close(container)")
         encode.append("}")
+        jsonEncode.append("    }")
+        jsonEncode.append("    writer.close(object)")
+        jsonEncode.append("}")
         var shape = [".choice(name: describer.name(of: Self.self), cases: ["]
         for element in cases {
             let parameters = Array(element.parameterClause?.parameters ?? [])
@@ -216,7 +242,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
             shape.append("    .init(name: \(literal(key(element.name.text))), fields: describer.fields([\(keys.joined(separator: ", "))], \(constructor))),")
         }
         shape.append("])")
-        return (decode + [""] + json + [""] + encode + [""] + casePathMembers(cases, access: access) + [""] + shapeMember(access: access, body: shape))
+        return (decode + [""] + json + [""] + encode + [""] + jsonEncode + [""] + casePathMembers(cases, access: access) + [""] + shapeMember(access: access, body: shape))
             .joined(separator: "\n")
     }
 
@@ -259,6 +285,10 @@ public struct BinaryCodableMacro: ExtensionMacro {
 
         \(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
             try rawValue.encode(binary: &writer)
+        }
+
+        \(access)func encode(json writer: inout RewindCoding.JSONWriter) throws {
+            try rawValue.encode(json: &writer)
         }
 
         \(access)static var generatesCasePath: Bool { true }
@@ -310,6 +340,13 @@ public struct BinaryCodableMacro: ExtensionMacro {
     /// A name as a coding key: without backticks.
     private static func key(_ name: String) -> String {
         name.hasPrefix("`") && name.hasSuffix("`") && name.count > 1 ? String(name.dropFirst().dropLast()) : name
+    }
+
+    /// Whether key `a` comes before `b` in JSON: `.sortedKeys` orders keys by their UTF-8
+    /// bytes (not by Swift's `<`, which compares them normalized), as the JSON codec's encoder
+    /// does.
+    private static func jsonOrder(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// A key as a string literal (keys are identifiers: no quotes or backslashes to escape).

@@ -159,6 +159,26 @@ struct BinaryCodableExpansionTests {
                     writer.close(container)
                 }
 
+                public func encode(json writer: inout RewindCoding.JSONWriter) throws {
+                    var object = writer.object()
+                    switch self {
+                    case let .add(value0, value1):
+                        var values = writer.nestedObject(forKey: "add", in: &object)
+                        try writer.encode(value0, forKey: "productID", in: &values)
+                        try writer.encodeIfPresent(value1, forKey: "quantity", in: &values)
+                        writer.close(values)
+                    case let .pair(value0, value1):
+                        var values = writer.nestedObject(forKey: "pair", in: &object)
+                        try writer.encode(value0, forKey: "_0", in: &values)
+                        try writer.encode(value1, forKey: "_1", in: &values)
+                        writer.close(values)
+                    case .clear:
+                        let values = writer.nestedObject(forKey: "clear", in: &object)
+                        writer.close(values)
+                    }
+                    writer.close(object)
+                }
+
                 public static var generatesCasePath: Bool {
                     true
                 }
@@ -186,7 +206,7 @@ struct BinaryCodableExpansionTests {
         )
     }
 
-    @Test("a struct: stored properties in order; computed and static ones skipped; a constant with a value is written, not read")
+    @Test("a struct: stored properties in order (in JSON, in order of their keys); computed and static ones skipped; a constant with a value is written, not read")
     func structExpansion() async throws {
         try await Self.expect(
             """
@@ -219,6 +239,14 @@ struct BinaryCodableExpansionTests {
                     try writer.encodeIfPresent(self.note, forKey: "note", in: &container)
                     try writer.encode(self.kind, forKey: "kind", in: &container)
                     writer.close(container)
+                }
+
+                func encode(json writer: inout RewindCoding.JSONWriter) throws {
+                    var object = writer.object()
+                    try writer.encode(self.id, forKey: "id", in: &object)
+                    try writer.encode(self.kind, forKey: "kind", in: &object)
+                    try writer.encodeIfPresent(self.note, forKey: "note", in: &object)
+                    writer.close(object)
                 }
 
                 static func generatedShape(_ describer: RewindCoding.TypeShapeDescriber) -> RewindCoding.TypeShape? {
@@ -260,6 +288,10 @@ struct BinaryCodableExpansionTests {
 
                 func encode(binary writer: inout RewindCoding.BinaryWriter) throws {
                     try rawValue.encode(binary: &writer)
+                }
+
+                func encode(json writer: inout RewindCoding.JSONWriter) throws {
+                    try rawValue.encode(json: &writer)
                 }
 
                 static var generatesCasePath: Bool {

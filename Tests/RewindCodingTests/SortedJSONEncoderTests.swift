@@ -105,7 +105,10 @@ struct SortedJSONEncoderTests {
 
     @Test("keys: sorted as Foundation sorts them, for ASCII, non-ASCII and integer keys")
     func keys() throws {
-        let alphabet = ["", "A", "B", "Z", "a", "b", "z", "_", "-", "0", "1", "9", "é", "É", "ß", "Å", "ø", "😀", "中", " ", "~"]
+        // Decomposed and compatibility characters too: Foundation orders keys by their bytes,
+        // not normalized as Swift's `<` compares strings.
+        let alphabet = ["", "A", "B", "Z", "a", "b", "z", "_", "-", "0", "1", "9", "é", "É", "ß", "Å", "ø", "😀", "中", " ", "~",
+                        "e\u{301}", "\u{212B}", "\u{FF21}", "\u{0}", "\u{7F}"]
         var random = SeededRandom(seed: 2)
         for round in 0..<200 {
             var dictionary: [String: Int] = [:]
@@ -116,6 +119,13 @@ struct SortedJSONEncoderTests {
             try expectFoundationBytes(dictionary, "round \(round)")
         }
         try expectFoundationBytes([3: "x", 1: "y", 20: "z", -4: "w"])
+        // Keys equal as Swift compares strings but written differently are one member, as in
+        // Foundation's dictionary of members: the first key's text, the last value.
+        for keys in [["é", "e\u{301}"], ["e\u{301}", "é"], ["e\u{301}", "f", "é", "e"], ["Å", "\u{212B}", "A\u{30A}", "B"]] {
+            let members = keys.map { (key: $0, value: [[Int]]?.none) }
+            try expectFoundationBytes(Ordered(members: members), "\(keys.map { Array($0.unicodeScalars) })")
+            try expectFoundationBytes(Ordered(members: members.enumerated().map { ($1.key, [[$0]]) }), "\(keys.map { Array($0.unicodeScalars) }), written as they go")
+        }
         try expectFoundationBytes([[String: [Int: Bool]]()])
     }
 

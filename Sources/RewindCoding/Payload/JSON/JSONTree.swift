@@ -291,19 +291,38 @@ final class JSONTree {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Sorts `members[start...]` by key and drops all but the last encoded of equal keys (the
-    /// one Foundation writes); returns where the members kept end.
+    /// Sorts `members[start...]` as Foundation's `.sortedKeys` does, and merges members whose
+    /// keys are equal as Swift compares strings (canonically equivalent: `é` and `e\u{301}`)
+    /// into one, as Foundation's dictionary of members does: the first key's text, the last
+    /// value. Returns where the members kept end.
+    ///
+    /// Foundation orders keys by their UTF-8 bytes (Unicode scalars), not as Swift's `<` does
+    /// (which compares them normalized); the two agree on ASCII keys, so a second sort is needed
+    /// only where a key is not.
     private func sortMembers(from start: Int) -> Int {
         let end = members.count
         guard end - start > 1 else { return end }
-        // Ties broken by position, so that of equal keys the last encoded comes last.
-        let nodes = self.nodes
-        members[start..<end].sort { nodes[Int($0)].key < nodes[Int($1)].key || (nodes[Int($0)].key == nodes[Int($1)].key && $0 < $1) }
+        // Ties broken by position, so that of equal keys the last encoded comes last. (A local
+        // copy of the array for the comparisons: the closure cannot borrow `self.nodes`.)
+        do {
+            let nodes = self.nodes
+            members[start..<end].sort { nodes[Int($0)].key < nodes[Int($1)].key || (nodes[Int($0)].key == nodes[Int($1)].key && $0 < $1) }
+        }
         var kept = start
+        var allASCII = true
+        var groupStart = start
         for position in start..<end {
             if position + 1 < end, nodes[Int(members[position + 1])].key == nodes[Int(members[position])].key { continue }
-            members[kept] = members[position]
+            let member = members[position]
+            if groupStart != position { nodes[Int(member)].key = nodes[Int(members[groupStart])].key }
+            if allASCII, !nodes[Int(member)].key.utf8.allSatisfy({ $0 < 0x80 }) { allASCII = false }
+            members[kept] = member
             kept += 1
+            groupStart = position + 1
+        }
+        if !allASCII {
+            let nodes = self.nodes
+            members[start..<kept].sort { nodes[Int($0)].key.utf8.lexicographicallyPrecedes(nodes[Int($1)].key.utf8) }
         }
         return kept
     }
@@ -361,49 +380,15 @@ final class JSONTree {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// A JSON string: the UTF-8 bytes as they are, but for quotes, backslashes, slashes and
-    /// control characters.
+    /// A JSON string, as ``JSONWriter`` writes one.
     private static func writeString(_ text: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for (index, byte) in utf8.enumerated() {
-                let escape: UInt8
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): escape = byte
-                case 0x0A: escape = UInt8(ascii: "n")
-                case 0x0D: escape = UInt8(ascii: "r")
-                case 0x09: escape = UInt8(ascii: "t")
-                case 0x08: escape = UInt8(ascii: "b")
-                case 0x0C: escape = UInt8(ascii: "f")
-                case 0x00..<0x20: escape = 0
-                default: continue
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                if escape == 0 {
-                    bytes.append(contentsOf: "u00".utf8)
-                    bytes.append(hexDigits[Int(byte >> 4)])
-                    bytes.append(hexDigits[Int(byte & 0x0F)])
-                } else {
-                    bytes.append(escape)
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        text.withUTF8 { JSONWriter.appendString(UnsafeRawBufferPointer($0), to: &bytes) }
     }
 
-    /// A floating-point number as Foundation's `JSONEncoder` writes it: its shortest
-    /// round-tripping form, without a trailing `.0`.
+    /// A floating-point number, as ``JSONWriter`` writes one.
     static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {
-        var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
-        return text
+        JSONWriter.numberText(value)
     }
 }
 

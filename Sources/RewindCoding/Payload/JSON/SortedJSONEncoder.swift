@@ -11,7 +11,8 @@ package import Foundation
 /// allocates objects and dictionaries for every container; this encoder compares metatypes,
 /// and builds the value in one array of nodes that it keeps from one value to the next.
 /// Decoding is Foundation's `JSONDecoder`, or generated readers that give what it gives
-/// (`JSONReader`). `SortedJSONEncoderTests` checks the bytes
+/// (`JSONReader`); types with generated code are encoded by it too, into the same bytes
+/// (`JSONWriter`), with this encoder as the reference it falls back to. `SortedJSONEncoderTests` checks the bytes
 /// against Foundation's over the example apps' sessions and the edges of each kind of value.
 ///
 /// Use one for a run of values on one thread, as `PayloadEncoder` says. The portable export
@@ -54,6 +55,20 @@ package final class SortedJSONEncoder {
         tree.releaseLargeBuffers()
         defer { if bytes.capacity > JSONTree.keptCapacity { bytes = [] } }
         return Data(bytes)
+    }
+
+    /// Appends the JSON of `value` as a member or element of a container: one that encodes
+    /// nothing is `{}`, as Foundation writes it there. ``JSONWriter`` writes the fields of
+    /// generated code that have no generated code of their own with it.
+    package func encodeNested<Value: Encodable>(_ value: Value, into output: inout [UInt8]) throws {
+        tree.reset()
+        defer { tree.releaseLargeBuffers() }
+        try NodeEncoder(tree: tree, node: 0).encodeValue(value)
+        if tree.writeRootInPlace() {
+            output.append(contentsOf: tree.takeOutput())
+        } else {
+            tree.write(into: &output)
+        }
     }
 
     /// The encoder one value encodes itself through: the node it fills in the tree. A struct of

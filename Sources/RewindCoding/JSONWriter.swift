@@ -1,0 +1,210 @@
+import Foundation
+
+/// Writes one JSON payload for generated ``BinaryCodable`` code: the JSON codec's fast path
+/// for encoding, as ``JSONReader`` is for decoding.
+///
+/// The bytes are `SortedJSONEncoder`'s, which are Foundation's `JSONEncoder`'s with
+/// `.sortedKeys` and its default strategies. `Codable` gives a container no end, so the
+/// encoder builds each value as a tree and sorts and writes it afterwards (a third of the
+/// recorder's writer in a profile of JSON recording went to it); generated code knows its keys
+/// at compile time, so the macro writes a struct's fields and an enum case's values already in
+/// sorted order, and this writer appends each one as it comes.
+///
+/// **`SortedJSONEncoder` stays the reference.** A field whose type is only `Codable` (a
+/// dictionary, a type without the macro) is written by that encoder, into the same bytes.
+/// Anything the fast path would get wrong is thrown as ``Unsure`` — a number that is not
+/// finite — and the codec then encodes the whole value with that encoder, whose error (or
+/// bytes) is the answer: a refusal names where the value is, as Foundation's does.
+/// `JSONWriterTests` checks the bytes against Foundation's over the examples' sessions and
+/// the edges of each kind of value.
+///
+/// The writing paths are `@inlinable` so that the generated code in the app's module
+/// specialises them.
+public struct JSONWriter {
+    /// The payload so far.
+    @usableFromInline package internal(set) var bytes: [UInt8]
+    /// Writes values that have no generated code.
+    private let codable: SortedJSONEncoder
+
+    package init(codable: SortedJSONEncoder, capacity: Int = 64) {
+        self.codable = codable
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The one error of the fast path: "encode the whole value through `Codable` instead". It
+    /// never reaches the codec's caller.
+    public struct Unsure: Error {
+        @usableFromInline init() {}
+    }
+
+    // MARK: Objects
+
+    /// An object being written: a struct's fields or an enum's case.
+    public struct Object {
+        /// Whether a member has been written (the next one needs a comma).
+        @usableFromInline var hasMembers = false
+
+        @inlinable init() {}
+    }
+
+    /// Starts an object at the current position. Write its members in ascending order of
+    /// their keys (the macro sorts them), then close it with ``close(_:)``.
+    @inlinable
+    public mutating func object() -> Object {
+        bytes.append(UInt8(ascii: "{"))
+        return Object()
+    }
+
+    /// Starts an object as the value of `key` in `parent`.
+    @inlinable
+    public mutating func nestedObject(forKey key: StaticString, in parent: inout Object) -> Object {
+        writeKey(key, in: &parent)
+        return object()
+    }
+
+    /// Ends an object.
+    @inlinable
+    public mutating func close(_ object: Object) {
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes `value` under `key`.
+    @inlinable
+    public mutating func encode<T: BinaryCodable>(_ value: T, forKey key: StaticString, in object: inout Object) throws {
+        writeKey(key, in: &object)
+        try value.encode(json: &self)
+    }
+
+    /// Writes `value` under `key` through its `Codable` conformance (a type without the macro).
+    public mutating func encode<T: Encodable>(_ value: T, forKey key: StaticString, in object: inout Object) throws {
+        writeKey(key, in: &object)
+        try encodeWithCodable(value)
+    }
+
+    /// Writes `value` under `key`, or nothing when it is `nil` (as `encodeIfPresent` does).
+    @inlinable
+    public mutating func encodeIfPresent<T: BinaryCodable>(_ value: T?, forKey key: StaticString, in object: inout Object) throws {
+        guard let value else { return }
+        try encode(value, forKey: key, in: &object)
+    }
+
+    /// Writes `value` under `key` through `Codable`, or nothing when it is `nil`.
+    public mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: StaticString, in object: inout Object) throws {
+        guard let value else { return }
+        try encode(value, forKey: key, in: &object)
+    }
+
+    /// A member's key and colon, after a comma if the object has members already. Keys are
+    /// escaped as any string is: a raw identifier (`` `a/b` ``) may hold a slash.
+    @inlinable
+    mutating func writeKey(_ key: StaticString, in object: inout Object) {
+        if object.hasMembers { bytes.append(UInt8(ascii: ",")) }
+        object.hasMembers = true
+        key.withUTF8Buffer { Self.appendString(UnsafeRawBufferPointer($0), to: &bytes) }
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    /// Writes `value` through its `Codable` conformance, with `SortedJSONEncoder`.
+    package mutating func encodeWithCodable<T: Encodable>(_ value: T) throws {
+        try codable.encodeNested(value, into: &bytes)
+    }
+
+    // MARK: Lists and leaves (the standard conformances)
+
+    @inlinable
+    mutating func writeList<C: Collection>(_ elements: C) throws where C.Element: BinaryCodable {
+        bytes.append(UInt8(ascii: "["))
+        var first = true
+        for element in elements {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            try element.encode(json: &self)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    @inlinable
+    mutating func writeLiteral(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    @inlinable
+    mutating func writeString(_ text: String) {
+        var text = text
+        text.withUTF8 { Self.appendString(UnsafeRawBufferPointer($0), to: &bytes) }
+    }
+
+    /// An integer in decimal, as `String(value)` writes it, without making the string.
+    @inlinable
+    mutating func writeInteger<T: FixedWidthInteger>(_ value: T) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = UInt64(value.magnitude)
+        // 24 bytes hold `UInt64.max`'s 20 digits.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// A finite number as Foundation writes it; a non-finite one is left to the reference
+    /// encoder, which refuses it naming where it is.
+    @inlinable
+    mutating func writeFloatingPoint<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) throws {
+        guard value.isFinite else { throw Unsure() }
+        var text = Self.numberText(value)
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// A floating-point number as Foundation's `JSONEncoder` writes it: its shortest
+    /// round-tripping form, without a trailing `.0`.
+    @inlinable
+    static func numberText<F: BinaryFloatingPoint & LosslessStringConvertible>(_ value: F) -> String {
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return text
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A JSON string as Foundation's `JSONEncoder` writes it: the UTF-8 bytes as they are, but
+    /// for quotes, backslashes, slashes (`\/`) and control characters, escaped as short as JSON
+    /// allows. The one string writer of the codec: `SortedJSONEncoder`'s tree writes with it too.
+    @usableFromInline
+    static func appendString(_ utf8: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            let escape: UInt8
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): escape = byte
+            case 0x0A: escape = UInt8(ascii: "n")
+            case 0x0D: escape = UInt8(ascii: "r")
+            case 0x09: escape = UInt8(ascii: "t")
+            case 0x08: escape = UInt8(ascii: "b")
+            case 0x0C: escape = UInt8(ascii: "f")
+            case 0x00..<0x20: escape = 0
+            default: continue
+            }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart..<index]))
+            runStart = index + 1
+            bytes.append(UInt8(ascii: "\\"))
+            if escape == 0 {
+                bytes.append(contentsOf: "u00".utf8)
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            } else {
+                bytes.append(escape)
+            }
+        }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: utf8[runStart...]))
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
