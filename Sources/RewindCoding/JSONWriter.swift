@@ -48,18 +48,22 @@ public struct JSONWriter {
         @inlinable init() {}
     }
 
-    /// Starts an object at the current position. Write its members in ascending order of
-    /// their keys (the macro sorts them), then close it with ``close(_:)``.
+    /// Starts an object at the current position. Write its members in the order `.sortedKeys`
+    /// puts their keys (the macro sorts them), then close it with ``close(_:)``.
+    ///
+    /// A member is named by its key as JSON text — quoted, escaped, with its colon:
+    /// `"\"productID\":"` — which the macro writes when it expands, so that writing a key is
+    /// copying a constant.
     @inlinable
     public mutating func object() -> Object {
         bytes.append(UInt8(ascii: "{"))
         return Object()
     }
 
-    /// Starts an object as the value of `key` in `parent`.
+    /// Starts an object as the value of `member` in `parent`.
     @inlinable
-    public mutating func nestedObject(forKey key: StaticString, in parent: inout Object) -> Object {
-        writeKey(key, in: &parent)
+    public mutating func nestedObject(member: StaticString, in parent: inout Object) -> Object {
+        writeMember(member, in: &parent)
         return object()
     }
 
@@ -69,40 +73,38 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Writes `value` under `key`.
+    /// Writes `value` as `member`.
     @inlinable
-    public mutating func encode<T: BinaryCodable>(_ value: T, forKey key: StaticString, in object: inout Object) throws {
-        writeKey(key, in: &object)
+    public mutating func encode<T: BinaryCodable>(_ value: T, member: StaticString, in object: inout Object) throws {
+        writeMember(member, in: &object)
         try value.encode(json: &self)
     }
 
-    /// Writes `value` under `key` through its `Codable` conformance (a type without the macro).
-    public mutating func encode<T: Encodable>(_ value: T, forKey key: StaticString, in object: inout Object) throws {
-        writeKey(key, in: &object)
+    /// Writes `value` as `member` through its `Codable` conformance (a type without the macro).
+    public mutating func encode<T: Encodable>(_ value: T, member: StaticString, in object: inout Object) throws {
+        writeMember(member, in: &object)
         try encodeWithCodable(value)
     }
 
-    /// Writes `value` under `key`, or nothing when it is `nil` (as `encodeIfPresent` does).
+    /// Writes `value` as `member`, or nothing when it is `nil` (as `encodeIfPresent` does).
     @inlinable
-    public mutating func encodeIfPresent<T: BinaryCodable>(_ value: T?, forKey key: StaticString, in object: inout Object) throws {
+    public mutating func encodeIfPresent<T: BinaryCodable>(_ value: T?, member: StaticString, in object: inout Object) throws {
         guard let value else { return }
-        try encode(value, forKey: key, in: &object)
+        try encode(value, member: member, in: &object)
     }
 
-    /// Writes `value` under `key` through `Codable`, or nothing when it is `nil`.
-    public mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: StaticString, in object: inout Object) throws {
+    /// Writes `value` as `member` through `Codable`, or nothing when it is `nil`.
+    public mutating func encodeIfPresent<T: Encodable>(_ value: T?, member: StaticString, in object: inout Object) throws {
         guard let value else { return }
-        try encode(value, forKey: key, in: &object)
+        try encode(value, member: member, in: &object)
     }
 
-    /// A member's key and colon, after a comma if the object has members already. Keys are
-    /// escaped as any string is: a raw identifier (`` `a/b` ``) may hold a slash.
+    /// A member's key and colon, after a comma if the object has members already.
     @inlinable
-    mutating func writeKey(_ key: StaticString, in object: inout Object) {
+    mutating func writeMember(_ member: StaticString, in object: inout Object) {
         if object.hasMembers { bytes.append(UInt8(ascii: ",")) }
         object.hasMembers = true
-        key.withUTF8Buffer { Self.appendString(UnsafeRawBufferPointer($0), to: &bytes) }
-        bytes.append(UInt8(ascii: ":"))
+        member.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// Writes `value` through its `Codable` conformance, with `SortedJSONEncoder`.

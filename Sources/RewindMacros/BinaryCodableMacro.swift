@@ -80,7 +80,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
         jsonEncode.append("    \(fields.isEmpty ? "let" : "var") object = writer.object()")
         for field in fields.sorted(by: { jsonOrder(key($0.name), key($1.name)) }) {
             let method = field.isOptional ? "encodeIfPresent" : "encode"
-            jsonEncode.append("    try writer.\(method)(self.\(field.name), forKey: \(literal(key(field.name))), in: &object)")
+            jsonEncode.append("    try writer.\(method)(self.\(field.name), member: \(jsonMember(key(field.name))), in: &object)")
         }
         jsonEncode.append("    writer.close(object)")
         jsonEncode.append("}")
@@ -182,7 +182,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
                 encode.append("        let values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
                 encode.append("        writer.close(values)")
                 jsonEncode.append("    case .\(name):")
-                jsonEncode.append("        let values = writer.nestedObject(forKey: \(caseKey), in: &object)")
+                jsonEncode.append("        let values = writer.nestedObject(member: \(jsonMember(key(name))), in: &object)")
                 jsonEncode.append("        writer.close(values)")
                 continue
             }
@@ -191,7 +191,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
             encode.append("    case let .\(name)(\(parameters.indices.map { "value\($0)" }.joined(separator: ", "))):")
             encode.append("        var values = writer.nestedKeyedContainer(forKey: \(caseKey), in: &container)")
             jsonEncode.append("    case let .\(name)(\(parameters.indices.map { "value\($0)" }.joined(separator: ", "))):")
-            jsonEncode.append("        var values = writer.nestedObject(forKey: \(caseKey), in: &object)")
+            jsonEncode.append("        var values = writer.nestedObject(member: \(jsonMember(key(name))), in: &object)")
             for (index, parameter) in parameters.enumerated() {
                 let label = parameter.firstName.map { key($0.text) }.flatMap { $0 == "_" ? nil : $0 }
                 let fieldKey = literal(label ?? "_\(index)")
@@ -203,7 +203,7 @@ public struct BinaryCodableMacro: ExtensionMacro {
                     arguments.append(read)
                 }
                 encode.append("        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), forKey: \(fieldKey), in: &values)")
-                jsonValues.append((label ?? "_\(index)", "        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), forKey: \(fieldKey), in: &values)"))
+                jsonValues.append((label ?? "_\(index)", "        try writer.\(optional ? "encodeIfPresent" : "encode")(value\(index), member: \(jsonMember(label ?? "_\(index)")), in: &values)"))
             }
             // In the order of their keys, as a struct's fields.
             jsonEncode += jsonValues.sorted { jsonOrder($0.key, $1.key) }.map(\.line)
@@ -347,6 +347,35 @@ public struct BinaryCodableMacro: ExtensionMacro {
     /// does.
     private static func jsonOrder(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// A JSON object member's key as JSON text — quoted, escaped as the JSON codec escapes
+    /// strings (a raw identifier may hold a slash), with its colon — in a Swift string literal:
+    /// `"\"id\":"`. The writer copies it as it is.
+    private static func jsonMember(_ key: String) -> String {
+        var json = "\""
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\"": json += "\\\""
+            case "\\": json += "\\\\"
+            case "/": json += "\\/"
+            case "\n": json += "\\n"
+            case "\r": json += "\\r"
+            case "\t": json += "\\t"
+            case "\u{8}": json += "\\b"
+            case "\u{C}": json += "\\f"
+            case _ where scalar.value < 0x20: json += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json += "\":"
+        // The JSON text as a Swift literal: its quotes and backslashes escaped again.
+        var literal = "\""
+        for character in json {
+            if character == "\\" || character == "\"" { literal.append("\\") }
+            literal.append(character)
+        }
+        return literal + "\""
     }
 
     /// A key as a string literal (keys are identifiers: no quotes or backslashes to escape).

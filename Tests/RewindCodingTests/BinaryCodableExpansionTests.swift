@@ -163,17 +163,17 @@ struct BinaryCodableExpansionTests {
                     var object = writer.object()
                     switch self {
                     case let .add(value0, value1):
-                        var values = writer.nestedObject(forKey: "add", in: &object)
-                        try writer.encode(value0, forKey: "productID", in: &values)
-                        try writer.encodeIfPresent(value1, forKey: "quantity", in: &values)
+                        var values = writer.nestedObject(member: "\\"add\\":", in: &object)
+                        try writer.encode(value0, member: "\\"productID\\":", in: &values)
+                        try writer.encodeIfPresent(value1, member: "\\"quantity\\":", in: &values)
                         writer.close(values)
                     case let .pair(value0, value1):
-                        var values = writer.nestedObject(forKey: "pair", in: &object)
-                        try writer.encode(value0, forKey: "_0", in: &values)
-                        try writer.encode(value1, forKey: "_1", in: &values)
+                        var values = writer.nestedObject(member: "\\"pair\\":", in: &object)
+                        try writer.encode(value0, member: "\\"_0\\":", in: &values)
+                        try writer.encode(value1, member: "\\"_1\\":", in: &values)
                         writer.close(values)
                     case .clear:
-                        let values = writer.nestedObject(forKey: "clear", in: &object)
+                        let values = writer.nestedObject(member: "\\"clear\\":", in: &object)
                         writer.close(values)
                     }
                     writer.close(object)
@@ -243,9 +243,9 @@ struct BinaryCodableExpansionTests {
 
                 func encode(json writer: inout RewindCoding.JSONWriter) throws {
                     var object = writer.object()
-                    try writer.encode(self.id, forKey: "id", in: &object)
-                    try writer.encode(self.kind, forKey: "kind", in: &object)
-                    try writer.encodeIfPresent(self.note, forKey: "note", in: &object)
+                    try writer.encode(self.id, member: "\\"id\\":", in: &object)
+                    try writer.encode(self.kind, member: "\\"kind\\":", in: &object)
+                    try writer.encodeIfPresent(self.note, member: "\\"note\\":", in: &object)
                     writer.close(object)
                 }
 

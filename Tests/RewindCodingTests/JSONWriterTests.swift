@@ -96,6 +96,8 @@ struct JSONWriterTests {
         var _under: Int? = 3
         var émigré = "é"
         var `default` = 0.5
+        /// A raw identifier: its key holds a slash, which JSON escapes.
+        var `a/b c` = 2
         var a = [Order.move(to: 1, from: 2, by: nil), .move(to: 3, from: 4, by: 5), .many(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), .none]
     }
 
@@ -106,7 +108,7 @@ struct JSONWriterTests {
         case none
     }
 
-    @Test("members in Foundation's order: fields and labels declared out of order, upper case, underscores, non-ASCII, `_10` before `_2`")
+    @Test("members in Foundation's order, keys escaped: fields and labels declared out of order, upper case, underscores, non-ASCII, a raw identifier, `_10` before `_2`")
     func keyOrder() throws {
         try Self.expectFoundationBytes(Unsorted())
         try Self.expectFoundationBytes([Unsorted(), Unsorted()])
