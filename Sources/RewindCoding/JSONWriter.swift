@@ -107,8 +107,11 @@ public struct JSONWriter {
         member.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    /// Writes `value` through its `Codable` conformance, with `SortedJSONEncoder`.
+    /// Writes `value` through its `Codable` conformance, with `SortedJSONEncoder`. A whole
+    /// payload without generated code (a type conformed by hand) is left to the reference: what
+    /// encodes nothing is `{}` inside a container but refused at the top level.
     package mutating func encodeWithCodable<T: Encodable>(_ value: T) throws {
+        guard !bytes.isEmpty else { throw Unsure() }
         try codable.encodeNested(value, into: &bytes)
     }
 

@@ -215,5 +215,21 @@ struct JSONWriterTests {
 
         #expect(throws: Refusing.Refusal(reason: "no")) { try JSONPayloadCodec().encode(WithRefusing()) }
         #expect(throws: Refusing.Refusal(reason: "no")) { try Self.foundation.encode(WithRefusing()) }
+
+        // A type conformed by hand has no generated writer: at the top level, what encodes
+        // nothing is refused, as Foundation refuses it; in a container it is `{}`.
+        #expect(throws: EncodingError.self) { try Self.foundation.encode(HandConformed()) }
+        #expect(throws: EncodingError.self) { try JSONPayloadCodec().encode(HandConformed()) }
+        try Self.expectFoundationBytes([HandConformed(), HandConformed()])
+    }
+
+    /// `BinaryCodable` by hand, with the protocol's default JSON writer (its `Codable`), which
+    /// encodes nothing.
+    struct HandConformed: BinaryCodable {
+        init() {}
+        init(from decoder: any Decoder) throws {}
+        func encode(to encoder: any Encoder) throws {}
+        init(binary reader: inout BinaryReader) throws {}
+        func encode(binary writer: inout BinaryWriter) throws {}
     }
 }
