@@ -79,8 +79,8 @@ extension BinaryCodable {
 }
 
 /// Generates a ``BinaryCodable`` conformance that reads and writes exactly the bytes the binary
-/// codec would write through the type's synthesized `Codable` conformance, and reads JSON as
-/// Foundation's `JSONDecoder` would through it.
+/// codec would write through the type's synthesized `Codable` conformance, and reads and writes
+/// JSON as Foundation's `JSONDecoder` and `JSONEncoder` (`.sortedKeys`) would through it.
 ///
 /// Attach it to a struct or an enum that conforms to `Codable` without customising it:
 /// - structs: every stored property is a field keyed by its name (a `let` with an initial
