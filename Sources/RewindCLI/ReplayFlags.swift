@@ -42,9 +42,10 @@ struct ReplayFlags: ParsableArguments {
         var options = ReplayOptions()
         options.skipUndecodable = skipUndecodable
         if let job = Self.job {
-            // Often enough for the page's progress and a prompt stop even where each step is
-            // costly (a `--where` bisect encodes every state: 1,000 steps take about a second
-            // in a debug build); a report is a lock and a store.
+            // Often enough for the page's progress, and a prompt stop (cancellation is asked
+            // ten times as often), even where each step is costly (a `--where` bisect encodes
+            // every state: 1,000 steps take about a second in a debug build); a report is a
+            // lock and a store.
             options.progressInterval = 1_000
             options.progress = { progress in job.report("replaying", done: progress.seq, of: progress.target) }
             options.isCancelled = { job.isCancelled }

@@ -19,9 +19,10 @@ public struct ReplayOptions: Sendable {
     public var progress: (@Sendable (ReplayProgress) -> Void)?
     /// How many seqs apart progress reports are.
     public var progressInterval = 50_000
-    /// Asked where progress is reported (``progressInterval``): when it answers `true`, the
-    /// replay stops with `EventLogError.cancelled` (a server whose client went away, a tool
-    /// interrupted). `nil`: replays run to their end.
+    /// Asked ten times as often as progress is reported (at each seq folded that is a multiple
+    /// of a tenth of ``progressInterval``): when it answers `true`, the replay stops with
+    /// `EventLogError.cancelled` (a server whose client went away, a tool interrupted). `nil`:
+    /// replays run to their end.
     public var isCancelled: (@Sendable () -> Bool)?
 
     /// The defaults: stop at undecodable events, no upgrades, warn of schema drift on standard

@@ -215,20 +215,21 @@ struct ReplayerTests {
         #expect(reports.all.allSatisfy { $0.target == 250 })
     }
 
-    @Test("a cancelled replay stops at its next progress point with EventLogError.cancelled; verify too, between snapshots")
+    @Test("a cancelled replay stops within a tenth of its progress interval with EventLogError.cancelled; verify too, between snapshots")
     func cancelled() async throws {
         let (_, log, _) = try await Self.recordShop(actions: 250, snapshotInterval: 0)
-        let asked = Recorded<Int>()
+        let asked = Recorded<Int64>()
         var options = ReplayOptions()
         options.progressInterval = 100
-        // Cancelled from the second check on: the replay gets past seq 100, not past seq 200.
-        options.isCancelled = { asked.append(1); return asked.all.count >= 2 }
         let folded = Recorded<Int64>()
         options.progress = { folded.append($0.seq) }
+        // Asked every 10 seqs (before the report at 100), yes the 12th time: stopped at seq 120.
+        options.isCancelled = { asked.append(Int64(folded.all.count)); return asked.all.count >= 12 }
         #expect(throws: EventLogError.cancelled(path: log.path)) {
             try Replayer(log: log, reducer: Shop.reducer, options: options).state(at: 250)
         }
         #expect(folded.all == [100])
+        #expect(asked.all == Array(repeating: 0, count: 10) + [1, 1], "asked \(asked.all.count) times")
         // Verify folds 25 actions at a time between snapshots, and still stops.
         let (_, snapshotted, _) = try await Self.recordShop(actions: 250, snapshotInterval: 25)
         options.isCancelled = { true }

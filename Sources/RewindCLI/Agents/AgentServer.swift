@@ -10,7 +10,8 @@ import RewindInspector
 /// Answers are capped (``maxAnswerBytes``: a larger one is refused, saying how to ask for less,
 /// rather than cut into invalid JSON); the calls that replay take turns, two at a time, and
 /// send `notifications/progress` to a client that gave a `progressToken`; a call the client
-/// cancels (`notifications/cancelled`) stops its replay at the next progress check.
+/// cancels (`notifications/cancelled`) stops its replay at the next cancellation check (every
+/// 100 seqs).
 struct AgentServer: Sendable {
     /// The logs, by the name each was given at launch.
     let logs: [(name: String, inspection: LogInspection)]
