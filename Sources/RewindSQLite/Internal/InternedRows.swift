@@ -3,8 +3,9 @@ import Synchronization
 import RewindLogCore
 
 /// A table that stores each distinct value once — call sites in `sources`, case paths in
-/// `actions` — mirrored in memory: writing an event costs a dictionary look-up rather than a
-/// query, and reading turns ids back into values by indexing an array, without hashing.
+/// `actions` — mirrored in memory: writing an event costs a comparison for a value looked up
+/// lately (``RecentIDs``), else a dictionary look-up, rather than a query, and reading turns ids
+/// back into values by indexing an array, without hashing.
 ///
 /// Ids are rowids, dense and never reused (these rows are never deleted), so the values are an
 /// array indexed by id. Inserting happens inside the caller's write transaction; if that
@@ -22,12 +23,17 @@ final class InternedRows<Value: Hashable & Sendable>: Sendable {
         var selectAfter: String
         /// The value's columns, in the order `insert` and `selectID` bind them.
         var arguments: @Sendable (Value) -> StatementArguments
+        /// A cheap function of a value that tells values apart often enough to choose a slot in
+        /// ``RecentIDs`` (not a hash of all of it: that is the dictionary's work it saves).
+        var slot: @Sendable (Value) -> Int
         /// The value of a row read by `selectAfter`.
         var value: @Sendable (Row) throws -> Value
     }
 
     private struct Contents {
         var ids: [Value: Int64] = [:]
+        /// The values looked up lately, in front of `ids`.
+        var recent = RecentIDs<Value>()
         /// `values[id - 1]`, for every id read or written so far (`nil` for ids not yet seen).
         var values: [Value?] = []
         /// Every id up to this one is in `values` (read from the table in order).
@@ -54,7 +60,14 @@ final class InternedRows<Value: Hashable & Sendable>: Sendable {
 
     /// The id of `value`'s row, inserting it if needed. Call inside a write transaction.
     func id(for value: Value, in db: Database) throws -> Int64 {
-        if let id = contents.withLock({ $0.ids[value] }) { return id }
+        let slot = table.slot(value)
+        let known = contents.withLock { contents -> Int64? in
+            if let id = contents.recent.id(for: value, slot: slot) { return id }
+            guard let id = contents.ids[value] else { return nil }
+            contents.recent.remember(value, id: id, slot: slot)
+            return id
+        }
+        if let known { return known }
         let arguments = table.arguments(value)
         try db.execute(sql: table.insert, arguments: arguments)
         guard let id = try Int64.fetchOne(db, sql: table.selectID, arguments: arguments) else {
@@ -96,6 +109,9 @@ extension InternedRows<SourceKey>.Table {
         // Clamped: an app may build a source by hand with any `UInt`; decoded ones are checked
         // (`ActionSource.init(from:)`), and a store's columns are signed 64-bit.
         arguments: { [$0.file, $0.function, Int64(clamping: $0.line), Int64(clamping: $0.column), $0.origin] },
+        // Call sites differ by line and column far more often than not; the file and function
+        // are compared when the slot holds a value.
+        slot: { Int(truncatingIfNeeded: $0.line &* 97 &+ $0.column) },
         value: { row in
             SourceKey(
                 file: try row.required("file", in: "sources"), function: try row.required("function", in: "sources"),
@@ -114,6 +130,9 @@ extension InternedRows<String>.Table {
         selectID: "SELECT id FROM actions WHERE name = ?",
         selectAfter: "SELECT id, name FROM actions WHERE id > ? ORDER BY id",
         arguments: { [$0] },
+        // Case paths differ in length or in their last character (the case's own name) far more
+        // often than not; `utf8.count` and `last` are constant-time for a native string.
+        slot: { $0.utf8.count &* 31 &+ Int($0.utf8.last ?? 0) },
         value: { try $0.required("name", in: "actions") }
     )
 }
