@@ -4,12 +4,12 @@
 /// The recorder's writer looks up each event's call site and case name (``InternedRows``), and
 /// they repeat: the same few call sites and cases. Interning them, most of it hashing, was
 /// 5.5 % of the writer thread in a profile (`rewind-bench --workload record --codec binary`,
-/// `perf --call-graph dwarf`); with this in front, 1.6 %. A slot is chosen
-/// by a cheap function of the value (a call site's line and column, a name's length and last
-/// byte), not by a hash of all of it; a value that misses goes to the dictionary, so values
-/// crafted to share a slot cost one comparison each, never a search. (Tried in front of the
-/// shared payloads' sightings too, and dropped: most payloads long enough to share are seen
-/// once or twice, so the slot's reading of the bytes cost more than the hits saved.)
+/// `perf --call-graph dwarf`); with this in front, 1.6 %. A slot is chosen by a cheap function
+/// of the value (a call site's line and column, a name's length and last byte), not by a hash
+/// of all of it; a value that misses goes to the dictionary, so values crafted to share a slot
+/// cost one comparison each, never a search. (Tried in front of the shared payloads' sightings
+/// too, and dropped: most payloads long enough to share are seen once or twice, so reading a
+/// payload's bytes for its slot cost more than the hits saved.)
 struct RecentIDs<Value: Equatable> {
     /// Slots: a power of two. More call sites or cases than this repeat in turn in few apps'
     /// hot paths; each slot costs a value and an id.
