@@ -369,18 +369,19 @@ public struct BinaryCodableMacro: ExtensionMacro {
             }
         }
         json += "\":"
-        // The JSON text as a Swift literal: its quotes and backslashes escaped again.
-        var literal = "\""
-        for character in json {
-            if character == "\\" || character == "\"" { literal.append("\\") }
-            literal.append(character)
-        }
-        return literal + "\""
+        return literal(json)
     }
 
-    /// A key as a string literal (keys are identifiers: no quotes or backslashes to escape).
+    /// A key (or any text) as a Swift string literal: its quotes and backslashes escaped, by
+    /// scalar — a raw identifier may hold either, and put a combining mark after one, which
+    /// makes one `Character` of the two that compares equal to neither.
     private static func literal(_ string: String) -> String {
-        "\"\(string)\""
+        var literal = "\""
+        for scalar in string.unicodeScalars {
+            if scalar == "\\" || scalar == "\"" { literal.unicodeScalars.append("\\") }
+            literal.unicodeScalars.append(scalar)
+        }
+        return literal + "\""
     }
 }
 

@@ -98,6 +98,8 @@ struct JSONWriterTests {
         var `default` = 0.5
         /// A raw identifier: its key holds a slash, which JSON escapes.
         var `a/b c` = 2
+        /// A quote followed by a combining mark: one `Character`, escaped scalar by scalar.
+        var `q"́x` = 3
         var a = [Order.move(to: 1, from: 2, by: nil), .move(to: 3, from: 4, by: 5), .many(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), .none]
     }
 
