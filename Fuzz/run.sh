@@ -4,6 +4,8 @@
 #   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
 #                                         binary-payload, generated-code, json-payload, jsonl-import,
 #                                         report (default: all)
+#   Fuzz/run.sh --build                   only the build (CI starts it early, at idle priority,
+#                                         beside steps that leave a core idle)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
 #   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core; the last
 #                                         targets, fewer than the cores, each run as several
@@ -15,6 +17,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+build_only=""
+if [ "${1:-}" = "--build" ]; then build_only=1; shift; fi
 seconds=${1:-60}
 shift || true
 targets=${*:-binary-payload generated-code json-payload jsonl-import report}
@@ -29,7 +33,16 @@ if [ -z "$REWIND_FUZZER_NO_MAIN" ]; then
 fi
 export REWIND_FUZZER_NO_MAIN
 
-swift build -c "$configuration" 2>&1 | grep -E "error|warning: |Compiling Rewind|Build" || true
+# The build's own status, not grep's: a failed build stops here with its errors shown.
+build_log=$(mktemp)
+if ! swift build -c "$configuration" >"$build_log" 2>&1; then
+    grep -E "error|warning: " "$build_log" >&2 || tail -n 40 "$build_log" >&2
+    rm -f "$build_log"
+    exit 1
+fi
+grep -E "^Build complete|warning: " "$build_log" || true
+rm -f "$build_log"
+[ -n "$build_only" ] && exit 0
 bin=.build/$configuration
 
 # Each target is one process on one core: as many run side by side as there are cores
