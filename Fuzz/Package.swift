@@ -8,8 +8,15 @@ import PackageDescription
 
 // Coverage for the decoders: the libraries under test are compiled with the fuzzer's
 // instrumentation; the macro (a host tool) is not, so its `main` never meets libFuzzer's.
-let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer"])]
-let fuzzTarget: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"])]
+//
+// The macro's host tool is built here from swift-syntax, unless REWIND_MACRO_TOOL names one
+// already built from the same sources: Fuzz/run.sh passes the main package's debug build's
+// when it is newer than the macro's sources, and swift-syntax — about half of this package's
+// build from nothing — is not compiled a second time (CI's libFuzzer step follows its build).
+let macroTool = Context.environment["REWIND_MACRO_TOOL"].flatMap { $0.isEmpty ? nil : $0 }
+let macroPlugin: [String] = macroTool.map { ["-Xfrontend", "-load-plugin-executable", "-Xfrontend", "\($0)#RewindMacros"] } ?? []
+let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer"] + macroPlugin)]
+let fuzzTarget: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"] + macroPlugin)]
 // libFuzzer without its `main` (SwiftPM names an executable's `main` itself; FuzzDriver starts
 // libFuzzer's driver from it). Fuzz/run.sh finds the archive in the toolchain.
 let noMain = Context.environment["REWIND_FUZZER_NO_MAIN"] ?? "libclang_rt.fuzzer_no_main.a"
@@ -20,16 +27,11 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-    ],
+    ] + (macroTool == nil ? [.package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0")] : []),
     targets: [
         .target(name: "Rewind", swiftSettings: instrumented),
-        .target(name: "RewindCoding", dependencies: ["RewindMacros"], swiftSettings: instrumented),
-        .macro(name: "RewindMacros", dependencies: [
-            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-        ]),
+        .target(name: "RewindCoding", dependencies: macroTool == nil ? ["RewindMacros"] : [], swiftSettings: instrumented),
         .systemLibrary(name: "CZlib"),
         // The crash hook's handler (C, not instrumented: it runs inside a signal handler).
         .target(name: "CRewindCrash"),
@@ -48,8 +50,13 @@ let package = Package(
         .executableTarget(name: "fuzz-binary-payload", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/BinaryPayload", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-generated-code", dependencies: ["FuzzSupport", "FuzzDriver"], path: "Targets/GeneratedCode", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-json-payload", dependencies: ["RewindCoding", "FuzzDriver"], path: "Targets/JSONPayload", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
-        .executableTarget(name: "fuzz-seeds", dependencies: ["FuzzSupport"], path: "Targets/Seeds", linkerSettings: fuzzLink),
+        .executableTarget(name: "fuzz-seeds", dependencies: ["FuzzSupport"], path: "Targets/Seeds", swiftSettings: [.unsafeFlags(macroPlugin)], linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-jsonl-import", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/JSONLinesImport", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
         .executableTarget(name: "fuzz-report", dependencies: ["RewindLog", "FuzzDriver"], path: "Targets/Report", swiftSettings: fuzzTarget, linkerSettings: fuzzLink),
-    ]
+    ] + (macroTool == nil ? [
+        .macro(name: "RewindMacros", dependencies: [
+            .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+        ]),
+    ] : [])
 )

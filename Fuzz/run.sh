@@ -4,8 +4,6 @@
 #   Fuzz/run.sh [SECONDS] [TARGET …]     SECONDS per target (default 60); TARGETs among
 #                                         binary-payload, generated-code, json-payload, jsonl-import,
 #                                         report (default: all)
-#   Fuzz/run.sh --build                   only the build (CI starts it early, at idle priority,
-#                                         beside steps that leave a core idle)
 #   FUZZ_CONFIGURATION=debug Fuzz/run.sh  a debug build (faster to build, slower to run)
 #   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core; the last
 #                                         targets, fewer than the cores, each run as several
@@ -17,8 +15,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-build_only=""
-if [ "${1:-}" = "--build" ]; then build_only=1; shift; fi
 seconds=${1:-60}
 shift || true
 targets=${*:-binary-payload generated-code json-payload jsonl-import report}
@@ -33,6 +29,16 @@ if [ -z "$REWIND_FUZZER_NO_MAIN" ]; then
 fi
 export REWIND_FUZZER_NO_MAIN
 
+# The macro's host tool from the main package's debug build (`swift build` or Tools/dev.sh build
+# at the top) when it is newer than the macro's sources: this package then does not compile
+# swift-syntax again (see Package.swift). Otherwise it builds its own.
+tool=$(cd .. && pwd)/.build/debug/RewindMacros-tool
+if [ -x "$tool" ] && [ -z "$(find ../Sources/RewindMacros -newer "$tool" -print -quit)" ]; then
+    export REWIND_MACRO_TOOL=$tool
+else
+    export REWIND_MACRO_TOOL=
+fi
+
 # The build's own status, not grep's: a failed build stops here with its errors shown.
 build_log=$(mktemp)
 if ! swift build -c "$configuration" >"$build_log" 2>&1; then
@@ -42,7 +48,6 @@ if ! swift build -c "$configuration" >"$build_log" 2>&1; then
 fi
 grep -E "^Build complete|warning: " "$build_log" || true
 rm -f "$build_log"
-[ -n "$build_only" ] && exit 0
 bin=.build/$configuration
 
 # Each target is one process on one core: as many run side by side as there are cores
