@@ -40,9 +40,10 @@ extension PostgresLog {
     /// and the session's number there, and each event by its seq there. Pushing the same log
     /// again adds only what the log gained since; a push cut short (killed, the server
     /// restarted, the network gone) loses nothing and leaves nothing half-written — each batch
-    /// of events goes in one transaction with the session's bounds and the snapshots it reaches —
-    /// and pushing again finishes it. Two processes pushing the same log at once add each event
-    /// once.
+    /// of events goes in one transaction with the session's bounds and the snapshots it reaches,
+    /// a new session's first batch in the one that adds the session (a fleet's short sessions
+    /// cost one commit each) — and pushing again finishes it. Two processes pushing the same log
+    /// at once add each event once.
     ///
     /// - Parameters:
     ///   - log: The log to push: a file, which must have an identity (schema 9, or opened for
@@ -115,6 +116,8 @@ private struct Pusher {
     private var batches = 0
     private var sourceIDs: [ActionSource: Int64] = [:]
     private var actionIDs: [String: Int64] = [:]
+    /// Type shapes by their stored text: a log's sessions mostly share two.
+    private var shapeIDs: [String: Int64] = [:]
     private var report = PostgresLog.PushReport(sessions: 0, newSessions: 0, events: 0, alreadyThere: 0, snapshots: 0, gaps: 0)
 
     init(store: PostgresLog, log: any LogReader, origin: UUID, install: String, batchSize: Int) {
@@ -133,9 +136,9 @@ private struct Pusher {
         var done: Int64 = 0
         var numbers: [Int64: (id: Int64, base: Int64)] = [:]
         for (index, session) in sessions.enumerated() {
-            let target = try await pushSession(session, space: space)
+            let (target, first) = try await pushSession(session, space: space)
             numbers[session.id] = target
-            done += try await pushEvents(of: session, into: target) { pushed in
+            done += try await pushEvents(of: session, into: target, after: first) { pushed in
                 progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: done + pushed, eventsTotal: total))
             }
             progress?(.init(session: session.id, sessionsDone: index + 1, sessions: sessions.count, events: done, eventsTotal: total))
@@ -174,19 +177,29 @@ private struct Pusher {
         return space
     }
 
-    /// The session's number and base seq in the store, adding it (with its initial snapshot, in
-    /// one transaction) when it is not there yet.
-    private mutating func pushSession(_ session: LogSession, space: Int64?) async throws -> (id: Int64, base: Int64) {
+    /// The session's number and base seq in the store, adding it when it is not there yet — with
+    /// its initial snapshot and its first batch of events, in one transaction: a log of many
+    /// short sessions (a fleet's) then costs one commit a session, not two.
+    ///
+    /// Returns where its events stand: for a session this push added, what its first batch
+    /// added and the last seq it reached (whatever the store has of it, then: a second pusher of
+    /// the same log waits on the new row's lock until the commit); `nil` for a session found in
+    /// the store, whose events are asked for.
+    private mutating func pushSession(
+        _ session: LogSession, space: Int64?
+    ) async throws -> (target: (id: Int64, base: Int64), first: (added: Int64, through: Int64)?) {
         if let found = try await existing(session) {
             try await verify(session, as: found)
             try await pushEnding(of: session, into: found)
-            return found
+            return (found, nil)
         }
         let shapes = try log.shapes(session: session.id)
-        let actionShape = try await store.shapeID(shapes.action), stateShape = try await store.shapeID(shapes.state)
+        let actionShape = try await shapeID(shapes.action), stateShape = try await shapeID(shapes.state)
         let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
+        let batch = try await firstBatch(of: session)
+        let ids = try await internedIDs(of: batch)
         let store = store, origin = origin, install = install
-        let created = try await store.transaction { () async throws -> Bool in
+        let created = try await store.transaction { () async throws -> (target: (id: Int64, base: Int64), added: Int64, snapshots: Int)? in
             let app = session.app
             let key = session.encryption
             let created = try await store.rows("""
@@ -200,7 +213,7 @@ private struct Pusher {
                 RETURNING id, base_seq
                 """).first.map { try $0.decode((Int64, Int64).self) }
             // Another pusher of the same log got there first: its transaction has it all.
-            guard let (id, base) = created else { return false }
+            guard let (id, base) = created else { return nil }
             if let initial {
                 _ = try await store.rows("""
                     INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
@@ -208,16 +221,47 @@ private struct Pusher {
                     ON CONFLICT DO NOTHING
                     """)
             }
-            return true
+            guard let through = batch.last?.seq else { return ((id, base), 0, 0) }
+            let (added, snapshots) = try await copyBatch(batch, ids: ids, of: session, into: (id, base), after: session.baseSeq, through: through)
+            return ((id, base), added, snapshots)
         }
-        if created {
+        if let created {
             report.newSessions += 1
             if initial != nil { report.snapshots += 1 }
+            report.events += created.added
+            report.snapshots += created.snapshots
+            guard let through = batch.last?.seq else { return (created.target, (0, session.baseSeq)) }
+            try countBatch()
+            return (created.target, (created.added, through))
         }
         guard let found = try await existing(session) else {
             throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was added but cannot be found")
         }
-        return found
+        return (found, nil)
+    }
+
+    /// A session's first batch of events, for the transaction that adds it.
+    private func firstBatch(of session: LogSession) async throws -> [LoggedEvent] {
+        guard let last = session.seqRange?.upperBound, session.baseSeq < last else { return [] }
+        return try await Self.batch(of: log, EventFilter(seqs: (session.baseSeq + 1)...last, session: session.id), after: session.baseSeq, count: batchSize)
+    }
+
+    /// Counts a committed batch; stops the push after `stoppingAfter` of them (a test's cut).
+    private mutating func countBatch() throws {
+        batches += 1
+        if let stop = stoppingAfter, batches >= stop {
+            throw EventLogError.failed(path: store.location.description, reason: "stopped after \(batches) batches (a push cut short)")
+        }
+    }
+
+    /// The store's id of `shape`, interned once per push.
+    private mutating func shapeID(_ shape: TypeShape?) async throws -> Int64? {
+        guard let shape else { return nil }
+        let text = try shape.storedJSON()
+        if let known = shapeIDs[text] { return known }
+        let id = try await store.shapeID(shape)
+        shapeIDs[text] = id
+        return id
     }
 
     /// How the session ended, when the log says so now and the store does not yet (it was live
@@ -323,15 +367,27 @@ private struct Pusher {
 
     /// Pushes the session's events the store lacks, a batch per transaction, with the snapshots
     /// each batch reaches. Returns how many of the session's events the store now has.
+    ///
+    /// A session this push has just added (`first`: its first batch went with it) goes on from
+    /// that batch without asking: a second pusher of the same log may add events meanwhile,
+    /// which each batch's transaction sees and leaves out, as it does for a session found in the
+    /// store.
     private mutating func pushEvents(
-        of session: LogSession, into target: (id: Int64, base: Int64), progress: (Int64) -> Void
+        of session: LogSession, into target: (id: Int64, base: Int64), after first: (added: Int64, through: Int64)?, progress: (Int64) -> Void
     ) async throws -> Int64 {
         // Where an earlier push stopped: its last committed batch's last event.
-        var after = try await single(Int64.self, """
-            SELECT coalesce(max(origin_seq), \(session.baseSeq)) FROM rewind.events WHERE session_id = \(target.id)
-            """)
-        var there = try await single(Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(target.id)")
-        report.alreadyThere += there
+        var after = first?.through ?? session.baseSeq, there = first?.added ?? 0
+        if let first, first.through > session.baseSeq {
+            // The batch that went with the session's creation.
+            progress(there)
+        }
+        if first == nil {
+            after = try await single(Int64.self, """
+                SELECT coalesce(max(origin_seq), \(session.baseSeq)) FROM rewind.events WHERE session_id = \(target.id)
+                """)
+            there = try await single(Int64.self, "SELECT count(*) FROM rewind.events WHERE session_id = \(target.id)")
+            report.alreadyThere += there
+        }
         if let last = session.seqRange?.upperBound, after < last {
             let log = log, batchSize = batchSize, filter = EventFilter(seqs: (after + 1)...last, session: session.id)
             var batch = try await Self.batch(of: log, filter, after: after, count: batchSize)
@@ -342,18 +398,19 @@ private struct Pusher {
                 there += try await pushBatch(batch, of: session, into: target, after: after, through: through)
                 after = through
                 progress(there)
-                batches += 1
-                if let stop = stoppingAfter, batches >= stop {
-                    throw EventLogError.failed(path: store.location.description, reason: "stopped after \(batches) batches (a push cut short)")
-                }
+                try countBatch()
                 batch = try await following
             }
         }
-        // Snapshots past the last event (retention's, of a session emptied by it).
-        let added = try await store.transaction {
-            try await insertSnapshots(of: session, into: target, after: after, through: .max)
+        // Snapshots past the last event (retention's, of a session emptied by it), when the log
+        // has any: most sessions have none, and skip a transaction.
+        if try log.snapshotIndex(session: session.id).contains(where: { $0.seq > after && $0.seq > session.baseSeq }) {
+            let after = after
+            let added = try await store.transaction {
+                try await insertSnapshots(of: session, into: target, after: after, through: .max)
+            }
+            report.snapshots += added
         }
-        report.snapshots += added
         return there
     }
 
@@ -385,9 +442,19 @@ private struct Pusher {
     private mutating func pushBatch(
         _ batch: [LoggedEvent], of session: LogSession, into target: (id: Int64, base: Int64), after: Int64, through: Int64
     ) async throws -> Int64 {
-        // Interned outside the transaction: committed ids stay valid whatever the batch does.
-        // Each event's ids are looked up once, here (hashing call sites showed in the client's
-        // profile).
+        let ids = try await internedIDs(of: batch)
+        let (added, snapshots) = try await store.transaction {
+            try await copyBatch(batch, ids: ids, of: session, into: target, after: after, through: through)
+        }
+        report.events += added
+        report.snapshots += snapshots
+        return added
+    }
+
+    /// The store's ids of each event's call site and case, interned outside the transaction that
+    /// copies them: committed ids stay valid whatever the batch does. Each event's ids are looked
+    /// up once, here (hashing call sites showed in the client's profile).
+    private mutating func internedIDs(of batch: [LoggedEvent]) async throws -> [(source: Int64, action: Int64)] {
         var ids: [(source: Int64, action: Int64)] = []
         ids.reserveCapacity(batch.count)
         for event in batch {
@@ -406,49 +473,53 @@ private struct Pusher {
             }
             ids.append((source, action))
         }
+        return ids
+    }
+
+    /// Inside a transaction: the batch's events the store lacks, and the snapshots after `after`
+    /// through `through`. Returns how many events and snapshots were added.
+    private func copyBatch(
+        _ batch: [LoggedEvent], ids: [(source: Int64, action: Int64)], of session: LogSession, into target: (id: Int64, base: Int64),
+        after: Int64, through: Int64
+    ) async throws -> (events: Int64, snapshots: Int) {
         let store = store
-        let (added, snapshots) = try await store.transaction { () async throws -> (Int64, Int) in
-            // Held to the commit: a second pusher of this session waits here, then sees this batch.
-            _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
-            // With seqs for the whole batch, in the same round trip: those of events the store
-            // has already go unused, as a rolled-back transaction's do.
-            guard let (there, taken) = try await store.rows("""
-                SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
-                       (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
-                """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
-                throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
-            }
-            let missing = batch.drop(while: { event in there.map { event.seq <= $0 } ?? false })
-            if !missing.isEmpty {
-                guard taken.count == batch.count else {
-                    throw EventLogError.failed(path: store.location.description, reason: "the store gave \(taken.count) seqs of the \(batch.count) asked for")
-                }
-                let seqs = taken.sorted().prefix(missing.count)
-                guard let low = seqs.first, let high = seqs.last else { return (0, 0) }
-                let events = missing, taken = seqs, known = ids[(batch.count - missing.count)...], session = target.id
-                try await store.copy(rows: events.count) { index, rows in
-                    let event = events[events.startIndex + index], seq = taken[taken.startIndex + index], ids = known[known.startIndex + index]
-                    // Links as the device log holds them: distances in its seqs, which the store
-                    // reads a pushed session by.
-                    rows.append(
-                        session: session, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
-                        payload: event.payload, source: ids.source, info: event.source.info, redaction: event.redaction,
-                        cause: event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) },
-                        root: event.root.flatMap { EventLink.seq($0).distance(from: event.seq) }
-                    )
-                }
-                _ = try await store.rows("""
-                    UPDATE rewind.sessions
-                    SET first_seq = LEAST(coalesce(first_seq, \(low)), \(low)), last_seq = GREATEST(coalesce(last_seq, \(high)), \(high)),
-                        event_count = event_count + \(Int64(missing.count))
-                    WHERE id = \(target.id)
-                    """)
-            }
-            return (Int64(missing.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
+        // Held to the commit: a second pusher of this session waits here, then sees this batch.
+        _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
+        // With seqs for the whole batch, in the same round trip: those of events the store
+        // has already go unused, as a rolled-back transaction's do.
+        guard let (there, taken) = try await store.rows("""
+            SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
+                   (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
+            """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
+            throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
         }
-        report.events += added
-        report.snapshots += snapshots
-        return added
+        let missing = batch.drop(while: { event in there.map { event.seq <= $0 } ?? false })
+        if !missing.isEmpty {
+            guard taken.count == batch.count else {
+                throw EventLogError.failed(path: store.location.description, reason: "the store gave \(taken.count) seqs of the \(batch.count) asked for")
+            }
+            let seqs = taken.sorted().prefix(missing.count)
+            guard let low = seqs.first, let high = seqs.last else { return (0, 0) }
+            let events = missing, taken = seqs, known = ids[(batch.count - missing.count)...], session = target.id
+            try await store.copy(rows: events.count) { index, rows in
+                let event = events[events.startIndex + index], seq = taken[taken.startIndex + index], ids = known[known.startIndex + index]
+                // Links as the device log holds them: distances in its seqs, which the store
+                // reads a pushed session by.
+                rows.append(
+                    session: session, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
+                    payload: event.payload, source: ids.source, info: event.source.info, redaction: event.redaction,
+                    cause: event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) },
+                    root: event.root.flatMap { EventLink.seq($0).distance(from: event.seq) }
+                )
+            }
+            _ = try await store.rows("""
+                UPDATE rewind.sessions
+                SET first_seq = LEAST(coalesce(first_seq, \(low)), \(low)), last_seq = GREATEST(coalesce(last_seq, \(high)), \(high)),
+                    event_count = event_count + \(Int64(missing.count))
+                WHERE id = \(target.id)
+                """)
+        }
+        return (Int64(missing.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
     }
 
     /// Inserts the session's snapshots after `after` through `through`, each at the store seq

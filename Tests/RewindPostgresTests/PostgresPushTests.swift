@@ -86,6 +86,45 @@ struct PostgresPushTests {
         }
     }
 
+    @Test("a new session goes in one transaction with its initial snapshot and its first batch; each later batch in one of its own")
+    func newSessionTransactions() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(log, batchSize: 20)
+            // Per session: the transaction (xmin) of each event in the log's order, and of the
+            // initial snapshot, which nothing updates (the session's row is, by every batch).
+            let rows = try await PostgresTestServer.strings(location, """
+                SELECT s.origin_session || ';' || s.event_count || ';' ||
+                       coalesce((SELECT string_agg(e.xmin::text, ',' ORDER BY e.origin_seq) FROM rewind.events e WHERE e.session_id = s.id), '') || ';' ||
+                       coalesce((SELECT p.xmin::text FROM rewind.snapshots p WHERE p.session_id = s.id AND p.seq = s.base_seq), 'none')
+                FROM rewind.sessions s ORDER BY s.origin_session
+                """)
+            #expect(rows.count == 3)
+            var batches = 0
+            for row in rows {
+                let fields = row.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
+                try #require(fields.count == 4, "\(row)")
+                let count = try #require(Int(fields[1])), created = fields[3]
+                #expect(created != "none", "every session of the log has an initial snapshot: \(row)")
+                // Runs of events that share a transaction, in order.
+                var runs: [(xmin: String, length: Int)] = []
+                for xmin in fields[2].split(separator: ",").map(String.init) {
+                    if runs.last?.xmin == xmin { runs[runs.count - 1].length += 1 } else { runs.append((xmin, 1)) }
+                }
+                #expect(runs.map(\.length) == stride(from: 0, to: count, by: 20).map { min(20, count - $0) }, "\(row)")
+                #expect(Set(runs.map(\.xmin)).count == runs.count, "a transaction per batch: \(row)")
+                if let first = runs.first {
+                    #expect(first.xmin == created, "the first batch went with the session's creation: \(row)")
+                }
+                batches += runs.count
+            }
+            #expect(batches >= 9, "sessions of several batches: \(rows)")
+        }
+    }
+
     @Test("a push cut short keeps every committed batch and nothing half-written; pushing again finishes it")
     func resumes() async throws {
         let folder = try TemporaryDirectory()

@@ -15,8 +15,9 @@ import RewindReplay
 ///   way); and with several pushers at once, each its own log;
 /// - record: a store's actions per second through the recorder (the default configuration),
 ///   into the store against into a SQLite log file;
-/// - fleet: sessions per second answered by `rewind verify|bisect --all-sessions` over a store,
-///   by workers, against the same question over the log file the sessions were pushed from.
+/// - fleet: a log of many short sessions (a fleet's) pushed, events per second against `COPY`
+///   of the same rows; then sessions per second answered by `rewind verify|bisect
+///   --all-sessions` over the store, by workers, against the same question over the log file.
 ///   It runs the `rewind` built next to this tool (`swift build -c release --product rewind`).
 struct PostgresWorkload {
     var server: PostgresLocation
@@ -29,7 +30,7 @@ struct PostgresWorkload {
     static let logger = Logger(label: "rewind-bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
     func measure() async throws -> [WorkloadResult] {
-        [try await push(), try await record(), try await read(), try await fleet()]
+        [try await push(), try await record(), try await read()] + (try await fleet())
     }
 
     // MARK: - Push
@@ -47,18 +48,8 @@ struct PostgresWorkload {
         var copy: [Double] = [], pushed: [Double] = [], small: [Double] = [], concurrent: [Double] = []
         for _ in 0..<runs {
             copy.append(Double(events) / (try await withDatabase { location in try await copyRows(of: source, into: location) }))
-            pushed.append(Double(events) / (try await withDatabase { location in
-                let store = try await PostgresLog.open(location)
-                let seconds = try await ContinuousClock().measure { _ = try await store.push(source) }.seconds
-                await store.close()
-                return seconds
-            }))
-            small.append(Double(events) / (try await withDatabase { location in
-                let store = try await PostgresLog.open(location)
-                let seconds = try await ContinuousClock().measure { _ = try await store.push(source, batchSize: 1_000) }.seconds
-                await store.close()
-                return seconds
-            }))
+            pushed.append(Double(events) / (try await pushSeconds(source)))
+            small.append(Double(events) / (try await pushSeconds(source, batchSize: 1_000)))
             concurrent.append(total / (try await withDatabase { location in
                 await (try PostgresLog.open(location)).close()
                 return try await ContinuousClock().measure {
@@ -87,6 +78,16 @@ struct PostgresWorkload {
             ],
             notes: ["server and tool share the machine's \(ProcessInfo.processInfo.activeProcessorCount) cores"]
         )
+    }
+
+    /// The seconds `log` takes to push into a fresh store.
+    private func pushSeconds(_ log: EventLog, batchSize: Int = PostgresLog.defaultPushBatchSize) async throws -> Double {
+        try await withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            let seconds = try await ContinuousClock().measure { _ = try await store.push(log, batchSize: batchSize) }.seconds
+            await store.close()
+            return seconds
+        }
     }
 
     /// Copies the log's events into the store's events table with `COPY`, as one session; returns
@@ -245,7 +246,7 @@ struct PostgresWorkload {
 
     // MARK: - Fleet
 
-    private func fleet() async throws -> WorkloadResult {
+    private func fleet() async throws -> [WorkloadResult] {
         let tool = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("rewind").path
         guard FileManager.default.isExecutableFile(atPath: tool) else {
             throw BenchError("the fleet workload runs \(tool): build it first (swift build -c release --product rewind)")
@@ -261,7 +262,8 @@ struct PostgresWorkload {
             }
             try await recorder.close()
         }
-        return try await withDatabase { location in
+        let pushed = try await fleetPush(log)
+        let questions = try await withDatabase { location in
             let store = try await PostgresLog.open(location)
             _ = try await store.push(log)
             await store.close()
@@ -278,13 +280,35 @@ struct PostgresWorkload {
                     ))
                 }
             }
-            return WorkloadResult(
+            return [WorkloadResult(
                 name: "fleet, \(fleetSessions.formatted()) shop sessions of 100 actions, rewind … --all-sessions",
                 baseline: "the same question over the log file",
                 variants: variants,
                 notes: ["each run is a process: its start-up and the store's listing are included"]
-            )
+            )]
         }
+        return [pushed] + questions
+    }
+
+    /// The fleet's log pushed into a fresh store, each run: what a session costs beyond its
+    /// events (its row, shapes, snapshot and commit), against `COPY` of the same events.
+    private func fleetPush(_ log: EventLog) async throws -> WorkloadResult {
+        let events = Double(try log.sessions().reduce(0) { $0 + $1.eventCount })
+        var copy: [Double] = [], pushed: [Double] = []
+        for _ in 0..<runs {
+            copy.append(events / (try await withDatabase { location in try await copyRows(of: log, into: location) }))
+            pushed.append(events / (try await pushSeconds(log)))
+        }
+        let baseline = median(copy)
+        return WorkloadResult(
+            name: "push, a fleet's log: \(fleetSessions.formatted()) shop sessions of 100 actions",
+            baseline: "COPY FROM STDIN of the same rows (as one session)",
+            variants: [
+                .init(name: "COPY of the same rows (baseline)", value: baseline, unit: "events/s", ratioToBaseline: 1, runs: copy),
+                .init(name: "rewind push, default batches", value: median(pushed), unit: "events/s", ratioToBaseline: median(pushed) / baseline, runs: pushed),
+            ],
+            notes: [String(format: "rewind push: %.0f sessions/s", median(pushed) * Double(fleetSessions) / events)]
+        )
     }
 
     /// Sessions per second of `rewind ARGUMENTS`, `runs` times.
