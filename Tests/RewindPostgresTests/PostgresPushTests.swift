@@ -125,6 +125,32 @@ struct PostgresPushTests {
         }
     }
 
+    @Test("a session retention emptied arrives with the snapshot it kept past its last event")
+    func snapshotsPastTheEvents() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.deviceLog(in: folder)
+        // Every event goes; the last session keeps the snapshot at the cut, past its events, so
+        // that the log still replays from there. A later session records on from it.
+        try log.trim(to: Retention(maxEvents: 0))
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.codec = BinaryPayloadCodec()
+        _ = try await recordSession(
+            into: log, app: AppIdentity(id: "com.example.todo", version: "2.4"), initialState: TodoState(),
+            reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: 4), actions: 30,
+            configuration: configuration
+        )
+        let emptied = try #require(try log.sessions().first)
+        #expect(emptied.eventCount == 0)
+        #expect(try log.snapshotIndex(session: emptied.id).contains { $0.seq > emptied.baseSeq })
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let report = try await store.push(log)
+            #expect(report.snapshots == (try Self.totals(log).snapshots))
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
     @Test("a push cut short keeps every committed batch and nothing half-written; pushing again finishes it")
     func resumes() async throws {
         let folder = try TemporaryDirectory()
