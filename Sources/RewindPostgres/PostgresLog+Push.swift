@@ -133,15 +133,28 @@ private struct Pusher {
         report.sessions = sessions.count
         let total = sessions.reduce(0) { $0 + $1.eventCount }
         let space = try await symbolSpace()
+        let known = try await knownSessions()
         var done: Int64 = 0
         var numbers: [Int64: (id: Int64, base: Int64)] = [:]
+        // What a new session needs from the log is read while the store takes the session
+        // before: for a log of many short sessions (a fleet's), that reading was a quarter of
+        // each session's time.
+        let log = log, batchSize = batchSize
+        func prepared(_ index: Int) async throws -> NewSession? {
+            guard index < sessions.count, known[sessions[index].id] == nil else { return nil }
+            return try await Self.newSession(sessions[index], of: log, batchSize: batchSize)
+        }
+        var next = try await prepared(0)
         for (index, session) in sessions.enumerated() {
-            let (target, first) = try await pushSession(session, space: space)
+            let new = next
+            async let following = prepared(index + 1)
+            let (target, first) = try await pushSession(session, known: known[session.id], new: new, space: space)
             numbers[session.id] = target
             done += try await pushEvents(of: session, into: target, after: first) { pushed in
                 progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: done + pushed, eventsTotal: total))
             }
             progress?(.init(session: session.id, sessionsDone: index + 1, sessions: sessions.count, events: done, eventsTotal: total))
+            next = try await following
         }
         for gap in try log.gaps() {
             guard let target = numbers[gap.session] else { continue }
@@ -177,6 +190,33 @@ private struct Pusher {
         return space
     }
 
+    /// The store's sessions from this log, by their number in it, asked once a push: a session
+    /// another pusher adds meanwhile is found when adding it finds it there.
+    private func knownSessions() async throws -> [Int64: (id: Int64, base: Int64)] {
+        var known: [Int64: (id: Int64, base: Int64)] = [:]
+        for row in try await store.rows("SELECT origin_session, id, base_seq FROM rewind.sessions WHERE origin = \(origin)") {
+            let (number, id, base) = try row.decode((Int64, Int64, Int64).self)
+            known[number] = (id, base)
+        }
+        return known
+    }
+
+    /// What adding a session takes from the log: its shapes, its initial snapshot and its
+    /// first batch of events.
+    struct NewSession: Sendable {
+        var shapes: SessionShapes
+        var initial: LoggedSnapshot?
+        var batch: [LoggedEvent]
+    }
+
+    private static func newSession(_ session: LogSession, of log: any LogReader, batchSize: Int) async throws -> NewSession {
+        NewSession(
+            shapes: try log.shapes(session: session.id),
+            initial: try log.snapshot(session: session.id, atOrBefore: session.baseSeq),
+            batch: try await firstBatch(of: session, in: log, batchSize: batchSize)
+        )
+    }
+
     /// The session's number and base seq in the store, adding it when it is not there yet — with
     /// its initial snapshot and its first batch of events, in one transaction: a log of many
     /// short sessions (a fleet's) then costs one commit a session, not two.
@@ -185,18 +225,21 @@ private struct Pusher {
     /// added and the last seq it reached (whatever the store has of it, then: a second pusher of
     /// the same log waits on the new row's lock until the commit); `nil` for a session found in
     /// the store, whose events are asked for.
+    ///
+    /// - Parameters:
+    ///   - known: Where the store had it when the push began.
+    ///   - new: What adding it takes, read from the log ahead (read here when `nil`).
     private mutating func pushSession(
-        _ session: LogSession, space: Int64?
+        _ session: LogSession, known: (id: Int64, base: Int64)?, new: NewSession?, space: Int64?
     ) async throws -> (target: (id: Int64, base: Int64), first: (added: Int64, through: Int64)?) {
-        if let found = try await existing(session) {
+        if let found = known {
             try await verify(session, as: found)
             try await pushEnding(of: session, into: found)
             return (found, nil)
         }
-        let shapes = try log.shapes(session: session.id)
-        let actionShape = try await shapeID(shapes.action), stateShape = try await shapeID(shapes.state)
-        let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
-        let batch = try await firstBatch(of: session)
+        let new = if let new { new } else { try await Self.newSession(session, of: log, batchSize: batchSize) }
+        let actionShape = try await shapeID(new.shapes.action), stateShape = try await shapeID(new.shapes.state)
+        let initial = new.initial, batch = new.batch
         let ids = try await internedIDs(of: batch)
         let store = store, origin = origin, install = install
         let created = try await store.transaction { () async throws -> (target: (id: Int64, base: Int64), added: Int64, snapshots: Int)? in
@@ -210,10 +253,10 @@ private struct Pusher {
                         \(session.codec), \(space), \(session.startedAt), nextval('rewind.seqs'), \(session.info), \(key?.keyID), \(key?.salt), \(key?.check),
                         \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time), \(session.ending?.storedMarkText))
                 ON CONFLICT (origin, origin_session) DO NOTHING
-                RETURNING id, base_seq
-                """).first.map { try $0.decode((Int64, Int64).self) }
+                RETURNING id, base_seq, (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
+                """).first.map { try $0.decode((Int64, Int64, [Int64]?).self) }
             // Another pusher of the same log got there first: its transaction has it all.
-            guard let (id, base) = created else { return nil }
+            guard let (id, base, seqs) = created else { return nil }
             if let initial {
                 _ = try await store.rows("""
                     INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
@@ -222,7 +265,11 @@ private struct Pusher {
                     """)
             }
             guard let through = batch.last?.seq else { return ((id, base), 0, 0) }
-            let (added, snapshots) = try await copyBatch(batch, ids: ids, of: session, into: (id, base), after: session.baseSeq, through: through)
+            // The row is this transaction's, and holds no events yet: no lock to take, nothing
+            // to leave out, and the seqs came with it.
+            let (added, snapshots) = try await copyBatch(
+                batch, ids: ids, of: session, into: (id, base), after: session.baseSeq, through: through, fresh: seqs ?? []
+            )
             return ((id, base), added, snapshots)
         }
         if let created {
@@ -241,9 +288,9 @@ private struct Pusher {
     }
 
     /// A session's first batch of events, for the transaction that adds it.
-    private func firstBatch(of session: LogSession) async throws -> [LoggedEvent] {
+    private static func firstBatch(of session: LogSession, in log: any LogReader, batchSize: Int) async throws -> [LoggedEvent] {
         guard let last = session.seqRange?.upperBound, session.baseSeq < last else { return [] }
-        return try await Self.batch(of: log, EventFilter(seqs: (session.baseSeq + 1)...last, session: session.id), after: session.baseSeq, count: batchSize)
+        return try await batch(of: log, EventFilter(seqs: (session.baseSeq + 1)...last, session: session.id), after: session.baseSeq, count: batchSize)
     }
 
     /// Counts a committed batch; stops the push after `stoppingAfter` of them (a test's cut).
@@ -478,20 +525,29 @@ private struct Pusher {
 
     /// Inside a transaction: the batch's events the store lacks, and the snapshots after `after`
     /// through `through`. Returns how many events and snapshots were added.
+    ///
+    /// - Parameter fresh: For a session this transaction added, the seqs its `INSERT` took for
+    ///   the batch; `nil` otherwise.
     private func copyBatch(
         _ batch: [LoggedEvent], ids: [(source: Int64, action: Int64)], of session: LogSession, into target: (id: Int64, base: Int64),
-        after: Int64, through: Int64
+        after: Int64, through: Int64, fresh: [Int64]? = nil
     ) async throws -> (events: Int64, snapshots: Int) {
         let store = store
-        // Held to the commit: a second pusher of this session waits here, then sees this batch.
-        _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
-        // With seqs for the whole batch, in the same round trip: those of events the store
-        // has already go unused, as a rolled-back transaction's do.
-        guard let (there, taken) = try await store.rows("""
-            SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
-                   (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
-            """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
-            throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
+        let there: Int64?, taken: [Int64]
+        if let fresh {
+            (there, taken) = (nil, fresh)
+        } else {
+            // Held to the commit: a second pusher of this session waits here, then sees this batch.
+            _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
+            // With seqs for the whole batch, in the same round trip: those of events the store
+            // has already go unused, as a rolled-back transaction's do.
+            guard let row = try await store.rows("""
+                SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
+                       (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
+                """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
+                throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
+            }
+            (there, taken) = row
         }
         let missing = batch.drop(while: { event in there.map { event.seq <= $0 } ?? false })
         if !missing.isEmpty {
