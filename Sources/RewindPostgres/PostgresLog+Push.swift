@@ -70,8 +70,9 @@ extension PostgresLog {
     public static let defaultPushBatchSize = 10_000
 
     /// The payload bytes that end a push's batch before its `batchSize` (8 MiB): with the next
-    /// batch read while the store takes this one, and the copy's text twice a payload's size, a
-    /// push holds a few tens of megabytes whatever the log's payloads.
+    /// batch and the next new session's first batch read while the store takes this one, and
+    /// the copy's text twice a payload's size, a push holds a few tens of megabytes whatever the
+    /// log's payloads.
     public static let pushBatchBytes = 8 << 20
 
     /// `push`, stopping with an error after `stoppingAfter` batches: a push cut short, for tests.
