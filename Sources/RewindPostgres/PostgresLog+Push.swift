@@ -41,9 +41,10 @@ extension PostgresLog {
     /// again adds only what the log gained since; a push cut short (killed, the server
     /// restarted, the network gone) loses nothing and leaves nothing half-written — each batch
     /// of events goes in one transaction with the session's bounds and the snapshots it reaches,
-    /// a new session's first batch in the one that adds the session (a fleet's short sessions
-    /// cost one commit each) — and pushing again finishes it. Two processes pushing the same log
-    /// at once add each event once.
+    /// a new session's first batch in the one that adds the session, and consecutive short new
+    /// sessions whole, as many as fit a batch, in one (a fleet's log costs a commit a batch, not
+    /// a session) — and pushing again finishes it. Two processes pushing the same log at once
+    /// add each event once.
     ///
     /// - Parameters:
     ///   - log: The log to push: a file, which must have an identity (schema 9, or opened for
@@ -69,9 +70,10 @@ extension PostgresLog {
     /// fraction of a second's work.
     public static let defaultPushBatchSize = 10_000
 
-    /// The payload bytes that end a push's batch before its `batchSize` (8 MiB): with the next
-    /// batch and the next new session's first batch read while the store takes this one, and
-    /// the copy's text twice a payload's size, a push holds a few tens of megabytes whatever the
+    /// The payload bytes that end a push's batch before its `batchSize` (8 MiB; a transaction of
+    /// short sessions counts their snapshots' states too): with the next batch or the next new
+    /// sessions read while the store takes this one, one new session read past them, and the
+    /// copy's text twice a payload's size, a push holds a few tens of megabytes whatever the
     /// log's payloads.
     public static let pushBatchBytes = 8 << 20
 
@@ -137,24 +139,45 @@ private struct Pusher {
         let known = try await knownSessions()
         var done: Int64 = 0
         var numbers: [Int64: (id: Int64, base: Int64)] = [:]
-        // What a new session needs from the log is read while the store takes the session
-        // before: for a log of many short sessions (a fleet's), that reading was a quarter of
-        // each session's time.
-        let log = log, batchSize = batchSize
-        func prepared(_ index: Int) async throws -> NewSession? {
-            guard index < sessions.count, known[sessions[index].id] == nil else { return nil }
-            return try await Self.newSession(sessions[index], of: log, batchSize: batchSize)
+        // What the next step needs from the log is read while the store takes this one: for a
+        // log of many short sessions (a fleet's), that reading was a quarter of the push's time.
+        let log = log, batchSize = batchSize, isKnown = Set(known.keys)
+        func planned(_ index: Int, _ carried: NewSession?) async throws -> Step? {
+            try await Self.step(at: index, of: sessions, known: isKnown, carried: carried, in: log, batchSize: batchSize)
         }
-        var next = try await prepared(0)
-        for (index, session) in sessions.enumerated() {
-            let new = next
-            async let following = prepared(index + 1)
-            let (target, first) = try await pushSession(session, known: known[session.id], new: new, space: space)
-            numbers[session.id] = target
-            done += try await pushEvents(of: session, into: target, after: first) { pushed in
-                progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: done + pushed, eventsTotal: total))
+        var next = try await planned(0, nil)
+        while let step = next {
+            async let following = planned(step.sessions.upperBound, step.carried)
+            switch step.kind {
+            case let .known(index):
+                let session = sessions[index]
+                guard let target = known[session.id] else { preconditionFailure("a known session is known") }
+                numbers[session.id] = target
+                done += try await pushFound(session, target) { pushed in
+                    progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: done + pushed, eventsTotal: total))
+                }
+            case let .new(news):
+                let added = try await addSessions(news, space: space)
+                for (offset, (new, (target, first))) in zip(news, added).enumerated() {
+                    let session = new.session, index = step.sessions.lowerBound + offset
+                    numbers[session.id] = target
+                    if let first, new.whole {
+                        done += first.added
+                        continue
+                    }
+                    // A long session's later batches, or one another pusher added meanwhile.
+                    let before = done
+                    done += try await (first == nil
+                        ? pushFound(session, target) { pushed in
+                            progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: before + pushed, eventsTotal: total))
+                        }
+                        : pushEvents(of: session, into: target, after: first) { pushed in
+                            progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: before + pushed, eventsTotal: total))
+                        })
+                }
             }
-            progress?(.init(session: session.id, sessionsDone: index + 1, sessions: sessions.count, events: done, eventsTotal: total))
+            let end = step.sessions.upperBound
+            progress?(.init(session: sessions[end - 1].id, sessionsDone: end, sessions: sessions.count, events: done, eventsTotal: total))
             next = try await following
         }
         for gap in try log.gaps() {
@@ -173,20 +196,12 @@ private struct Pusher {
         _ = try await store.rows("INSERT INTO rewind.symbol_spaces (origin) VALUES (\(origin)) ON CONFLICT (origin) DO NOTHING")
         let space = try await single(Int64.self, "SELECT id FROM rewind.symbol_spaces WHERE origin = \(origin)")
         for part in stride(from: 0, to: symbols.count, by: 1_000) {
-            let chunk = symbols[part..<min(part + 1_000, symbols.count)]
-            var bindings = PostgresBindings()
-            var rows: [String] = []
-            for symbol in chunk {
-                bindings.append(space)
-                bindings.append(symbol.id)
-                bindings.append(symbol.name)
-                let first = bindings.count - 2
-                rows.append("($\(first), $\(first + 1), $\(first + 2))")
+            var rows = ValueRows()
+            let spaceValue = try rows.bind(space)
+            for symbol in symbols[part..<min(part + 1_000, symbols.count)] {
+                try rows.add([spaceValue, rows.bind(symbol.id), rows.bind(symbol.name)])
             }
-            _ = try await store.rows(PostgresQuery(
-                unsafeSQL: "INSERT INTO rewind.symbols (space_id, id, name) VALUES \(rows.joined(separator: ", ")) ON CONFLICT DO NOTHING",
-                binds: bindings
-            ))
+            _ = try await store.rows(rows.query("INSERT INTO rewind.symbols (space_id, id, name) VALUES", then: "ON CONFLICT DO NOTHING"))
         }
         return space
     }
@@ -202,96 +217,214 @@ private struct Pusher {
         return known
     }
 
-    /// What adding a session takes from the log: its shapes, its initial snapshot and its
-    /// first batch of events.
+    /// One step of a push: a session the store had when the push began, or new sessions added
+    /// in one transaction.
+    struct Step: Sendable {
+        enum Kind: Sendable {
+            case known(Int)
+            case new([NewSession])
+        }
+        var kind: Kind
+        /// The sessions it covers, by their place in the log's list.
+        var sessions: Range<Int>
+        /// The new session after them, read from the log but too large to join them.
+        var carried: NewSession?
+    }
+
+    /// What adding a session takes from the log: its shapes, its initial snapshot, its first
+    /// batch of events, and the snapshots that batch reaches.
     struct NewSession: Sendable {
+        var session: LogSession
         var shapes: SessionShapes
         var initial: LoggedSnapshot?
         var batch: [LoggedEvent]
+        /// The snapshots after the session's base through ``through``; `nil` when their states
+        /// are too large to hold ahead (past ``snapshotBytesAhead``): the transaction then reads
+        /// them from the log one at a time.
+        var snapshots: [LoggedSnapshot]?
+        /// The batch's last event; the session's end (retention's snapshot past its last event
+        /// too) when the batch is whole.
+        var through: Int64
+        /// Whether the batch holds every event the session has.
+        var whole: Bool
+        /// The bytes of its payloads and states, which bound a transaction's as a batch's.
+        var bytes: Int
+    }
+
+    /// Sessions a transaction adds at most: each binds 21 values, and a statement takes at most
+    /// 32,767.
+    static let sessionsPerTransaction = 1_000
+
+    /// The step at `index`: a session the store has, or new sessions — as many consecutive
+    /// short ones, whole, as fit a batch (`batchSize` events, ``PostgresLog/pushBatchBytes``),
+    /// or a long one with its first batch. A fleet's short sessions then share a transaction
+    /// and its commit, as a long session's events share a batch's.
+    private static func step(
+        at index: Int, of sessions: [LogSession], known: Set<Int64>, carried: NewSession?, in log: any LogReader, batchSize: Int
+    ) async throws -> Step? {
+        guard index < sessions.count else { return nil }
+        guard !known.contains(sessions[index].id) else { return Step(kind: .known(index), sessions: index..<index + 1) }
+        let first = if let carried { carried } else { try await newSession(sessions[index], of: log, batchSize: batchSize) }
+        var news = [first], events = first.batch.count, bytes = first.bytes, end = index + 1
+        guard first.whole else { return Step(kind: .new(news), sessions: index..<end) }
+        while end < sessions.count, news.count < sessionsPerTransaction, !known.contains(sessions[end].id) {
+            let new = try await newSession(sessions[end], of: log, batchSize: batchSize)
+            guard new.whole, events + new.batch.count <= batchSize, bytes + new.bytes <= PostgresLog.pushBatchBytes else {
+                return Step(kind: .new(news), sessions: index..<end, carried: new)
+            }
+            news.append(new)
+            events += new.batch.count
+            bytes += new.bytes
+            end += 1
+        }
+        return Step(kind: .new(news), sessions: index..<end)
     }
 
     private static func newSession(_ session: LogSession, of log: any LogReader, batchSize: Int) async throws -> NewSession {
-        NewSession(
-            shapes: try log.shapes(session: session.id),
-            initial: try log.snapshot(session: session.id, atOrBefore: session.baseSeq),
-            batch: try await firstBatch(of: session, in: log, batchSize: batchSize)
+        var batch: [LoggedEvent] = []
+        if let last = session.seqRange?.upperBound, session.baseSeq < last {
+            batch = try await self.batch(of: log, EventFilter(seqs: (session.baseSeq + 1)...last, session: session.id), after: session.baseSeq, count: batchSize)
+        }
+        let whole = (batch.last?.seq ?? session.baseSeq) >= session.lastSeq
+        let through = whole ? Int64.max : batch.last?.seq ?? session.baseSeq
+        let initial = try log.snapshot(session: session.id, atOrBefore: session.baseSeq)
+        var snapshots: [LoggedSnapshot]? = [], states = 0
+        for entry in try log.snapshotIndex(session: session.id).sorted(by: { $0.seq < $1.seq }) where entry.seq > session.baseSeq && entry.seq <= through {
+            guard let snapshot = try log.snapshot(session: session.id, atOrBefore: entry.seq), snapshot.seq == entry.seq else { continue }
+            states += snapshot.state.count
+            guard states <= snapshotBytesAhead else {
+                snapshots = nil
+                break
+            }
+            snapshots?.append(snapshot)
+        }
+        let bytes = batch.reduce(0) { $0 + ($1.payload?.count ?? 0) } + (initial?.state.count ?? 0) + (snapshots == nil ? 0 : states)
+        return NewSession(
+            session: session, shapes: try log.shapes(session: session.id), initial: initial, batch: batch, snapshots: snapshots, through: through,
+            whole: whole, bytes: bytes
         )
     }
 
-    /// The session's number and base seq in the store, adding it when it is not there yet — with
-    /// its initial snapshot and its first batch of events, in one transaction: a log of many
-    /// short sessions (a fleet's) then costs one commit a session, not two.
+    /// The snapshot states a new session's reading ahead holds at most (2 MiB): a session with
+    /// more (a large state snapshotted often) has them read in its transaction, one at a time.
+    static let snapshotBytesAhead = 2 << 20
+
+    /// Adds `news` to the store in one transaction — each session's row with its bounds, its
+    /// snapshots and its first batch of events — and returns, for each, its number and base seq
+    /// in the store and what its batch added (`nil` for a session another pusher of the same
+    /// log added first: its transaction has it, and this one waited on its row's lock until the
+    /// commit).
     ///
-    /// Returns where its events stand: for a session this push added, what its first batch
-    /// added and the last seq it reached (whatever the store has of it, then: a second pusher of
-    /// the same log waits on the new row's lock until the commit); `nil` for a session found in
-    /// the store, whose events are asked for.
-    ///
-    /// - Parameters:
-    ///   - known: Where the store had it when the push began.
-    ///   - new: What adding it takes, read from the log ahead (read here when `nil`).
-    private mutating func pushSession(
-        _ session: LogSession, known: (id: Int64, base: Int64)?, new: NewSession?, space: Int64?
-    ) async throws -> (target: (id: Int64, base: Int64), first: (added: Int64, through: Int64)?) {
-        if let found = known {
-            try await verify(session, as: found)
-            try await pushEnding(of: session, into: found)
-            return (found, nil)
+    /// The store's seqs are taken at once, one for each session's base, then one for each of
+    /// its events, in the log's order; a session's rows are the transaction's own, so there is
+    /// no lock to take and nothing to leave out.
+    private mutating func addSessions(
+        _ news: [NewSession], space: Int64?
+    ) async throws -> [(target: (id: Int64, base: Int64), first: (added: Int64, through: Int64)?)] {
+        var shapes: [(action: Int64?, state: Int64?)] = [], ids: [[(source: Int64, action: Int64)]] = []
+        for new in news {
+            shapes.append((try await shapeID(new.shapes.action), try await shapeID(new.shapes.state)))
+            ids.append(try await internedIDs(of: new.batch))
         }
-        let new = if let new { new } else { try await Self.newSession(session, of: log, batchSize: batchSize) }
-        let actionShape = try await shapeID(new.shapes.action), stateShape = try await shapeID(new.shapes.state)
-        let initial = new.initial, batch = new.batch
-        let ids = try await internedIDs(of: batch)
-        let store = store, origin = origin, install = install
-        let created = try await store.transaction { () async throws -> (target: (id: Int64, base: Int64), added: Int64, snapshots: Int)? in
-            let app = session.app
-            let key = session.encryption
-            let created = try await store.rows("""
+        let store = store, origin = origin, install = install, shapesByNew = shapes, idsByNew = ids
+        let (added, events, snapshots) = try await store.transaction { () async throws -> ([Int64: (id: Int64, base: Int64)], Int64, Int) in
+            let wanted = news.reduce(0) { $0 + 1 + $1.batch.count }
+            let seqs = try await store.single([Int64].self, """
+                SELECT array_agg(s ORDER BY s) FROM (SELECT nextval('rewind.seqs') AS s FROM generate_series(1, \(wanted))) AS taken
+                """)
+            guard seqs.count == wanted else {
+                throw EventLogError.failed(path: store.location.description, reason: "the store gave \(seqs.count) seqs of the \(wanted) asked for")
+            }
+            // Where each session's seqs begin: its base, then its events'.
+            let offsets = Dictionary(news.enumerated().map { ($1.session.id, $0) }, uniquingKeysWith: { first, _ in first })
+            var starts: [Int] = [], position = 0
+            for new in news {
+                starts.append(position)
+                position += 1 + new.batch.count
+            }
+            var rows = ValueRows()
+            let (originValue, installValue, spaceValue) = try (rows.bind(origin), rows.bind(install), rows.bind(space))
+            for (offset, new) in news.enumerated() {
+                let session = new.session, app = session.app, key = session.encryption, ending = session.ending
+                let base = seqs[starts[offset]], count = new.batch.count
+                let (first, last) = count == 0 ? (nil, nil) : (seqs[starts[offset] + 1], seqs[starts[offset] + count])
+                try rows.add([
+                    originValue, rows.bind(session.id), installValue, rows.bind(app.id), rows.bind(app.version),
+                    rows.bind(app.actionSchemaVersion), rows.bind(app.stateSchemaVersion), rows.bind(session.codec), spaceValue,
+                    rows.bind(session.startedAt), rows.bind(base), rows.bind(session.info), rows.bind(key?.keyID), rows.bind(key?.salt),
+                    rows.bind(key?.check), rows.bind(shapesByNew[offset].action), rows.bind(shapesByNew[offset].state),
+                    rows.bind(ending?.kind.rawValue), rows.bind(ending?.seq), rows.bind(ending?.time), rows.bind(ending?.storedMarkText),
+                    rows.bind(first), rows.bind(last), rows.bind(Int64(count)),
+                ])
+            }
+            var added: [Int64: (id: Int64, base: Int64)] = [:]
+            for row in try await store.rows(rows.query("""
                 INSERT INTO rewind.sessions (origin, origin_session, install_id, app_id, app_version, action_schema_version, state_schema_version,
                                              codec, symbol_space_id, started_at, base_seq, info, key_id, key_salt, key_check,
-                                             action_shape_id, state_shape_id, ending, end_seq, ended_at, crash)
-                VALUES (\(origin), \(session.id), \(install), \(app.id), \(app.version), \(app.actionSchemaVersion), \(app.stateSchemaVersion),
-                        \(session.codec), \(space), \(session.startedAt), nextval('rewind.seqs'), \(session.info), \(key?.keyID), \(key?.salt), \(key?.check),
-                        \(actionShape), \(stateShape), \(session.ending?.kind.rawValue), \(session.ending?.seq), \(session.ending?.time), \(session.ending?.storedMarkText))
-                ON CONFLICT (origin, origin_session) DO NOTHING
-                RETURNING id, base_seq, (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
-                """).first.map { try $0.decode((Int64, Int64, [Int64]?).self) }
-            // Another pusher of the same log got there first: its transaction has it all.
-            guard let (id, base, seqs) = created else { return nil }
-            if let initial {
-                _ = try await store.rows("""
-                    INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state)
-                    VALUES (\(id), \(base), \(initial.seq), \(initial.time), \(initial.kind), \(initial.state))
-                    ON CONFLICT DO NOTHING
-                    """)
+                                             action_shape_id, state_shape_id, ending, end_seq, ended_at, crash, first_seq, last_seq, event_count)
+                VALUES
+                """, then: "ON CONFLICT (origin, origin_session) DO NOTHING RETURNING origin_session, id")) {
+                let (number, id) = try row.decode((Int64, Int64).self)
+                guard let offset = offsets[number] else { continue }
+                added[number] = (id, seqs[starts[offset]])
             }
-            guard let through = batch.last?.seq else { return ((id, base), 0, 0) }
-            // The row is this transaction's, and holds no events yet: no lock to take, nothing
-            // to leave out, and the seqs came with it.
-            let (added, snapshots) = try await copyBatch(
-                batch, ids: ids, of: session, into: (id, base), after: session.baseSeq, through: through, fresh: seqs ?? []
-            )
-            return ((id, base), added, snapshots)
+            // What the sessions added hold: their snapshots, then their events.
+            var placed: [(session: Int64, seq: Int64, snapshot: LoggedSnapshot)] = []
+            var copied: [(event: LoggedEvent, seq: Int64, ids: (source: Int64, action: Int64), session: Int64)] = []
+            for (offset, new) in news.enumerated() {
+                guard let (id, base) = added[new.session.id] else { continue }
+                let taken = seqs[(starts[offset] + 1)...].prefix(new.batch.count)
+                if let initial = new.initial { placed.append((id, base, initial)) }
+                // Each snapshot at the store seq of the event it follows: the last event at or
+                // before it (one whose event retention removed goes after the event before), or
+                // the base. Both are in seq order.
+                var before = 0
+                for snapshot in new.snapshots ?? [] {
+                    while before < new.batch.count, new.batch[before].seq <= snapshot.seq { before += 1 }
+                    placed.append((id, before == 0 ? base : taken[taken.startIndex + before - 1], snapshot))
+                }
+                for (index, event) in new.batch.enumerated() {
+                    copied.append((event, taken[taken.startIndex + index], idsByNew[offset][index], id))
+                }
+            }
+            var snapshotsAdded = 0
+            for start in stride(from: 0, to: placed.count, by: 1_000) {
+                var rows = ValueRows()
+                for (session, seq, snapshot) in placed[start..<min(start + 1_000, placed.count)] {
+                    try rows.add([rows.bind(session), rows.bind(seq), rows.bind(snapshot.seq), rows.bind(snapshot.time), rows.bind(snapshot.kind), rows.bind(snapshot.state)])
+                }
+                snapshotsAdded += try await store.rows(rows.query(
+                    "INSERT INTO rewind.snapshots (session_id, seq, origin_seq, time, kind, state) VALUES", then: "ON CONFLICT DO NOTHING RETURNING seq"
+                )).count
+            }
+            let rowsToCopy = copied
+            try await store.copy(rows: rowsToCopy.count) { index, into in
+                let row = rowsToCopy[index]
+                Self.appendCopy(of: row.event, seq: row.seq, ids: row.ids, session: row.session, to: &into)
+            }
+            // Snapshots too large to have been read ahead, placed by the events just copied.
+            for new in news where new.snapshots == nil {
+                guard let target = added[new.session.id] else { continue }
+                snapshotsAdded += try await insertSnapshots(of: new.session, into: target, after: new.session.baseSeq, through: new.through)
+            }
+            return (added, Int64(rowsToCopy.count), snapshotsAdded)
         }
-        if let created {
-            report.newSessions += 1
-            if initial != nil { report.snapshots += 1 }
-            report.events += created.added
-            report.snapshots += created.snapshots
-            guard let through = batch.last?.seq else { return (created.target, (0, session.baseSeq)) }
-            try countBatch()
-            return (created.target, (created.added, through))
+        if events > 0 { try countBatch() }
+        report.newSessions += added.count
+        report.events += events
+        report.snapshots += snapshots
+        var results: [(target: (id: Int64, base: Int64), first: (added: Int64, through: Int64)?)] = []
+        for new in news {
+            let session = new.session
+            if let target = added[session.id] {
+                results.append((target, (Int64(new.batch.count), new.batch.last?.seq ?? session.baseSeq)))
+            } else if let found = try await existing(session) {
+                results.append((found, nil))
+            } else {
+                throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was added but cannot be found")
+            }
         }
-        guard let found = try await existing(session) else {
-            throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was added but cannot be found")
-        }
-        return (found, nil)
-    }
-
-    /// A session's first batch of events, for the transaction that adds it.
-    private static func firstBatch(of session: LogSession, in log: any LogReader, batchSize: Int) async throws -> [LoggedEvent] {
-        guard let last = session.seqRange?.upperBound, session.baseSeq < last else { return [] }
-        return try await batch(of: log, EventFilter(seqs: (session.baseSeq + 1)...last, session: session.id), after: session.baseSeq, count: batchSize)
+        return results
     }
 
     /// Counts a committed batch; stops the push after `stoppingAfter` of them (a test's cut).
@@ -310,6 +443,14 @@ private struct Pusher {
         let id = try await store.shapeID(shape)
         shapeIDs[text] = id
         return id
+    }
+
+    /// A session the store has from this log: checked against the log, its ending brought up to
+    /// date, and the events it lacks pushed. Returns how many of its events the store now has.
+    private mutating func pushFound(_ session: LogSession, _ target: (id: Int64, base: Int64), progress: (Int64) -> Void) async throws -> Int64 {
+        try await verify(session, as: target)
+        try await pushEnding(of: session, into: target)
+        return try await pushEvents(of: session, into: target, after: nil, progress: progress)
     }
 
     /// How the session ended, when the log says so now and the store does not yet (it was live
@@ -526,29 +667,20 @@ private struct Pusher {
 
     /// Inside a transaction: the batch's events the store lacks, and the snapshots after `after`
     /// through `through`. Returns how many events and snapshots were added.
-    ///
-    /// - Parameter fresh: For a session this transaction added, the seqs its `INSERT` took for
-    ///   the batch; `nil` otherwise.
     private func copyBatch(
         _ batch: [LoggedEvent], ids: [(source: Int64, action: Int64)], of session: LogSession, into target: (id: Int64, base: Int64),
-        after: Int64, through: Int64, fresh: [Int64]? = nil
+        after: Int64, through: Int64
     ) async throws -> (events: Int64, snapshots: Int) {
         let store = store
-        let there: Int64?, taken: [Int64]
-        if let fresh {
-            (there, taken) = (nil, fresh)
-        } else {
-            // Held to the commit: a second pusher of this session waits here, then sees this batch.
-            _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
-            // With seqs for the whole batch, in the same round trip: those of events the store
-            // has already go unused, as a rolled-back transaction's do.
-            guard let row = try await store.rows("""
-                SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
-                       (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
-                """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
-                throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
-            }
-            (there, taken) = row
+        // Held to the commit: a second pusher of this session waits here, then sees this batch.
+        _ = try await store.rows("SELECT id FROM rewind.sessions WHERE id = \(target.id) FOR UPDATE")
+        // With seqs for the whole batch, in the same round trip: those of events the store has
+        // already go unused, as a rolled-back transaction's do.
+        guard let (there, taken) = try await store.rows("""
+            SELECT (SELECT max(origin_seq) FROM rewind.events WHERE session_id = \(target.id)),
+                   (SELECT array_agg(nextval('rewind.seqs')) FROM generate_series(1, \(batch.count)))
+            """).first.map({ try $0.decode((Int64?, [Int64]).self) }) else {
+            throw EventLogError.failed(path: store.location.description, reason: "a query that returns one row returned none")
         }
         let missing = batch.drop(while: { event in there.map { event.seq <= $0 } ?? false })
         if !missing.isEmpty {
@@ -559,14 +691,9 @@ private struct Pusher {
             guard let low = seqs.first, let high = seqs.last else { return (0, 0) }
             let events = missing, taken = seqs, known = ids[(batch.count - missing.count)...], session = target.id
             try await store.copy(rows: events.count) { index, rows in
-                let event = events[events.startIndex + index], seq = taken[taken.startIndex + index], ids = known[known.startIndex + index]
-                // Links as the device log holds them: distances in its seqs, which the store
-                // reads a pushed session by.
-                rows.append(
-                    session: session, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
-                    payload: event.payload, source: ids.source, info: event.source.info, redaction: event.redaction,
-                    cause: event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) },
-                    root: event.root.flatMap { EventLink.seq($0).distance(from: event.seq) }
+                Self.appendCopy(
+                    of: events[events.startIndex + index], seq: taken[taken.startIndex + index], ids: known[known.startIndex + index],
+                    session: session, to: &rows
                 )
             }
             _ = try await store.rows("""
@@ -577,6 +704,20 @@ private struct Pusher {
                 """)
         }
         return (Int64(missing.count), try await insertSnapshots(of: session, into: target, after: after, through: through))
+    }
+
+    /// An event's row in a copy into the store's `events`, under store seq `seq`.
+    private static func appendCopy(
+        of event: LoggedEvent, seq: Int64, ids: (source: Int64, action: Int64), session: Int64, to rows: inout EventCopy
+    ) {
+        // Links as the device log holds them: distances in its seqs, which the store reads a
+        // pushed session by.
+        rows.append(
+            session: session, seq: seq, originSeq: event.seq, time: event.time, action: ids.action,
+            payload: event.payload, source: ids.source, info: event.source.info, redaction: event.redaction,
+            cause: event.cause.flatMap { EventLink.seq($0).distance(from: event.seq) },
+            root: event.root.flatMap { EventLink.seq($0).distance(from: event.seq) }
+        )
     }
 
     /// Inserts the session's snapshots after `after` through `through`, each at the store seq
@@ -623,5 +764,26 @@ private struct Pusher {
 
     private func single<T: PostgresDecodable & Sendable>(_ type: T.Type, _ query: PostgresQuery) async throws -> T {
         try await store.single(type, query)
+    }
+}
+
+/// The rows of a multi-row `VALUES`, each value bound as a parameter.
+private struct ValueRows {
+    private(set) var bindings = PostgresBindings()
+    private var rows: [String] = []
+
+    /// Binds `value` and returns its parameter, to place in rows (once or in each).
+    mutating func bind<Value: PostgresThrowingDynamicTypeEncodable>(_ value: Value?) throws -> String {
+        try bindings.append(value)
+        return "$\(bindings.count)"
+    }
+
+    mutating func add(_ values: [String]) {
+        rows.append("(" + values.joined(separator: ", ") + ")")
+    }
+
+    /// `head`, the rows, then `tail`.
+    func query(_ head: String, then tail: String = "") -> PostgresQuery {
+        PostgresQuery(unsafeSQL: head + " " + rows.joined(separator: ", ") + " " + tail, binds: bindings)
     }
 }

@@ -17,9 +17,28 @@ struct PostgresPushTests {
         try await LogReaderAnswers.deviceLog(in: folder)
     }
 
+    /// A fleet's log: many short sessions — some empty, some with periodic snapshots — and one
+    /// long session among them, of 30 actions and more.
+    static func fleetLog(in folder: TemporaryDirectory) async throws -> EventLog {
+        let log = try EventLog(path: folder.file("fleet.rewind"))
+        var configuration = RecorderConfiguration<TodoState, TodoAction>()
+        configuration.codec = BinaryPayloadCodec()
+        configuration.snapshotInterval = 4
+        configuration.snapshotBudget = .infinity
+        for (seed, actions) in [3, 0, 7, 1, 12, 5, 0, 9, 30, 4, 6, 2, 8, 11, 3, 0, 5, 7, 2, 9].enumerated() {
+            _ = try await recordSession(
+                into: log, app: AppIdentity(id: "com.example.todo", version: "3.\(seed)"), initialState: TodoState(),
+                reducer: Todo.reducer, effects: Todo.effects(environment: .simulated()), user: TodoUser(seed: UInt64(seed + 10)), actions: actions,
+                configuration: configuration
+            )
+        }
+        return log
+    }
+
     /// What the store holds of the pushed log, in a form to compare with the log: per session
     /// (by its number in the log) the origin seqs in store-seq order, the payloads by origin
-    /// seq, the snapshots' origin seqs and the session's bounds.
+    /// seq, the snapshots' origin seqs, and whether the session's bounds and its snapshots' store
+    /// seqs are right.
     static func contents(of location: PostgresLocation) async throws -> [String] {
         try await PostgresTestServer.strings(location, """
             SELECT s.origin_session || ':' || s.app_version || ':' || s.event_count || ':' ||
@@ -28,8 +47,11 @@ struct PostgresPushTests {
                              FROM rewind.events e WHERE e.session_id = s.id), '') || ':' ||
                    coalesce((SELECT string_agg(p.origin_seq::text || '=' || md5(p.state), ',' ORDER BY p.seq)
                              FROM rewind.snapshots p WHERE p.session_id = s.id), '') || ':' ||
-                   coalesce(s.first_seq = (SELECT min(seq) FROM rewind.events e WHERE e.session_id = s.id)
-                            AND s.last_seq = (SELECT max(seq) FROM rewind.events e WHERE e.session_id = s.id), true)::text
+                   (coalesce(s.first_seq = (SELECT min(seq) FROM rewind.events e WHERE e.session_id = s.id)
+                             AND s.last_seq = (SELECT max(seq) FROM rewind.events e WHERE e.session_id = s.id), true)
+                    -- each snapshot at the store seq of the last event at or before it, or the base
+                    AND NOT EXISTS (SELECT 1 FROM rewind.snapshots p WHERE p.session_id = s.id AND p.seq IS DISTINCT FROM coalesce(
+                            (SELECT max(e.seq) FROM rewind.events e WHERE e.session_id = s.id AND e.origin_seq <= p.origin_seq), s.base_seq)))::text
             FROM rewind.sessions s ORDER BY s.origin_session
             """)
     }
@@ -122,6 +144,98 @@ struct PostgresPushTests {
                 batches += runs.count
             }
             #expect(batches >= 9, "sessions of several batches: \(rows)")
+        }
+    }
+
+    @Test("a fleet's short sessions go several to a transaction, each whole: its row, snapshots and events; no transaction past a batch")
+    func shortSessionsShareTransactions() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.fleetLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let progress = Recorded<PostgresLog.PushProgress>()
+            let report = try await store.push(log, batchSize: 20, progress: progress.append)
+            let totals = try Self.totals(log)
+            #expect(report == .init(sessions: 20, newSessions: 20, events: totals.events, alreadyThere: 0, snapshots: totals.snapshots, gaps: 0))
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+            #expect(progress.all.last?.sessionsDone == 20 && progress.all.last?.events == totals.events)
+            #expect(progress.all.map(\.sessionsDone) == progress.all.map(\.sessionsDone).sorted(), "progress only goes forward")
+            // Per session: its events, and the transactions (xmin) of its row, its snapshots and
+            // its events.
+            let rows = try await PostgresTestServer.strings(location, """
+                SELECT s.event_count || ';' ||
+                       (SELECT string_agg(DISTINCT x::text, ',') FROM (
+                            SELECT s.xmin AS x UNION ALL SELECT p.xmin FROM rewind.snapshots p WHERE p.session_id = s.id
+                            UNION ALL SELECT e.xmin FROM rewind.events e WHERE e.session_id = s.id) AS t)
+                FROM rewind.sessions s ORDER BY s.origin_session
+                """)
+            var eventsByTransaction: [String: Int] = [:], sessionsByTransaction: [String: Int] = [:]
+            for row in rows {
+                let fields = row.split(separator: ";").map(String.init)
+                try #require(fields.count == 2, "\(row)")
+                let events = try #require(Int(fields[0]))
+                guard events <= 20 else { continue }
+                #expect(!fields[1].contains(","), "a short session goes whole in one transaction: \(row)")
+                eventsByTransaction[fields[1], default: 0] += events
+                sessionsByTransaction[fields[1], default: 0] += 1
+            }
+            #expect(sessionsByTransaction.values.reduce(0, +) == 19, "every session but the long one is short")
+            #expect(sessionsByTransaction.count <= 9, "short sessions share transactions: \(sessionsByTransaction)")
+            #expect(eventsByTransaction.values.allSatisfy { $0 <= 20 }, "no transaction holds more than a batch: \(eventsByTransaction)")
+
+            let again = try await store.push(log, batchSize: 20)
+            #expect(again == .init(sessions: 20, newSessions: 0, events: 0, alreadyThere: totals.events, snapshots: 0, gaps: 0))
+        }
+    }
+
+    @Test("short sessions whose snapshots are too large to read ahead still go whole, their snapshots read in the transaction")
+    func heavySnapshots() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("heavy-states.rewind"))
+        // Three sessions of six events, a snapshot of about 600 KB after each of the last five:
+        // 3 MB of states a session, past what a push reads ahead.
+        for number in 0..<3 {
+            let session = try log.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+            let records = (0..<6).map { index in
+                EventRecord(TodoAction.item(.toggle(id: UUID())), source: ActionSource(file: "Heavy.swift", function: "f", line: UInt(index + 1), column: 1))
+            }
+            let seqs = try #require(try log.append(records, to: session))
+            for seq in seqs.dropFirst() {
+                try log.appendSnapshot(["state": "\(number) \(seq) " + String(repeating: "x", count: 600_000)], to: session, after: seq)
+            }
+        }
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let report = try await store.push(log)
+            #expect(report.snapshots == (try Self.totals(log).snapshots) && report.snapshots == 18)
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+            let transactions = try await PostgresTestServer.strings(location, """
+                SELECT count(DISTINCT x)::text FROM (SELECT s.xmin::text AS x FROM rewind.sessions s UNION ALL SELECT p.xmin::text FROM rewind.snapshots p
+                                                     UNION ALL SELECT e.xmin::text FROM rewind.events e) AS t
+                """)
+            #expect(transactions == ["1"], "the three sessions whole in one transaction")
+        }
+    }
+
+    @Test("a fleet's push cut short keeps whole sessions only; pushing again finishes it")
+    func fleetResumes() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try await Self.fleetLog(in: folder)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            await #expect(throws: EventLogError.self) {
+                try await store.push(log, install: nil, batchSize: 20, progress: nil, stoppingAfter: 2)
+            }
+            // Each session the store has is whole, as in the log, and they are the log's first.
+            let partial = try await Self.contents(of: location), whole = try Self.contents(of: log)
+            #expect(!partial.isEmpty && partial.count < whole.count)
+            #expect(partial == Array(whole.prefix(partial.count)))
+            let finished = try await store.push(log, batchSize: 20)
+            #expect(finished.newSessions == whole.count - partial.count)
+            #expect(try await Self.contents(of: location) == whole)
         }
     }
 
@@ -230,10 +344,11 @@ struct PostgresPushTests {
         }
     }
 
-    @Test("two processes pushing the same log at once add each event once")
-    func concurrentPushers() async throws {
+    @Test("two processes pushing the same log at once add each event once", arguments: ["device", "fleet"])
+    func concurrentPushers(kind: String) async throws {
         let folder = try TemporaryDirectory()
-        let log = try await Self.deviceLog(in: folder)
+        let log = try await kind == "fleet" ? Self.fleetLog(in: folder) : Self.deviceLog(in: folder)
+        let (total, count) = (try Self.totals(log).events, try log.sessions().count)
         try await PostgresTestServer.withDatabase { location in
             await (try PostgresLog.open(location)).close()
             try await withThrowingTaskGroup(of: PostgresLog.PushReport.self) { group in
@@ -249,7 +364,7 @@ struct PostgresPushTests {
                     events += report.events
                     sessions += report.newSessions
                 }
-                #expect(events == 195 && sessions == 3, "between them, each event and session once")
+                #expect(events == total && sessions == count, "between them, each event and session once")
             }
             #expect(try await Self.contents(of: location) == Self.contents(of: log))
         }
