@@ -158,6 +158,73 @@ struct PostgresLogReaderTests {
         }
     }
 
+    @Test("withheld events (no payload, a redaction) walk in place as in the file, across pages, with their neighbours' payloads")
+    func withheldInPlace() async throws {
+        let folder = try TemporaryDirectory()
+        let device = try EventLog(path: folder.file("withheld.rewind"))
+        let session = try device.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+        // Every third event withheld; 4,096 a page, so the walk crosses a page.
+        let records = (0..<5_000).map { (index: Int) -> EventRecord<TodoAction> in
+            let action: TodoAction = index % 3 == 0 ? .item(.delete(id: UUID())) : .item(.rename(id: UUID(), title: "title \(index)"))
+            return EventRecord(action, source: ActionSource(file: "Withheld.swift", function: "f", line: UInt(index % 7 + 1), column: 1))
+        }
+        let withholding = Redaction<Void, TodoAction> { action in
+            if case .item(.delete) = action { .withhold } else { .keep }
+        }
+        try device.append(records, to: session, redaction: withholding)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            let log = try await store.reader()
+            defer { Task { await log.close() } }
+            func walk(_ reader: any LogReader) throws -> [String] {
+                var seen: [String] = []
+                _ = try reader.forEachRawEvent(session: session.id, from: 1, through: .max) { event in
+                    seen.append("\(event.seq) \(event.actionCase) \(event.payload.map { Data($0).base64EncodedString() } ?? "-") \(event.redaction ?? "-")")
+                    return .continue
+                }
+                return seen
+            }
+            let fromFile = try walk(device), inPlace = try walk(log)
+            let withheld = fromFile.filter { (line: String) -> Bool in line.contains(" - ") && !line.hasSuffix(" -") }
+            #expect(fromFile.count == 5_000 && withheld.count == 1_667, "every third event has no payload, and says why")
+            #expect(inPlace == fromFile)
+        }
+    }
+
+    @Test("large payloads make a replay's pages smaller (about 8 MiB each): every event still walks, in order, across them")
+    func pagesSizedByPayloads() async throws {
+        let folder = try TemporaryDirectory()
+        let device = try EventLog(path: folder.file("large.rewind"))
+        let session = try device.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+        // 600 events of about 40 KB: 24 MB, a first page of 256 events, then pages of about 200.
+        let records = (0..<600).map { (index: Int) -> EventRecord<TodoAction> in
+            let title = "\(index) " + String(repeating: "x", count: 40_000)
+            return EventRecord(TodoAction.item(.rename(id: UUID(), title: title)), source: ActionSource(file: "Large.swift", function: "f", line: 1, column: 1))
+        }
+        try device.append(records, to: session)
+        #expect(600 * 40_000 > 2 * PostgresLogReader.replayPageBytes && PostgresLogReader.replayPageBytes / 40_000 < 256)
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            let log = try await store.reader()
+            defer { Task { await log.close() } }
+            func walk(_ reader: any LogReader) throws -> [String] {
+                var seen: [String] = []
+                _ = try reader.forEachRawEvent(session: session.id, from: 1, through: .max) { event in
+                    seen.append("\(event.seq) \(event.payload.map { Data($0).hashValue } ?? 0)")
+                    return .continue
+                }
+                return seen
+            }
+            let fromFile = try walk(device)
+            #expect(fromFile.count == 600)
+            #expect(try walk(log) == fromFile)
+        }
+    }
+
     @Test("a reader outlives a server restart (it connects again); a server that is down is a clean error naming the store, never a hang")
     func serverRestart() async throws {
         let server = try PrivatePostgresServer.start()
