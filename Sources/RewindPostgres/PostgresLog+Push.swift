@@ -151,7 +151,9 @@ private struct Pusher {
             switch step.kind {
             case let .known(index):
                 let session = sessions[index]
-                guard let target = known[session.id] else { preconditionFailure("a known session is known") }
+                guard let target = known[session.id] else {
+                    throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was known but cannot be found")
+                }
                 numbers[session.id] = target
                 done += try await pushFound(session, target) { pushed in
                     progress?(.init(session: session.id, sessionsDone: index, sessions: sessions.count, events: done + pushed, eventsTotal: total))

@@ -172,24 +172,31 @@ struct PostgresLogReaderTests {
             if case .item(.delete) = action { .withhold } else { .keep }
         }
         try device.append(records, to: session, redaction: withholding)
-        try await PostgresTestServer.withDatabase { location in
+        let (fromFile, inPlace) = try await Self.walks(of: session.id, in: device)
+        let withheld = fromFile.filter { (line: String) -> Bool in line.contains(" - ") && !line.hasSuffix(" -") }
+        #expect(fromFile.count == 5_000 && withheld.count == 1_667, "every third event has no payload, and says why")
+        #expect(inPlace == fromFile)
+    }
+
+    /// Session `session`'s raw walk in `device`'s file, and in place once pushed into a fresh
+    /// store: a line an event (seq, case, payload, redaction).
+    static func walks(of session: Int64, in device: EventLog) async throws -> (file: [String], inPlace: [String]) {
+        func walk(_ reader: any LogReader) throws -> [String] {
+            var seen: [String] = []
+            _ = try reader.forEachRawEvent(session: session, from: 1, through: .max) { event in
+                seen.append("\(event.seq) \(event.actionCase) \(event.payload.map { Data($0).base64EncodedString() } ?? "-") \(event.redaction ?? "-")")
+                return .continue
+            }
+            return seen
+        }
+        let file = try walk(device)
+        return try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)
             defer { Task { await store.close() } }
             _ = try await store.push(device)
             let log = try await store.reader()
             defer { Task { await log.close() } }
-            func walk(_ reader: any LogReader) throws -> [String] {
-                var seen: [String] = []
-                _ = try reader.forEachRawEvent(session: session.id, from: 1, through: .max) { event in
-                    seen.append("\(event.seq) \(event.actionCase) \(event.payload.map { Data($0).base64EncodedString() } ?? "-") \(event.redaction ?? "-")")
-                    return .continue
-                }
-                return seen
-            }
-            let fromFile = try walk(device), inPlace = try walk(log)
-            let withheld = fromFile.filter { (line: String) -> Bool in line.contains(" - ") && !line.hasSuffix(" -") }
-            #expect(fromFile.count == 5_000 && withheld.count == 1_667, "every third event has no payload, and says why")
-            #expect(inPlace == fromFile)
+            return (file, try walk(log))
         }
     }
 
@@ -205,24 +212,9 @@ struct PostgresLogReaderTests {
         }
         try device.append(records, to: session)
         #expect(600 * 40_000 > 2 * PostgresLogReader.replayPageBytes && PostgresLogReader.replayPageBytes / 40_000 < 256)
-        try await PostgresTestServer.withDatabase { location in
-            let store = try await PostgresLog.open(location)
-            defer { Task { await store.close() } }
-            _ = try await store.push(device)
-            let log = try await store.reader()
-            defer { Task { await log.close() } }
-            func walk(_ reader: any LogReader) throws -> [String] {
-                var seen: [String] = []
-                _ = try reader.forEachRawEvent(session: session.id, from: 1, through: .max) { event in
-                    seen.append("\(event.seq) \(event.payload.map { Data($0).hashValue } ?? 0)")
-                    return .continue
-                }
-                return seen
-            }
-            let fromFile = try walk(device)
-            #expect(fromFile.count == 600)
-            #expect(try walk(log) == fromFile)
-        }
+        let (fromFile, inPlace) = try await Self.walks(of: session.id, in: device)
+        #expect(fromFile.count == 600)
+        #expect(inPlace == fromFile)
     }
 
     @Test("a reader outlives a server restart (it connects again); a server that is down is a clean error naming the store, never a hang")
