@@ -273,7 +273,7 @@ extension PostgresLogReader {
         /// Sends the query for the `count` events from `next`, after learning the symbols their
         /// payloads may name. A page is one row of four arrays, an element an event, read in
         /// place (``EventPage``): a row an event cost the fold's thread more than decoding the
-        /// event (0.53–0.61× of the file's replay against 0.92–1.18× this way, the bench's
+        /// event (0.50–0.70× of the file's replay against 0.92–1.18× this way, the bench's
         /// postgres workload).
         func ask(from next: Int64, count: Int) throws(EventLogError) -> (query: StartedQuery, count: Int) {
             try refreshSymbols()
