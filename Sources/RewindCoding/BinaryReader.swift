@@ -45,7 +45,7 @@ public struct BinaryReader {
     public mutating func keyedContainer() throws -> KeyedContainer {
         let count = try readVarInt()
         guard count <= UInt64(end - position) else { throw corrupt("a container claims \(count) entries in \(end - position) bytes") }
-        guard end <= Int(Int32.max) else { throw corrupt("a container of \(end - position) bytes, over 2 GiB") }
+        guard end <= Int(Int32.max) else { throw corrupt("a container ending \(end) bytes in, past 2 GiB") }
         let container = KeyedContainer(start: position, end: end, count: Int(count))
         position = end
         return container

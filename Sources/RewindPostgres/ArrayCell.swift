@@ -11,8 +11,6 @@ import NIOCore
 /// Every length and count is checked against the cell's bytes: a damaged or crafted cell is an
 /// error, never a read past its end.
 struct ArrayCell {
-    /// The element type's OID, as the array's header gives it.
-    let elementType: UInt32
     /// Each element's place in the cell's bytes (from their start), `nil` for a `NULL`.
     let elements: [Range<Int>?]
 
@@ -29,7 +27,6 @@ struct ArrayCell {
               let element = reader.readInteger(as: UInt32.self)
         else { throw Malformed(description: "an array cell shorter than its header") }
         guard element == type else { throw Malformed(description: "an array of type \(element), not \(type)") }
-        elementType = element
         guard dimensions != 0 else {
             elements = []
             return

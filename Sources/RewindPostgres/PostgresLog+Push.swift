@@ -149,8 +149,8 @@ private struct Pusher {
         while let step = next {
             async let following = planned(step.sessions.upperBound, step.carried)
             switch step.kind {
-            case let .known(index):
-                let session = sessions[index]
+            case .known:
+                let index = step.sessions.lowerBound, session = sessions[index]
                 guard let target = known[session.id] else {
                     throw EventLogError.failed(path: store.location.description, reason: "session \(session.id) of \(log.path) was known but cannot be found")
                 }
@@ -223,7 +223,7 @@ private struct Pusher {
     /// in one transaction.
     struct Step: Sendable {
         enum Kind: Sendable {
-            case known(Int)
+            case known
             case new([NewSession])
         }
         var kind: Kind
@@ -244,17 +244,23 @@ private struct Pusher {
         /// are too large to hold ahead (past ``snapshotBytesAhead``): the transaction then reads
         /// them from the log one at a time.
         var snapshots: [LoggedSnapshot]?
-        /// The batch's last event; the session's end (retention's snapshot past its last event
-        /// too) when the batch is whole.
+        /// The batch's last event; `Int64.max` (the session's end: retention's snapshot past its
+        /// last event too) when the batch is whole.
         var through: Int64
+
         /// Whether the batch holds every event the session has.
-        var whole: Bool
-        /// The bytes of its payloads and states, which bound a transaction's as a batch's.
-        var bytes: Int
+        var whole: Bool { through == .max }
+
+        /// The bytes of its payloads and the states it holds, which bound a transaction's as a
+        /// batch's.
+        var bytes: Int {
+            batch.reduce(0) { $0 + ($1.payload?.count ?? 0) } + (initial?.state.count ?? 0) + (snapshots ?? []).reduce(0) { $0 + $1.state.count }
+        }
     }
 
-    /// Sessions a transaction adds at most: each binds 21 values, and a statement takes at most
-    /// 32,767.
+    /// Sessions a transaction adds at most: each binds 21 values in the sessions' `INSERT`, and
+    /// a statement binds at most 65,535 (PostgreSQL's protocol counts them in 16 bits; a push
+    /// of 3,200 empty sessions in one statement failed).
     static let sessionsPerTransaction = 1_000
 
     /// The step at `index`: a session the store has, or new sessions — as many consecutive
@@ -265,7 +271,7 @@ private struct Pusher {
         at index: Int, of sessions: [LogSession], known: Set<Int64>, carried: NewSession?, in log: any LogReader, batchSize: Int
     ) async throws -> Step? {
         guard index < sessions.count else { return nil }
-        guard !known.contains(sessions[index].id) else { return Step(kind: .known(index), sessions: index..<index + 1) }
+        guard !known.contains(sessions[index].id) else { return Step(kind: .known, sessions: index..<index + 1) }
         let first = if let carried { carried } else { try await newSession(sessions[index], of: log, batchSize: batchSize) }
         var news = [first], events = first.batch.count, bytes = first.bytes, end = index + 1
         guard first.whole else { return Step(kind: .new(news), sessions: index..<end) }
@@ -300,10 +306,8 @@ private struct Pusher {
             }
             snapshots?.append(snapshot)
         }
-        let bytes = batch.reduce(0) { $0 + ($1.payload?.count ?? 0) } + (initial?.state.count ?? 0) + (snapshots == nil ? 0 : states)
         return NewSession(
-            session: session, shapes: try log.shapes(session: session.id), initial: initial, batch: batch, snapshots: snapshots, through: through,
-            whole: whole, bytes: bytes
+            session: session, shapes: try log.shapes(session: session.id), initial: initial, batch: batch, snapshots: snapshots, through: through
         )
     }
 
@@ -771,7 +775,7 @@ private struct Pusher {
 
 /// The rows of a multi-row `VALUES`, each value bound as a parameter.
 private struct ValueRows {
-    private(set) var bindings = PostgresBindings()
+    private var bindings = PostgresBindings()
     private var rows: [String] = []
 
     /// Binds `value` and returns its parameter, to place in rows (once or in each).

@@ -219,6 +219,28 @@ struct PostgresPushTests {
         }
     }
 
+    @Test("thousands of empty sessions (an app launched often, never used) go a thousand a transaction, past what one statement could bind")
+    func manyEmptySessions() async throws {
+        let folder = try TemporaryDirectory()
+        let log = try EventLog(path: folder.file("launches.rewind"))
+        // 3,200 sessions of 21 bound values each would be 67,200 in one INSERT: past the 65,535
+        // a statement can bind. (The log's syncs off: this is about the push, and 3,200 synced
+        // commits took half a minute.)
+        try log.weakenSynchronousForTesting("off")
+        for _ in 0..<3_200 {
+            _ = try log.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+        }
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            let report = try await store.push(log)
+            #expect(report.newSessions == 3_200 && report.snapshots == 3_200 && report.events == 0)
+            let transactions = try await PostgresTestServer.strings(location, "SELECT count(DISTINCT xmin::text)::text FROM rewind.sessions")
+            #expect(transactions == ["4"], "a thousand sessions a transaction")
+            #expect(try await Self.contents(of: location) == Self.contents(of: log))
+        }
+    }
+
     @Test("a fleet's push cut short keeps whole sessions only; pushing again finishes it")
     func fleetResumes() async throws {
         let folder = try TemporaryDirectory()
