@@ -19,6 +19,13 @@ public struct BinaryWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that appends to `bytes` (an encoder's scratch array, empty with the capacity
+    /// its last values needed).
+    package init(context: any BinaryEncodingContext, bytes: [UInt8]) {
+        self.context = context
+        self.bytes = bytes
+    }
+
     // MARK: Keyed containers
 
     /// Starts a keyed container at the current position. Close it with ``close(_:)``.

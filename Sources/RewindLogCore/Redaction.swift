@@ -107,8 +107,7 @@ public struct Redaction<State, Action>: Sendable {
 
     /// The note to record with `action`, after `decision`.
     func note(_ note: String?, for action: Action, decision: Decision) -> String? {
-        guard let note, case .keep = decision else { return nil }
-        return notes(note, action)
+        decision.note(note, for: action, notes: notes)
     }
 }
 
@@ -120,4 +119,12 @@ public enum RedactionDecision<Action> {
     case scrub(Action)
     /// Only the action's case and source, no payload.
     case withhold
+
+    /// The note to record with `action` so decided: what `notes` makes of it, for an action
+    /// kept as it is; none for one scrubbed or withheld.
+    @inlinable
+    func note(_ note: String?, for action: Action, notes: (String, Action) -> String?) -> String? {
+        guard let note, case .keep = self else { return nil }
+        return notes(note, action)
+    }
 }

@@ -19,6 +19,8 @@ extension Recorder {
     ///   - path: The log file, created when missing.
     ///   - app: Who is recording.
     ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
+    // Inlinable, as `init(into:app:configuration:)` is, for the batch encoding it makes.
+    @inlinable @inline(__always)
     public convenience init(at path: String, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
         self.init(into: .file(path), app: app, configuration: configuration)
     }
@@ -30,6 +32,7 @@ extension Recorder {
     ///   - log: The log, opened read-write.
     ///   - app: Who is recording.
     ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
+    @inlinable @inline(__always)
     public convenience init(log: EventLog, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
         self.init(into: .log(log), app: app, configuration: configuration)
     }

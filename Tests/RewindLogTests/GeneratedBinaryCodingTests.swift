@@ -182,6 +182,43 @@ struct GeneratedBinaryCodingTests {
     @BinaryCodable
     struct HolderOfShapes: Codable, Equatable { var shapes: [Shape] }
 
+    /// Not annotated, and refuses to encode when told to: a failure in the middle of a value.
+    struct Refusing: Codable, Equatable {
+        var refuses: Bool
+        init(refuses: Bool) { self.refuses = refuses }
+        init(from decoder: any Decoder) throws { refuses = try decoder.singleValueContainer().decode(Bool.self) }
+        func encode(to encoder: any Encoder) throws {
+            if refuses { throw EncodingError.invalidValue(refuses, .init(codingPath: [], debugDescription: "refused")) }
+            var container = encoder.singleValueContainer()
+            try container.encode(refuses)
+        }
+    }
+
+    @BinaryCodable
+    struct Holder: Codable, Equatable { var name: String; var inner: Refusing; var many: [Int] }
+
+    @Test("one encoder over a run of values writes each as a fresh one would, after a value that failed halfway too")
+    func encoderRuns() throws {
+        let codec = BinaryPayloadCodec()
+        let encode = codec.encoder(for: Holder.self)
+        let values = [
+            Holder(name: String(repeating: "long ", count: 60), inner: Refusing(refuses: false), many: Array(0..<200)),
+            Holder(name: "short", inner: Refusing(refuses: true), many: [1, 2, 3]),
+            Holder(name: "after", inner: Refusing(refuses: false), many: [4]),
+            Holder(name: "", inner: Refusing(refuses: false), many: []),
+        ]
+        for value in values {
+            guard !value.inner.refuses else {
+                #expect(throws: EncodingError.self) { try encode(value) }
+                continue
+            }
+            let bytes = try encode(value)
+            // A fresh encoder, after the run's symbols exist: the same bytes, nothing left over.
+            #expect(bytes == (try codec.encoder(for: Holder.self)(value)))
+            #expect(try codec.decode(Holder.self, from: bytes) == value)
+        }
+    }
+
     @Test("random and mutated bytes make errors, never crashes")
     func fuzz() async throws {
         let codec = BinaryPayloadCodec()

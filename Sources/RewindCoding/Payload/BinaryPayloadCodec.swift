@@ -49,9 +49,32 @@ public final class BinaryPayloadCodec: PayloadCodec {
         // which would cost an exclusivity check per access.
         let changes = symbols.changes.load(ordering: .acquiring)
         let shared = BinaryEncoding(table: symbols)
+        let scratch = EncodingScratch()
         return PayloadEncoder { [self] value in
             let encoding = symbols.changes.load(ordering: .acquiring) == changes ? shared : BinaryEncoding(table: symbols)
-            return Data(try Self.encode(value, as: type, in: encoding))
+            return try scratch.encoding { bytes in try Self.encode(value, as: type, in: encoding, into: &bytes) }
+        }
+    }
+
+    /// The bytes one encoder writes its values into, kept from one value to the next: each
+    /// value's bytes were an array of their own, allocated, copied into the `Data` returned and
+    /// freed, which with the copy was about a twentieth of the recorder's writer thread
+    /// (`rewind-bench --workload record --codec binary`, profiled). An encoder runs on one
+    /// thread at a time (``PayloadEncoder``), so its scratch needs no lock.
+    private final class EncodingScratch {
+        private var bytes: [UInt8] = []
+
+        /// The `Data` of what `write` appends to an empty array that keeps its capacity.
+        func encoding(_ write: (inout [UInt8]) throws -> Void) rethrows -> Data {
+            // Moved out, so that the array is uniquely referenced while written.
+            var bytes = self.bytes
+            self.bytes = []
+            defer {
+                bytes.removeAll(keepingCapacity: true)
+                self.bytes = bytes
+            }
+            try write(&bytes)
+            return Data(bytes)
         }
     }
 
@@ -62,12 +85,15 @@ public final class BinaryPayloadCodec: PayloadCodec {
     }
 
     /// Encodes with the generated code of `type`, which is `Value` itself.
-    private static func encode<Value, Generated: BinaryCodable>(_ value: Value, as type: Generated.Type, in encoding: BinaryEncoding) throws -> [UInt8] {
-        var writer = BinaryWriter(context: encoding)
+    private static func encode<Value, Generated: BinaryCodable>(
+        _ value: Value, as type: Generated.Type, in encoding: BinaryEncoding, into bytes: inout [UInt8]
+    ) throws {
+        var writer = BinaryWriter(context: encoding, bytes: bytes)
+        bytes = []
+        defer { bytes = writer.bytes }
         try withUnsafePointer(to: value) { pointer in
             try pointer.withMemoryRebound(to: Generated.self, capacity: 1) { try $0.pointee.encode(binary: &writer) }
         }
-        return writer.bytes
     }
 
     /// Decodes a value.

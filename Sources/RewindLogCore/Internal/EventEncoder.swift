@@ -1,33 +1,43 @@
 import Foundation
-package import Rewind
+public import Rewind
 
 /// Encodes actions for one session: applies redaction, names the case, encodes the payload.
+///
+/// `encode` is `@inlinable`, so that the recorder's batch encoding, made in the app's module
+/// (``Recorder``), specialises it for the app's action: unspecialised, each action was copied
+/// and looked at through its type's value witnesses and metadata looked up, about a tenth of
+/// the writer thread.
+@usableFromInline
 package struct EventEncoder<Action: Encodable & Sendable> {
-    package var path: String
-    private let decide: @Sendable (Action) -> RedactionDecision<Action>
-    private let note: @Sendable (String?, Action, RedactionDecision<Action>) -> String?
-    private let caseName = ActionCaseName.namer(for: Action.self)
+    @usableFromInline package var path: String
+    @usableFromInline let decide: @Sendable (Action) -> RedactionDecision<Action>
+    @usableFromInline let notes: @Sendable (_ note: String, _ action: Action) -> String?
+    @usableFromInline let caseName: @Sendable (Action) -> String
     /// Made once per batch: what the codec works out per type, it works out once.
-    private let encodePayload: PayloadEncoder<Action>
+    @usableFromInline let encodePayload: PayloadEncoder<Action>
 
+    @usableFromInline
     package init<State>(codec: any PayloadCodec, redaction: Redaction<State, Action>, path: String) {
         encodePayload = codec.encoder(for: Action.self)
+        caseName = ActionCaseName.namer(for: Action.self)
         // Only the action half of the policy: snapshots are scrubbed where they are taken.
         decide = redaction.decide
-        note = { redaction.note($0, for: $1, decision: $2) }
+        notes = redaction.notes
         self.path = path
     }
 
     /// The row for `action`. When encoding fails the row keeps the case and source, has no
     /// payload and says why in `redaction` (without the value), and the failure is returned
     /// for reporting.
+    @inlinable
     package func encode(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?) {
         let key = SourceKey(
             file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue
         )
         let decision = decide(action)
         var event = LogWrite.Event(
-            time: time, actionCase: caseName(action), payload: nil, source: key, info: note(source.info, action, decision), redaction: nil
+            time: time, actionCase: caseName(action), payload: nil, source: key, info: decision.note(source.info, for: action, notes: notes),
+            redaction: nil
         )
         // Text no store keeps whole (see `LogText`): `append` throws the failure, the recorder
         // writes the row changed as said here, payload and all, and reports it. The case path

@@ -1,6 +1,7 @@
 /// How a row being written names another event (its cause, the root of its chain): by seq when
 /// that event is committed, or by its place among the events of the same write, which have no
 /// seq until the log gives them theirs (``RecordingLog/write(session:_:)``).
+@usableFromInline
 package enum EventLink: Sendable, Hashable {
     /// An event already in the log.
     case seq(Int64)

@@ -8,12 +8,14 @@ import Foundation
 /// it with this error instead of changing it: `EventLog.append` and `beginSession` throw, the
 /// importer names the line, and the recorder — which cannot refuse what the app dispatched —
 /// logs the action without its note and reports it to `onFailure`.
+@usableFromInline
 package enum LogText {
     /// Whether `text` can be stored as it is.
     ///
     /// The writer asks it four times per event (case, file, function, note), so it scans with
     /// `memchr` over the string's contiguous UTF-8: about 11 ns a check for short strings,
     /// where `utf8.contains(0)`, byte by byte through the view's iterator, took 50–75 ns.
+    @usableFromInline
     package static func isStorable(_ text: String?) -> Bool {
         guard let text else { return true }
         let found = text.utf8.withContiguousStorageIfAvailable { bytes in
@@ -24,6 +26,7 @@ package enum LogText {
     }
 
     /// Why `what` cannot be stored, in the words every path uses.
+    @usableFromInline
     package static func refusal(_ what: String) -> String {
         "\(what) contains a NUL character (U+0000), which a Rewind log does not store (SQLite would cut the text there; PostgreSQL refuses it)"
     }
@@ -35,6 +38,7 @@ package enum LogText {
 
     /// `text` with each NUL replaced by U+FFFD, for a row the recorder must write anyway (and
     /// reports).
+    @usableFromInline
     package static func replacingNUL(_ text: String) -> String {
         isStorable(text) ? text : text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}")
     }

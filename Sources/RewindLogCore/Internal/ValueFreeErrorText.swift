@@ -5,7 +5,9 @@
 /// throw an error whose description quotes it, so the text written to the file keeps only the
 /// kind of failure, the type and the coding path — never a description of the error. (The
 /// in-memory ``RecorderFailure`` keeps the full error for the app's handler.)
+@usableFromInline
 package enum ValueFreeErrorText {
+    @usableFromInline
     package static func describe(_ error: any Error) -> String {
         if let error = error as? EncodingError, case let .invalidValue(value, context) = error {
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")

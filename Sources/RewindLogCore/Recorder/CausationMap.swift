@@ -1,4 +1,4 @@
-import Rewind
+public import Rewind
 
 /// The writer's map from the tickets of recorded actions to their seqs, which turns each
 /// action's cause (tickets, given on the dispatch path) into the seqs the log stores.
@@ -15,6 +15,7 @@ import Rewind
 ///
 /// Events of the batch being encoded have no seq yet: a cause among them is linked by how many
 /// events back it is (``EventLink/earlier(_:)``), which the log resolves as it gives seqs.
+@usableFromInline
 struct CausationMap {
     /// Tickets `firstTicket ..< firstTicket + count` are the events placed at `firstOrdinal…`
     /// of the batch being encoded, or, once committed, those at seqs `firstSeq…`.
@@ -44,6 +45,7 @@ struct CausationMap {
 
     /// Places the event at `ordinal` of the batch being encoded and returns its links: its
     /// cause, and the root of its chain (itself, for an action without a cause).
+    @usableFromInline
     mutating func place(ticket: ActionTicket, cause: ActionCause?, ordinal: Int) -> (cause: EventLink?, root: EventLink?) {
         if ticket != .untracked { add(ticket.rawValue, ordinal: ordinal) }
         guard let cause else { return (nil, .earlier(0)) }

@@ -45,7 +45,33 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     ///   - destination: A log file, or a PostgreSQL store (RewindPostgres).
     ///   - app: Who is recording.
     ///   - configuration: Durability, snapshots, codec, redaction, retention, failure handling.
-    public init(into destination: RecordingDestination, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()) {
+    // Inlinable, like the dispatch path, and always inlined, so that the batch encoding is
+    // made in the app's module and specialised there for its types (``EncodedBatch``).
+    @inlinable @inline(__always)
+    public convenience init(
+        into destination: RecordingDestination, app: AppIdentity, configuration: RecorderConfiguration<State, Action> = RecorderConfiguration()
+    ) {
+        self.init(into: destination, app: app, configuration: configuration, encode: Self.batchEncoding)
+    }
+
+    /// The writer's batch encoding, made where this is inlined: in the app's module, for its
+    /// types, by every public initializer.
+    @inlinable @inline(__always)
+    static var batchEncoding: EncodedBatch<Action>.Encoding<State> {
+        { items, firstTicket, codec, configuration, path, spacing, causes, progressed in
+            EncodedBatch(
+                encoding: items, firstTicket: firstTicket, codec: codec, configuration: configuration, path: path, spacing: spacing,
+                causes: causes, progressed: progressed
+            )
+        }
+    }
+
+    /// Creates a recorder whose writer encodes batches with `encode`.
+    @usableFromInline
+    init(
+        into destination: RecordingDestination, app: AppIdentity, configuration: RecorderConfiguration<State, Action>,
+        encode: @escaping EncodedBatch<Action>.Encoding<State>
+    ) {
         self.destination = destination
         self.app = app
         self.configuration = configuration
@@ -62,7 +88,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             hangWatchdog: configuration.hangLimit.flatMap { $0 > .zero ? HangWatchdog(limit: $0, crashMarking: crashMarking, clock: configuration.clock) : nil },
             prepareSnapshot: SnapshotAheadEncoder.preparer(for: configuration)
         )
-        writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration)
+        writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration, encode: encode)
         if let hookFailure {
             writer.report(RecorderFailure(error: .failed(path: destination.name, reason: "\(hookFailure); sessions are recorded without crash marks"), unrecorded: []))
         }

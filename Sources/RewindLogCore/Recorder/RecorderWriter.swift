@@ -29,10 +29,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// `close()`, or dispatch into a full buffer, without waiting on the thread it blocks.
     private let reports = DispatchQueue(label: "RewindLog.failures")
 
-    init(log: any RecordingLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>) {
+    /// Encodes a batch: the one part of the writer's work done per action, made where the
+    /// recorder is created so that it is specialised for the app's types (``EncodedBatch``).
+    let encode: EncodedBatch<Action>.Encoding<State>
+
+    init(
+        log: any RecordingLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>,
+        encode: @escaping EncodedBatch<Action>.Encoding<State>
+    ) {
         target = Mutex(log)
         self.buffer = buffer
         self.configuration = configuration
+        self.encode = encode
     }
 
     var session: LogSession? {
@@ -614,9 +622,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // encoded (a large state can take a while) and the encoded batch move the
                 // moment a full buffer counts as stuck from, so that only the store's silence
                 // counts toward the stall limit.
-                let encoded = EncodedBatch(
-                    encoding: rest, firstTicket: firstTicket, codec: codec, configuration: configuration, path: path, spacing: spacing,
-                    causes: causes, progressed: { buffer.contents.withLock { $0.busySince = .now } }
+                let encoded = encode(
+                    rest, firstTicket, codec, configuration, path, spacing, causes, { buffer.contents.withLock { $0.busySince = .now } }
                 )
                 buffer.contents.withLock { $0.busySince = .now }
                 batch = encoded

@@ -35,11 +35,13 @@ struct SnapshotSpacing {
         self.budget = budget
     }
 
+    @usableFromInline
     mutating func wroteEvent(payloadBytes: Int) {
         eventBytes += payloadBytes + Self.rowOverhead
         events += 1
     }
 
+    @usableFromInline
     mutating func wroteSnapshot(bytes: Int, ticket: UInt64) {
         if let last, ticket > last.ticket {
             growth = max(0, Double(bytes - last.bytes) / Double(ticket - last.ticket))
