@@ -20,6 +20,7 @@ extension EventLog {
     /// - Returns: The seqs given to the records, or `nil` when there were none.
     /// - Throws: `EventLogError`; when an action cannot be encoded nothing is written.
     @discardableResult
+    @inlinable
     public func append<Action: Encodable & Sendable>(
         _ records: [EventRecord<Action>],
         to session: LogSession
@@ -40,15 +41,18 @@ extension EventLog {
     ///   - redaction: What to keep off the disk.
     /// - Returns: The seqs given to the records, or `nil` when there were none.
     /// - Throws: `EventLogError`; when an action cannot be encoded nothing is written.
+    // Inlinable, so that encoding the records is specialised for the app's action where it
+    // calls this, as the recorder's batches are (`EncodedBatch`).
     @discardableResult
+    @inlinable
     public func append<State, Action: Encodable & Sendable>(
         _ records: [EventRecord<Action>],
         to session: LogSession,
         redaction: Redaction<State, Action>
     ) throws(EventLogError) -> ClosedRange<Int64>? {
-        let storage = try storage(for: session)
-        let encoder = EventEncoder(codec: storage.codec, redaction: redaction, path: path)
-        return try writeEncoding { db in
+        let path = self.path
+        return try append(to: session) { codec throws(EventLogError) in
+            let encoder = EventEncoder(codec: codec, redaction: redaction, path: path)
             var writes: [LogWrite] = []
             writes.reserveCapacity(records.count)
             for record in records {
@@ -56,8 +60,16 @@ extension EventLog {
                 if let failure { throw failure }
                 writes.append(.event(event))
             }
-            return try insert(writes, into: storage, in: db)
+            return writes
         }
+    }
+
+    /// Writes what `encode` makes with the session's codec, in one transaction (in which a
+    /// codec with symbols interns them).
+    @usableFromInline
+    func append(to session: LogSession, _ encode: (any PayloadCodec) throws(EventLogError) -> [LogWrite]) throws(EventLogError) -> ClosedRange<Int64>? {
+        let storage = try storage(for: session)
+        return try writeEncoding { db in try insert(try encode(storage.codec), into: storage, in: db) }
     }
 
     /// Stores a snapshot of the state after event `seq` of `session`.

@@ -270,10 +270,15 @@ struct PersistenceTests {
         // the log is within its limit (the snapshot before the last 1,000 events).
         #expect(steps == Array(repeating: 2_000, count: 9) + [1_000], "\(removed)")
         #expect(try log.seqRange()?.lowerBound == 19_001)
-        // Once started, a step after every commit (not every fourth): between two steps, the
-        // step's own giving back of space (`incremental_vacuum`) and one batch's commit.
-        let first = try #require(removed.firstIndex { $0 > 0 }), last = try #require(removed.lastIndex { $0 > 0 })
-        #expect(removed[first...last].count <= 3 * steps.count - 2, "\(removed)")
+        // Once started, a step after every commit the writer makes caught up (not every fourth
+        // commit): between two steps, the step's own giving back of space (`incremental_vacuum`)
+        // and one batch's commit — or a commit more when this test's next action reached the
+        // writer between its commit and its check, so that it was behind and the step waited
+        // for a commit it made caught up (seen on a loaded machine). Steps every fourth commit
+        // (`checkEvery`) would put five transactions between two.
+        let stepIndices = removed.indices.filter { removed[$0] > 0 }
+        let between = zip(stepIndices, stepIndices.dropFirst()).map { $1 - $0 - 1 }
+        #expect(between.allSatisfy { (2...4).contains($0) }, "\(removed)")
     }
 
     @Test("during a burst the recorder checks retention once it has caught up, or after four times the due commits: a dispatch waiting for room does not wait for a check too")
