@@ -18,7 +18,7 @@ package enum LogWrite: Sendable {
         /// The first event of its chain (itself for a root), `nil` when not known.
         @usableFromInline package var root: EventLink?
 
-        @usableFromInline
+        @inlinable
         package init(
             time: Double, actionCase: String, payload: Data?, source: SourceKey, info: String?, redaction: String?,
             cause: EventLink? = nil, root: EventLink? = nil

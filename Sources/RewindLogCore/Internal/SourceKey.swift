@@ -7,7 +7,7 @@ package struct SourceKey: Hashable, Sendable {
     @usableFromInline package var column: UInt
     @usableFromInline package var origin: String
 
-    @usableFromInline
+    @inlinable
     package init(file: String, function: String, line: UInt, column: UInt, origin: String) {
         (self.file, self.function, self.line, self.column, self.origin) = (file, function, line, column, origin)
     }
