@@ -29,6 +29,10 @@ public struct ProcessOutput: Sendable {
     /// From its spawn until its output was read, measured on the thread that waited for it
     /// (not including the time a test's task waited to run again after).
     public var duration: Duration = .zero
+    /// The most memory it held resident, in kilobytes, as last read before it exited (its
+    /// `VmHWM`, read every 50 ms at most: what it reached in its last moments may be missed);
+    /// `nil` where Linux's `/proc` is not there.
+    public var peakResidentKilobytes: Int?
 }
 
 /// Runs an executable to completion and captures its output. A child still running after
@@ -70,7 +74,9 @@ public func runBlocking(
     var closedBy: ContinuousClock.Instant?
     var killed = false
     var buffer = [UInt8](repeating: 0, count: 65_536)
+    var peak: Int?
     while open.contains(true) {
+        if exit == nil, let hwm = peakResidentKilobytes(child.pid) { peak = max(peak ?? 0, hwm) }
         if exit == nil, let status = child.exitStatus() {
             exit = status
             closedBy = .now + .seconds(pipeGrace)
@@ -100,7 +106,8 @@ public func runBlocking(
         signaled: isSignaled(status),
         standardOutput: String(decoding: output[0], as: UTF8.self),
         standardError: String(decoding: output[1], as: UTF8.self),
-        duration: ContinuousClock.now - start
+        duration: ContinuousClock.now - start,
+        peakResidentKilobytes: peak
     )
 }
 

@@ -27,6 +27,8 @@ public final class MemoryLog: LogReader, RecordingLog {
     public let isStalled = Atomic<Bool>(false)
     /// How long every write takes, in milliseconds, as on a slow store that still commits.
     public let writeDelay = Atomic<Int>(0)
+    /// The `count` of every `eventPage` asked so far, in order (how readers page).
+    public let pagesAsked = Mutex<[Int]>([])
 
     fileprivate struct Contents {
         var identity = UUID()
@@ -128,6 +130,7 @@ public final class MemoryLog: LogReader, RecordingLog {
     // MARK: - Events
 
     public func eventPage(_ filter: EventFilter, after seq: Int64, count: Int, newestFirst: Bool) throws(EventLogError) -> [LoggedEvent] {
+        pagesAsked.withLock { $0.append(count) }
         guard count > 0 else { return [] }
         return contents.withLock { contents in
             var low = max(seq == .max ? seq : seq + 1, filter.seqs?.lowerBound ?? .min)

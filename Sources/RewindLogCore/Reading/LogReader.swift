@@ -136,7 +136,8 @@ extension LogReader {
     ///
     /// - Parameters:
     ///   - filter: Which events.
-    ///   - pageSize: How many events each read fetches.
+    ///   - pageSize: How many events each read fetches at most (fewer for large payloads: see
+    ///     ``EventCursor``).
     /// - Returns: A cursor over the events.
     public func events(_ filter: EventFilter = EventFilter(), pageSize: Int = 1_000) -> EventCursor {
         EventCursor(log: self, filter: filter, pageSize: pageSize)
