@@ -8,7 +8,7 @@ public import Rewind
 /// transaction runs again.
 ///
 /// The writer's loop is generic code, unspecialised for the app's types; encoding, the part
-/// of it that touches each action, runs through a ``Encoding`` closure that ``Recorder`` makes
+/// of it that touches each action, runs through an ``Encoding`` closure that ``Recorder`` makes
 /// in the app's module, where this `@inlinable` initializer specialises for the app's action.
 @usableFromInline
 struct EncodedBatch<Action: Codable & Sendable> {
