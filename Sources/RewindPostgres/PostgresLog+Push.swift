@@ -612,29 +612,30 @@ private struct Pusher {
     /// The next batch: the log's events after `after` that `filter` lets through, at most
     /// `count`, ending early once their payloads reach ``PostgresLog/pushBatchBytes``.
     ///
-    /// Read a page at a time, each sized by the largest payload the batch has met so far to
-    /// the bytes it has left (at most 256 events; the first, knowing nothing, one): so the byte
-    /// bound holds for payloads of about one size, and a run of much larger ones right after
-    /// small ones overshoots it by at most a page. With pages of 256 from the first, a log of
-    /// 1 MiB payloads had a push hold 256 MiB a page, and over 500 MiB at its peak with the
-    /// page's `COPY` text (`PushCommandTests.pushMemoryIsBounded`).
+    /// Read a page at a time (``batchPages``), each sized by the last page's largest payload to
+    /// the bytes the batch has left: the bound holds to within a page. With pages of 256 from
+    /// the first, a log of 1 MiB payloads had a push hold 256 MiB a page, and over 500 MiB at
+    /// its peak with the page's `COPY` text (`PushCommandTests.pushMemoryIsBounded`).
     private static func batch(of log: any LogReader, _ filter: EventFilter, after: Int64, count: Int) async throws -> [LoggedEvent] {
-        var batch: [LoggedEvent] = [], bytes = 0, largest = 0, after = after
+        var batch: [LoggedEvent] = [], bytes = 0, after = after
+        var page: [LoggedEvent] = []
         while batch.count < count, bytes < PostgresLog.pushBatchBytes {
-            let fitting = batch.isEmpty ? 1 : (PostgresLog.pushBatchBytes - bytes) / max(largest, 1)
-            let asked = min(256, count - batch.count, max(1, fitting))
-            let page = try log.eventPage(filter, after: after, count: asked, newestFirst: false)
+            let sized = page.isEmpty
+                ? batchPages.first
+                : batchPages.next(largest: page.reduce(0) { max($0, $1.payload?.count ?? 0) }, filling: PostgresLog.pushBatchBytes - bytes)
+            let asked = min(count - batch.count, sized)
+            page = try log.eventPage(filter, after: after, count: asked, newestFirst: false)
             batch += page
-            for event in page {
-                let size = event.payload?.count ?? 0
-                bytes += size
-                largest = max(largest, size)
-            }
+            bytes += page.reduce(0) { $0 + ($1.payload?.count ?? 0) }
             guard page.count == asked, let last = page.last?.seq else { break }
             after = last
         }
         return batch
     }
+
+    /// A batch's pages: one event first (the payloads' sizes are not known yet), then up to
+    /// 256, sized to the bytes the batch has left.
+    private static let batchPages = PageSizing(first: 1, maximum: 256, bytes: PostgresLog.pushBatchBytes)
 
     /// One batch of events, and the snapshots after `after` through its last event, in one
     /// transaction with the session's bounds. Returns how many events were added.

@@ -255,15 +255,9 @@ extension PostgresLogReader {
         }
     }
 
-    /// Events a replay's page holds at most.
-    static let replayPageEvents = 4_096
-
-    /// The events of a replay's first page: its payloads' sizes are not known yet.
-    static let firstReplayPageEvents = 256
-
-    /// The payload bytes a replay's page is sized for (8 MiB): each page after the first holds
-    /// as many events as this many bytes of the last page's largest payload would make.
-    static let replayPageBytes = 8 << 20
+    /// A replay's pages: 256 events first (their payloads' sizes are not known yet), then as
+    /// many as 8 MiB of the last page's largest payload would make, at most 4,096.
+    static let replayPages = PageSizing(first: 256, maximum: 4_096, bytes: 8 << 20)
 
     public func forEachRawEvent(
         session: Int64, from first: Int64, through last: Int64, _ body: (RawEvent) throws(EventLogError) -> FoldStep
@@ -284,7 +278,7 @@ extension PostgresLogReader {
                 ) AS page
                 """), count)
         }
-        var pending = try ask(from: first, count: Self.firstReplayPageEvents)
+        var pending = try ask(from: first, count: Self.replayPages.first)
         while true {
             let rows = try rows(pending.query, doing: "read session \(session)'s events")
             let page = try decoding("session \(session)'s events") { try EventPage(rows) }
@@ -297,8 +291,8 @@ extension PostgresLogReader {
             // page unread: its answer is dropped.
             var following: (query: StartedQuery, count: Int)?
             if page.seqs.count == pending.count, let lastSeq = page.order.last.map({ page.seqs[$0] }), lastSeq < last {
-                let largest = page.payloadPlaces.elements.reduce(1) { max($0, $1?.count ?? 0) }
-                following = try ask(from: lastSeq + 1, count: min(Self.replayPageEvents, max(1, Self.replayPageBytes / largest)))
+                let largest = page.payloadPlaces.elements.reduce(0) { max($0, $1?.count ?? 0) }
+                following = try ask(from: lastSeq + 1, count: Self.replayPages.next(largest: largest))
             }
             var names = actionNames.withLock { $0 }
             let stopped = page.payloads.withUnsafeReadableBytes { bytes in

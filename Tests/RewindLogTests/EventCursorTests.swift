@@ -1,6 +1,6 @@
 import Foundation
 import Rewind
-import RewindLogCore
+@testable import RewindLogCore
 import RewindSQLite
 import RewindTestSupport
 import Testing
@@ -53,5 +53,18 @@ struct EventCursorTests {
         while try cursor.next() != nil { count += 1 }
         #expect(count == 2_500)
         #expect(log.pagesAsked.withLock { $0 } == [16, 1_000, 1_000, 1_000])
+    }
+
+    @Test("page sizing: the first page as given, then the bytes over the last page's largest payload, from one to the maximum")
+    func sizing() {
+        let pages = PageSizing(first: 256, maximum: 4_096, bytes: 8 << 20)
+        #expect(pages.first == 256)
+        #expect(pages.next(largest: 40_000) == 209)
+        #expect(pages.next(largest: 20) == 4_096)
+        #expect(pages.next(largest: 0) == 4_096)
+        #expect(pages.next(largest: 1 << 30) == 1)
+        #expect(pages.next(largest: 1 << 20, filling: 3 << 20) == 3)
+        #expect(pages.next(largest: 1 << 20, filling: 0) == 1)
+        #expect(PageSizing(first: 16, maximum: 1, bytes: 8 << 20).first == 1)
     }
 }

@@ -200,7 +200,7 @@ struct PostgresLogReaderTests {
         }
     }
 
-    @Test("large payloads make a replay's pages smaller (about 8 MiB each): every event still walks, in order, across them")
+    @Test("a replay of large payloads (40 KB each, pages sized by them) walks every event, in order, across its pages")
     func pagesSizedByPayloads() async throws {
         let folder = try TemporaryDirectory()
         let device = try EventLog(path: folder.file("large.rewind"))
@@ -211,7 +211,7 @@ struct PostgresLogReaderTests {
             return EventRecord(TodoAction.item(.rename(id: UUID(), title: title)), source: ActionSource(file: "Large.swift", function: "f", line: 1, column: 1))
         }
         try device.append(records, to: session)
-        #expect(600 * 40_000 > 2 * PostgresLogReader.replayPageBytes && PostgresLogReader.replayPageBytes / 40_000 < 256)
+        #expect(600 * 40_000 > 2 * PostgresLogReader.replayPages.bytes && PostgresLogReader.replayPages.bytes / 40_000 < 256)
         let (fromFile, inPlace) = try await Self.walks(of: session.id, in: device)
         #expect(fromFile.count == 600)
         #expect(inPlace == fromFile)

@@ -3,10 +3,9 @@ import Rewind
 
 /// Reads a log's events in seq order, a page at a time, so memory stays flat however long the
 /// log is: a page holds at most `pageSize` events, and after the first (at most 16) as many as
-/// ``pageBytes`` of the last page's largest payload would make — so a log of large payloads (a
-/// megabyte each) is read a few events at a time, not a thousand megabytes a page. (A run of
-/// large payloads right after small ones still comes in one page of the small ones' size: the
-/// sizes are known once read.)
+/// ``pageBytes`` of the last page's largest payload would make (`PageSizing`), so a log of
+/// large payloads (a megabyte each) is read a few events at a time, not a thousand megabytes a
+/// page.
 ///
 /// ```swift
 /// var cursor = log.events(EventFilter(actionCase: "cart.*"))
@@ -18,25 +17,21 @@ import Rewind
 public struct EventCursor: Sendable {
     private let log: any LogReader
     private let filter: EventFilter
-    private let pageSize: Int
+    private let sizing: PageSizing
     private var page: [LoggedEvent] = []
     private var index = 0
     private var afterSeq: Int64 = .min
     private var delivered = 0
     private var exhausted = false
-    /// The last page's largest payload, in bytes.
-    private var largest = 0
-    private var pagesRead = 0
 
     /// The payload bytes a page is sized for (8 MiB).
     public static let pageBytes = 8 << 20
-    /// Events in the first page at most: the payloads' sizes are not known yet.
-    static let firstPageEvents = 16
 
     init(log: any LogReader, filter: EventFilter, pageSize: Int) {
         self.log = log
         self.filter = filter
-        self.pageSize = max(1, pageSize)
+        // The first page at most 16 events: the payloads' sizes are not known yet.
+        sizing = PageSizing(first: 16, maximum: max(1, pageSize), bytes: Self.pageBytes)
     }
 
     /// The next event, or `nil` at the end.
@@ -44,13 +39,9 @@ public struct EventCursor: Sendable {
         if let limit = filter.limit, delivered >= limit { return nil }
         if index == page.count {
             guard !exhausted else { return nil }
-            let asked = pagesRead == 0
-                ? min(pageSize, Self.firstPageEvents)
-                : min(pageSize, max(1, Self.pageBytes / max(largest, 1)))
+            let asked = page.isEmpty ? sizing.first : sizing.next(largest: page.reduce(0) { max($0, $1.payload?.count ?? 0) })
             page = try log.eventPage(filter, after: afterSeq, count: asked, newestFirst: false)
-            pagesRead += 1
             index = 0
-            largest = page.reduce(0) { max($0, $1.payload?.count ?? 0) }
             if page.count < asked { exhausted = true }
             guard let last = page.last else { return nil }
             afterSeq = last.seq
