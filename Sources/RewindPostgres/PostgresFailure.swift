@@ -58,6 +58,14 @@ enum PostgresFailure {
         return .failed(path: path, reason: "could not \(what) at \(server): \(underlying(error))")
     }
 
+    /// Whether the server refused a query for one of its limits (SQLSTATE 54000,
+    /// program_limit_exceeded): for a page of arrays, 1 GB on one value ("array size exceeds
+    /// the maximum allowed").
+    static func isPastValueLimit(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, error.code == .server else { return false }
+        return error.serverInfo?[.sqlState] == "54000"
+    }
+
     /// A socket-level error in a few words: "connection refused", "timed out", "no such host".
     private static func underlying(_ error: (any Error)?) -> String {
         guard let error else { return "the connection failed" }

@@ -258,6 +258,9 @@ extension PostgresLogReader {
     /// A replay's pages: 256 events first (their payloads' sizes are not known yet), then as
     /// many as 8 MiB of the last page's largest payload would make, at most 4,096.
     static let replayPages = PageSizing(first: 256, maximum: 4_096, bytes: 8 << 20)
+    /// How much smaller a page is asked for again when the server could not build it: from the
+    /// largest, three refusals at most (4,096, 256, 16, 1).
+    static let pageShrink = 16
 
     public func forEachRawEvent(
         session: Int64, from first: Int64, through last: Int64, _ body: (RawEvent) throws(EventLogError) -> FoldStep
@@ -269,27 +272,39 @@ extension PostgresLogReader {
         /// place (``EventPage``): a row an event cost the fold's thread more than decoding the
         /// event (0.50–0.70× of the file's replay against 0.92–1.18× this way, the bench's
         /// postgres workload).
-        func ask(from next: Int64, count: Int) throws(EventLogError) -> (query: StartedQuery, count: Int) {
+        func ask(from next: Int64, count: Int) throws(EventLogError) -> (query: StartedQuery, from: Int64, count: Int) {
             try refreshSymbols()
             return (start("""
                 SELECT array_agg(page.seq), array_agg(page.action_id), array_agg(page.payload), array_agg(page.redaction) FROM (
                     SELECT \(unescaped: seq) AS seq, action_id, payload, redaction FROM rewind.events
                     WHERE session_id = \(storeID) AND \(unescaped: seq) BETWEEN \(next) AND \(last) ORDER BY \(unescaped: seq) LIMIT \(Int64(count))
                 ) AS page
-                """), count)
+                """), next, count)
         }
         var pending = try ask(from: first, count: Self.replayPages.first)
         while true {
-            let rows = try rows(pending.query, doing: "read session \(session)'s events")
+            let rows: [PostgresRow]
+            switch try answer(pending.query, doing: "read session \(session)'s events") {
+            case let .rows(answered):
+                rows = answered
+            case let .pastValueLimit(error):
+                // A page sized from smaller payloads before it, past the server's limit of 1 GB
+                // on one array (4,096 events of 256 KB after a page of small ones): the same
+                // events again, a sixteenth as many, until they fit (one payload always does);
+                // the page after is sized from their payloads as usual.
+                guard pending.count > 1 else { throw PostgresFailure.describe(error, at: location, doing: "read session \(session)'s events") }
+                pending = try ask(from: pending.from, count: max(1, pending.count / Self.pageShrink))
+                continue
+            }
             let page = try decoding("session \(session)'s events") { try EventPage(rows) }
             // The next page is asked for before this one is folded, so that the server reads and
             // sends it meanwhile (the bench's 40,000 events: a replay took 68 ms waiting for each
             // page, and its fold alone about 40 ms). At most two pages are held, each sized by
-            // the payloads of the page before (a value past PostgreSQL's limit of 1 GB, 4,096
-            // events of 256 KB, fails with the server's error). A short page is the last; a seq
+            // the payloads of the page before (and asked for again smaller, above, when that
+            // made it too large for the server). A short page is the last; a seq
             // at the top of the range has no successor. A fold that stops early leaves the next
             // page unread: its answer is dropped.
-            var following: (query: StartedQuery, count: Int)?
+            var following: (query: StartedQuery, from: Int64, count: Int)?
             if page.seqs.count == pending.count, let lastSeq = page.order.last.map({ page.seqs[$0] }), lastSeq < last {
                 let largest = page.payloadPlaces.elements.reduce(0) { max($0, $1?.count ?? 0) }
                 following = try ask(from: lastSeq + 1, count: Self.replayPages.next(largest: largest))

@@ -124,16 +124,36 @@ public final class PostgresLogReader: LogReader {
     /// Waits for a query sent ahead, as ``rows(_:doing:)-(PostgresQuery,_)`` does: a closed
     /// connection is opened again once and the query run again on it.
     func rows(_ started: StartedQuery, doing what: @autoclosure () -> String) throws(EventLogError) -> [PostgresRow] {
+        switch try answer(started, doing: what()) {
+        case let .rows(rows): return rows
+        case let .pastValueLimit(error): throw PostgresFailure.describe(error, at: location, doing: what())
+        }
+    }
+
+    /// What a query sent ahead came to.
+    enum Answer {
+        case rows([PostgresRow])
+        /// The server could not build a value the query asked for: past its limit of 1 GB on
+        /// one value (SQLSTATE 54000), as a page of arrays sized from smaller payloads can be.
+        /// Asking for less may succeed.
+        case pastValueLimit(any Error)
+    }
+
+    /// ``rows(_:doing:)-(StartedQuery,_)``, telling a value past the server's limit apart from
+    /// other errors.
+    func answer(_ started: StartedQuery, doing what: @autoclosure () -> String) throws(EventLogError) -> Answer {
         do {
-            return try started.answer.wait()
+            return .rows(try started.answer.wait())
         } catch {
+            if PostgresFailure.isPastValueLimit(error) { return .pastValueLimit(error) }
             guard started.store.connection.isClosed else { throw PostgresFailure.describe(error, at: location, doing: what()) }
         }
         let fresh = try reconnect(replacing: started.store)
         let query = started.query
         do {
-            return try wait.run { try await fresh.rows(query) }
+            return .rows(try wait.run { try await fresh.rows(query) })
         } catch {
+            if PostgresFailure.isPastValueLimit(error) { return .pastValueLimit(error) }
             throw PostgresFailure.describe(error, at: location, doing: what())
         }
     }

@@ -217,6 +217,53 @@ struct PostgresLogReaderTests {
         #expect(inPlace == fromFile)
     }
 
+    @Test("a page past the server's 1 GB limit on one value (4,096 events of 270 KB after small ones) is asked for again smaller, and every event is walked")
+    func pagePastValueLimit() async throws {
+        let folder = try TemporaryDirectory()
+        let device = try EventLog(path: folder.file("jump.rewind"))
+        let session = try device.beginSession(app: AppIdentity(id: "com.example.todo"), initialState: TodoState())
+        // A first page of small payloads: the next page is sized from them, at the most events.
+        let small = PostgresLogReader.replayPages.first
+        let records = (0..<small).map { (index: Int) -> EventRecord<TodoAction> in
+            EventRecord(TodoAction.item(.rename(id: UUID(), title: "\(index)")), source: ActionSource(file: "Jump.swift", function: "f", line: 1, column: 1))
+        }
+        try device.append(records, to: session)
+        let large = 270_000, count = PostgresLogReader.replayPages.maximum + 100
+        #expect(PostgresLogReader.replayPages.maximum * large > 1 << 30, "the page sized from the small payloads is past the limit")
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            defer { Task { await store.close() } }
+            _ = try await store.push(device)
+            // The large events, made by the server after the pushed ones: `x`s ending in their
+            // number. They compress (lz4, quick) in its storage, so the store stays small; a page
+            // of them is built whole in memory.
+            _ = try await store.rows("SET default_toast_compression = lz4")
+            _ = try await store.rows("""
+                INSERT INTO rewind.events (session_id, seq, origin_seq, time, action_id, payload, source_id)
+                SELECT e.session_id, e.seq + g, e.origin_seq + g, e.time, e.action_id,
+                       big.x || convert_to(lpad(g::text, 10, 'x'), 'UTF8'), e.source_id
+                FROM rewind.events AS e, generate_series(1, \(count)) AS g,
+                     (SELECT convert_to(repeat('x', \(large - 10)::int), 'UTF8') AS x) AS big
+                WHERE e.origin_seq = \(small)
+                """)
+            let log = try await store.reader()
+            defer { Task { await log.close() } }
+            var seqs: [Int64] = [], sizes: [Int] = [], wrong = 0
+            _ = try log.forEachRawEvent(session: session.id, from: 1, through: .max) { event in
+                seqs.append(event.seq)
+                let payload = event.payload.map { Data($0) } ?? Data()
+                sizes.append(payload.count)
+                if event.seq > Int64(small), String(String(decoding: payload.suffix(8), as: UTF8.self).drop { $0 == "x" }) != String(event.seq - Int64(small)) {
+                    wrong += 1
+                }
+                return .continue
+            }
+            #expect(seqs == Array(1...Int64(small + count)), "every event, in order")
+            #expect(sizes.dropFirst(small).allSatisfy { $0 == large } && sizes.prefix(small).allSatisfy { $0 < 100 })
+            #expect(wrong == 0, "each large event's own payload")
+        }
+    }
+
     @Test("a reader outlives a server restart (it connects again); a server that is down is a clean error naming the store, never a hang")
     func serverRestart() async throws {
         let server = try PrivatePostgresServer.start()
