@@ -120,30 +120,37 @@ extension PostgresLog {
         for (index, pulled) in sessions.enumerated() {
             let number = pulled.session.id
             try writer.session(pulled.session, shapes: pulled.shapes)
-            // Snapshots and events a page at a time, by the store's seq: memory stays flat.
+            // Snapshots and events a page at a time, by the store's seq, each page sized by the
+            // page before's largest state or payload: memory stays flat, however large they are.
             var after = Int64.min
+            var asked = Self.pulledSnapshotPages.first
             while true {
                 let page = try await rows("""
                     SELECT seq, coalesce(origin_seq, seq), time, kind, state FROM rewind.snapshots
-                    WHERE session_id = \(pulled.storeID) AND seq > \(after) ORDER BY seq LIMIT 64
+                    WHERE session_id = \(pulled.storeID) AND seq > \(after) ORDER BY seq LIMIT \(Int64(asked))
                     """)
+                var largest = 0
                 for row in page {
                     let (seq, pulledSeq, time, kind, state) = try row.decode((Int64, Int64, Double, String, Data).self)
                     try writer.snapshot(session: number, seq: pulledSeq, time: time, kind: kind, state: state, isText: false)
                     after = seq
+                    largest = max(largest, state.count)
                     report.snapshots += 1
                 }
-                if page.count < 64 { break }
+                if page.count < asked { break }
+                asked = Self.pulledSnapshotPages.next(largest: largest)
             }
             after = Int64.min
+            asked = Self.pulledEventPages.first
             while true {
                 let page = try await rows("""
                     SELECT e.seq, coalesce(e.origin_seq, e.seq), e.time, a.name, e.payload, e.info, e.redaction,
                            src.file, src.function, src.line, src."column", src.origin, e.cause_distance, e.root_distance
                     FROM rewind.events AS e JOIN rewind.actions AS a ON a.id = e.action_id JOIN rewind.sources AS src ON src.id = e.source_id
                     WHERE e.session_id = \(pulled.storeID) AND e.seq > \(after)
-                    ORDER BY e.seq LIMIT 2000
+                    ORDER BY e.seq LIMIT \(Int64(asked))
                     """)
+                var largest = 0
                 for row in page {
                     let columns = row.makeRandomAccess()
                     let seq = try columns[0].decode(Int64.self), line = try columns[9].decode(Int64.self), column = try columns[10].decode(Int64.self)
@@ -153,10 +160,11 @@ extension PostgresLog {
                         line: UInt(clamping: line), column: UInt(clamping: column),
                         info: try columns[5].decode(String?.self), origin: ActionSource.Origin(rawValue: try columns[11].decode(String.self)) ?? .call
                     )
-                    let pulledSeq = try columns[1].decode(Int64.self)
+                    let pulledSeq = try columns[1].decode(Int64.self), payload = try columns[4].decode(Data?.self)
+                    largest = max(largest, payload?.count ?? 0)
                     try writer.event(
                         seq: pulledSeq, session: number, time: try columns[2].decode(Double.self),
-                        action: try columns[3].decode(String.self), payload: try columns[4].decode(Data?.self), isText: false,
+                        action: try columns[3].decode(String.self), payload: payload, isText: false,
                         source: source, redaction: try columns[6].decode(String?.self),
                         cause: LoggedEvent.linked(pulledSeq, back: try columns[12].decode(Int64?.self), atLeast: 1),
                         root: LoggedEvent.linked(pulledSeq, back: try columns[13].decode(Int64?.self), atLeast: 0)
@@ -165,7 +173,8 @@ extension PostgresLog {
                 }
                 report.events += Int64(page.count)
                 progress?(PullProgress(sessionsDone: index, sessions: sessions.count, events: report.events, eventsTotal: total))
-                if page.count < 2000 { break }
+                if page.count < asked { break }
+                asked = Self.pulledEventPages.next(largest: largest)
             }
         }
         let numbers = Dictionary(uniqueKeysWithValues: sessions.map { ($0.storeID, $0.session.id) })
@@ -193,6 +202,13 @@ extension PostgresLog {
         progress?(PullProgress(sessionsDone: sessions.count, sessions: sessions.count, events: report.events, eventsTotal: total))
         return report
     }
+
+    /// A pull's pages of events: 16 first (their payloads' sizes are not known yet), then as
+    /// many as 8 MiB of the last page's largest payload would make, at most 2,000. A page of
+    /// 2,000 whatever the payloads held 2 GB for a log of megabyte payloads.
+    static let pulledEventPages = PageSizing(first: 16, maximum: 2_000, bytes: 8 << 20)
+    /// A pull's pages of snapshots, sized the same way by their states: at most 64.
+    static let pulledSnapshotPages = PageSizing(first: 4, maximum: 64, bytes: 8 << 20)
 
     /// A session as the store holds it, numbered as the pulled log will number it.
     private struct PulledSession {

@@ -1,4 +1,5 @@
 import Foundation
+import Rewind
 import RewindLog
 @testable import RewindPostgres
 import RewindTestSupport
@@ -8,6 +9,43 @@ import Testing
 /// the device's own.
 @Suite("rewind pull", .enabled(if: PostgresTestServer.enabled))
 struct PullCommandTests {
+    @Test("a pull of a log much larger than its pages holds a page or two in memory, never the log")
+    func pullMemoryIsBounded() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("uploads.rewind")
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.uploads"), initialState: 0)
+        // 160 MiB of payloads, each its own, and four states of 4 MiB.
+        let uploads = 160
+        for first in stride(from: 0, to: uploads, by: 8) {
+            try log.append((first..<first + 8).map { index in
+                EventRecord(PushCommandTests.Upload(index: index, body: String(repeating: String(index % 10), count: 1 << 20)), source: ActionSource())
+            }, to: session)
+            if first % 40 == 0 {
+                try log.appendSnapshot(String(repeating: String(first % 10), count: 4 << 20), to: session, after: try #require(try log.seqRange()).upperBound)
+            }
+        }
+        let identity = try #require(try log.identity()).uuidString.lowercased()
+        try await PostgresTestServer.withDatabase { location in
+            let store = try await PostgresLog.open(location)
+            _ = try await store.push(log)
+            await store.close()
+            try log.close()
+            let pulled = try await run(
+                builtProduct("rewind"), ["pull", PushCommandTests.url(location), "--log", identity, "--output", "pulled.rewind", "--json"], in: folder.path
+            )
+            #expect(pulled.status == 0, "\(pulled.standardError)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(pulled.standardOutput.utf8)) as? [String: Any])
+            #expect(report["events"] as? Int == uploads && report["snapshots"] as? Int == 5, "every event, the initial state and four more")
+            let copy = try EventLog(path: folder.file("pulled.rewind"), mode: .readOnly)
+            #expect(try copy.seqRange() == 1...Int64(uploads))
+            // A page or two of payloads at about 8 MiB each, the export's lines, the import's
+            // batches, and the process's own 50–60 MiB.
+            let peak = try #require(pulled.peakResidentKilobytes, "Linux's /proc gives a process's peak")
+            #expect(peak < 150 * 1024, "the puller held \(peak / 1024) MiB at its peak, for \(uploads) MiB of payloads")
+        }
+    }
+
     @Test("a pushed demo log, pulled back or read by URL, answers every read command exactly as the original file")
     func sameAnswers() async throws {
         let folder = try TemporaryDirectory()
