@@ -117,14 +117,18 @@ extension PostgresLog {
         }
         var report = PullReport(path: path, sessions: sessions.count, events: 0, snapshots: 0, gaps: 0, logID: origin)
         let total = sessions.reduce(0) { $0 + $1.session.eventCount }
+        // Pages sized by the payloads (or states) read last, from one session to the next: a
+        // fleet's sessions are mostly one app's, and a page of 16 to begin each of thousands of
+        // sessions would be a round trip more each.
+        var snapshotsAsked = Self.pulledSnapshotPages.first, eventsAsked = Self.pulledEventPages.first
         for (index, pulled) in sessions.enumerated() {
             let number = pulled.session.id
             try writer.session(pulled.session, shapes: pulled.shapes)
             // Snapshots and events a page at a time, by the store's seq, each page sized by the
-            // page before's largest state or payload: memory stays flat, however large they are.
+            // largest state or payload of the page before: memory stays flat, however large.
             var after = Int64.min
-            var asked = Self.pulledSnapshotPages.first
             while true {
+                let asked = snapshotsAsked
                 let page = try await rows("""
                     SELECT seq, coalesce(origin_seq, seq), time, kind, state FROM rewind.snapshots
                     WHERE session_id = \(pulled.storeID) AND seq > \(after) ORDER BY seq LIMIT \(Int64(asked))
@@ -137,12 +141,12 @@ extension PostgresLog {
                     largest = max(largest, state.count)
                     report.snapshots += 1
                 }
+                if !page.isEmpty { snapshotsAsked = Self.pulledSnapshotPages.next(largest: largest) }
                 if page.count < asked { break }
-                asked = Self.pulledSnapshotPages.next(largest: largest)
             }
             after = Int64.min
-            asked = Self.pulledEventPages.first
             while true {
+                let asked = eventsAsked
                 let page = try await rows("""
                     SELECT e.seq, coalesce(e.origin_seq, e.seq), e.time, a.name, e.payload, e.info, e.redaction,
                            src.file, src.function, src.line, src."column", src.origin, e.cause_distance, e.root_distance
@@ -173,8 +177,8 @@ extension PostgresLog {
                 }
                 report.events += Int64(page.count)
                 progress?(PullProgress(sessionsDone: index, sessions: sessions.count, events: report.events, eventsTotal: total))
+                if !page.isEmpty { eventsAsked = Self.pulledEventPages.next(largest: largest) }
                 if page.count < asked { break }
-                asked = Self.pulledEventPages.next(largest: largest)
             }
         }
         let numbers = Dictionary(uniqueKeysWithValues: sessions.map { ($0.storeID, $0.session.id) })
