@@ -1,5 +1,4 @@
 import Foundation
-import Rewind
 import RewindLog
 @testable import RewindPostgres
 import RewindTestSupport
@@ -12,19 +11,9 @@ struct PullCommandTests {
     @Test("a pull of a log much larger than its pages holds a page or two in memory, never the log")
     func pullMemoryIsBounded() async throws {
         let folder = try TemporaryDirectory()
-        let path = folder.file("uploads.rewind")
-        let log = try EventLog(path: path)
-        let session = try log.beginSession(app: AppIdentity(id: "com.example.uploads"), initialState: 0)
-        // 160 MiB of payloads, each its own, and four states of 4 MiB.
+        // 160 MiB of payloads, and four states of 4 MiB after the initial one.
         let uploads = 160
-        for first in stride(from: 0, to: uploads, by: 8) {
-            try log.append((first..<first + 8).map { index in
-                EventRecord(PushCommandTests.Upload(index: index, body: String(repeating: String(index % 10), count: 1 << 20)), source: ActionSource())
-            }, to: session)
-            if first % 40 == 0 {
-                try log.appendSnapshot(String(repeating: String(first % 10), count: 4 << 20), to: session, after: try #require(try log.seqRange()).upperBound)
-            }
-        }
+        let log = try PushCommandTests.uploadsLog(at: folder.file("uploads.rewind"), uploads: uploads, states: true)
         let identity = try #require(try log.identity()).uuidString.lowercased()
         try await PostgresTestServer.withDatabase { location in
             let store = try await PostgresLog.open(location)

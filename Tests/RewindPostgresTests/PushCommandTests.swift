@@ -128,21 +128,30 @@ struct PushCommandTests {
     /// An action a payload of about 1 MiB.
     struct Upload: Codable, Sendable { var index: Int; var body: String }
 
+    /// A log at `path` of one session of `uploads` actions of about 1 MiB each, each its own
+    /// (no two alike, so none is stored once and shared); with `states`, a state of 4 MiB
+    /// after every 40th.
+    static func uploadsLog(at path: String, uploads: Int, states: Bool = false) throws -> EventLog {
+        let log = try EventLog(path: path)
+        let session = try log.beginSession(app: AppIdentity(id: "com.example.uploads"), initialState: "")
+        for first in stride(from: 0, to: uploads, by: 8) {
+            try log.append((first..<min(first + 8, uploads)).map { index in
+                EventRecord(Upload(index: index, body: String(repeating: String(index % 10), count: 1 << 20)), source: ActionSource())
+            }, to: session)
+            if states, first % 40 == 0 {
+                try log.appendSnapshot(String(repeating: String(first % 10), count: 4 << 20), to: session, after: try #require(try log.seqRange()).upperBound)
+            }
+        }
+        return log
+    }
+
     @Test("a push of a log much larger than its batches holds a batch or two in memory, never the log")
     func pushMemoryIsBounded() async throws {
         let folder = try TemporaryDirectory()
         let path = folder.file("uploads.rewind")
-        let log = try EventLog(path: path)
-        let session = try log.beginSession(app: AppIdentity(id: "com.example.uploads"), initialState: 0)
-        // 160 MiB of payloads, each its own (no two alike, so none is stored once and
-        // shared): twenty of the push's 8 MiB batches.
+        // 160 MiB of payloads: twenty of the push's 8 MiB batches.
         let uploads = 160
-        for first in stride(from: 0, to: uploads, by: 8) {
-            try log.append((first..<first + 8).map { index in
-                EventRecord(Upload(index: index, body: String(repeating: String(index % 10), count: 1 << 20)), source: ActionSource())
-            }, to: session)
-        }
-        try log.close()
+        try Self.uploadsLog(at: path, uploads: uploads).close()
         try await PostgresTestServer.withDatabase { location in
             let pushed = try await run(builtProduct("rewind"), ["push", path, Self.url(location), "--json"], in: folder.path)
             #expect(pushed.status == 0, "\(pushed.standardError)")
