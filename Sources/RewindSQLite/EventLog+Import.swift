@@ -69,7 +69,8 @@ extension EventLog {
                 guard LogText.isStorable(text) else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): " + LogText.refusal(what)) }
             }
             func storable(_ data: Data, isText: Bool, _ what: String) throws {
-                guard !isText || !data.contains(0) else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): " + LogText.refusal(what)) }
+                // Over the bytes, not `Data`'s iterator: a byte at a time through it was 3 % of an import.
+                guard !isText || !data.withUnsafeBytes({ $0.contains(0) }) else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): " + LogText.refusal(what)) }
             }
             func decode<T: Decodable>(_ type: T.Type) throws -> T {
                 do { return try decoder.decode(type, from: line) } catch {
