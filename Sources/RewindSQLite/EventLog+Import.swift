@@ -72,15 +72,21 @@ extension EventLog {
                 // Over the bytes, not `Data`'s iterator: a byte at a time through it was 3 % of an import.
                 guard !isText || !data.withUnsafeBytes({ $0.contains(0) }) else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): " + LogText.refusal(what)) }
             }
-            func decode<T: Decodable>(_ type: T.Type) throws -> T {
-                do { return try decoder.decode(type, from: line) } catch {
-                    throw EventLogError.corrupt(path: exportPath, detail: "line \(number) is not a valid \(T.self): \(error)")
-                }
+            func invalid(_ error: ExportLine.Invalid) -> EventLogError {
+                .corrupt(path: exportPath, detail: "line \(number) is not a valid \(error.type): \(error.underlying)")
+            }
+            let parsed: ExportLine
+            do {
+                parsed = try decoder.decode(ExportLine.self, from: line)
+            } catch let error as ExportLine.Invalid {
+                throw invalid(error)
+            } catch {
+                // Not JSON, or not an object.
+                throw invalid(ExportLine.Invalid(type: "\(PortableLog.LineType.self)", underlying: error))
             }
             do {
-                switch try decode(PortableLog.LineType.self).type {
-                case "header":
-                    let header = try decode(PortableLog.Header.self)
+                switch parsed {
+                case let .header(header):
                     guard header.format == "rewind-export", header.version <= PortableLog.version else {
                         throw EventLogError.newerSchema(path: exportPath, found: header.version, supported: PortableLog.version)
                     }
@@ -90,8 +96,7 @@ extension EventLog {
                         try db.execute(sql: "UPDATE log_identity SET uuid = ?, file = -1", arguments: [id.uuidString.lowercased()])
                     }
                     sawHeader = true
-                case "symbol":
-                    let symbol = try decode(PortableLog.SymbolLine.self)
+                case let .symbol(symbol):
                     try requireSeq(symbol.id, "symbol id", min: 1)
                     try storable(symbol.name, "the symbol's name")
                     try db.cachedStatement(sql: "INSERT INTO symbols (id, name) VALUES (?, ?)").execute(arguments: [symbol.id, symbol.name])
@@ -102,9 +107,13 @@ extension EventLog {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): \(damage)")
                     }
                     log.symbolWatermark.withLock { $0 = max($0, symbol.id) }
-                case "session":
+                case let .session(decoded):
                     guard sawHeader else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): no rewind-export header before it") }
-                    let line = try decode(PortableLog.SessionLine.self)
+                    let line: PortableLog.SessionLine
+                    switch decoded {
+                    case let .success(decoded): line = decoded
+                    case let .failure(error): throw invalid(error)
+                    }
                     let session = line.session
                     try requireSeq(session.id, "session id", min: 1)
                     try requireSeq(session.baseSeq, "base seq", min: 0)
@@ -140,8 +149,7 @@ extension EventLog {
                     if session.ending == nil { unended.insert(session.id) }
                     codecs[session.id] = log.storesText(session)
                     if encryption == nil { clear.insert(session.id) }
-                case "snapshot":
-                    let snapshot = try decode(PortableLog.SnapshotLine.self)
+                case let .snapshot(snapshot):
                     try requireSeq(snapshot.seq, "snapshot seq", min: 0)
                     guard let isText = codecs[snapshot.session] else {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): snapshot of session \(snapshot.session), which was not declared before it")
@@ -159,8 +167,7 @@ extension EventLog {
                             state: isText ? String(decoding: state, as: UTF8.self).databaseValue : state.databaseValue
                         )
                     }
-                case "event":
-                    let event = try decode(PortableLog.EventLine.self)
+                case let .event(event):
                     try requireSeq(event.seq, "seq", min: 1)
                     guard let isText = codecs[event.session] else {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): event of session \(event.session), which was not declared before it")
@@ -200,8 +207,8 @@ extension EventLog {
                         arguments: [event.seq, event.session, event.time, try log.actions.id(for: event.action, in: db), value, sourceID, source.info, event.redaction,
                                     causeDistance, rootDistance]
                     )
-                case "gap":
-                    let gap = try decode(PortableLog.GapLine.self).gap
+                case let .gap(line):
+                    let gap = line.gap
                     for session in [gap.session] + (gap.resumedSession.map { [$0] } ?? []) where codecs[session] == nil {
                         throw EventLogError.corrupt(path: exportPath, detail: "line \(number): gap naming session \(session), which was not declared before it")
                     }
@@ -210,7 +217,7 @@ extension EventLog {
                     for name in gap.cases.keys { try storable(name, "a lost action's case name") }
                     guard gap.lost >= 0 else { throw EventLogError.corrupt(path: exportPath, detail: "line \(number): a gap of \(gap.lost) actions") }
                     try insertGap(db, gap)
-                case let other:
+                case let .unknown(other):
                     throw EventLogError.corrupt(path: exportPath, detail: "line \(number): unknown line type '\(other)'")
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
