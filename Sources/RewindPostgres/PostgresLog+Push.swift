@@ -620,10 +620,7 @@ private struct Pusher {
         var batch: [LoggedEvent] = [], bytes = 0, after = after
         var page: [LoggedEvent] = []
         while batch.count < count, bytes < PostgresLog.pushBatchBytes {
-            let sized = page.isEmpty
-                ? batchPages.first
-                : batchPages.next(largest: page.reduce(0) { max($0, $1.payload?.count ?? 0) }, filling: PostgresLog.pushBatchBytes - bytes)
-            let asked = min(count - batch.count, sized)
+            let asked = min(count - batch.count, batchPages.next(after: page, filling: PostgresLog.pushBatchBytes - bytes))
             page = try log.eventPage(filter, after: after, count: asked, newestFirst: false)
             batch += page
             bytes += page.reduce(0) { $0 + ($1.payload?.count ?? 0) }

@@ -39,7 +39,7 @@ public struct EventCursor: Sendable {
         if let limit = filter.limit, delivered >= limit { return nil }
         if index == page.count {
             guard !exhausted else { return nil }
-            let asked = page.isEmpty ? sizing.first : sizing.next(largest: page.reduce(0) { max($0, $1.payload?.count ?? 0) })
+            let asked = sizing.next(after: page)
             page = try log.eventPage(filter, after: afterSeq, count: asked, newestFirst: false)
             index = 0
             if page.count < asked { exhausted = true }

@@ -5,8 +5,8 @@
 ///
 /// The sizes are known once read, so a run of large payloads right after small ones comes in one
 /// page of the small ones' size: the bound holds to within a page. The readers that page a log
-/// use it — ``EventCursor``, a replay read in place from PostgreSQL, a push's batches — so that a
-/// log of megabyte payloads is read a few events at a time, not hundreds.
+/// use it — ``EventCursor``, a replay read in place from PostgreSQL, a push's batches, a pull's
+/// pages — so that a log of megabyte payloads is read a few events at a time, not hundreds.
 package struct PageSizing: Sendable {
     /// Events in the first page.
     package let first: Int
@@ -24,5 +24,11 @@ package struct PageSizing: Sendable {
     /// what it has left).
     package func next(largest: Int, filling bytes: Int? = nil) -> Int {
         min(maximum, max(1, (bytes ?? self.bytes) / max(largest, 1)))
+    }
+
+    /// The events of the page after `page`: ``first`` when nothing was read yet, else sized by
+    /// its largest payload (see ``next(largest:filling:)``).
+    package func next(after page: [LoggedEvent], filling bytes: Int? = nil) -> Int {
+        page.isEmpty ? first : next(largest: page.reduce(0) { max($0, $1.payload?.count ?? 0) }, filling: bytes)
     }
 }
