@@ -132,10 +132,14 @@ struct EventCopyTests {
                 copy.append(session: 1, seq: Int64(index + 1), originSeq: nil, time: 1, action: 1, payload: Data([1, 2, 3]), source: 1, info: nil, redaction: nil, cause: nil, root: nil)
             }
             let watcher = try await PostgresLog.open(location, mode: .readOnly)
-            let stopper = Task {
-                // Stopped once the server says the copy is under way.
+            // Stopped once the server says the copy is under way. The watcher runs on its
+            // connection's event loop, not Swift's pool, which the suite's synchronous tests can
+            // hold for seconds: starved there, it once missed the copy's whole window and then
+            // waited for a copy that had ended, holding CI until its limit. It stops looking
+            // when cancelled (the copy has ended): `nil`, the stop never made.
+            let stopper = Task(executorPreference: ConnectionLoopExecutor(watcher.connection.eventLoop)) { () -> Int32? in
                 while try await watcher.single(Int64.self, "SELECT count(*) FROM pg_stat_progress_copy WHERE pid = \(backend)") == 0 {
-                    try await Task.sleep(for: .milliseconds(5))
+                    guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return nil }
                 }
                 return kill(pid_t(backend), SIGSTOP)
             }
@@ -143,7 +147,10 @@ struct EventCopyTests {
             let clock = ContinuousClock()
             let start = clock.now
             await #expect(throws: (any Error).self) { try await store.transaction { try await store.copy(rows: 2_000, copy) } }
-            #expect(try await stopper.value == 0, "the backend was stopped")
+            stopper.cancel()
+            let stopped = try await stopper.value
+            try #require(stopped != nil, "the copy ended before the watcher saw it under way: nothing stopped it")
+            #expect(stopped == 0, "the backend was stopped")
             let waited = clock.now - start
             // The timeout and the client's second of grace, on a machine the suite is loading.
             #expect(waited >= .seconds(5) && waited < .seconds(30), "waited \(waited)")
