@@ -86,7 +86,9 @@ struct HostileClientTests {
         let memoryDuring = try #require(residentKilobytes(pid))
         stop.set()
         endless.join()
-        while tokenless.isExecuting { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while tokenless.isExecuting, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!tokenless.isExecuting, "the tokenless client still sending a minute after it was told to stop")
 
         let (usualMedian, attackMedian) = (usual[usual.count / 2], underAttack[underAttack.count / 2])
         // Within its usual latency: the median a few times the quiet one at most (loopback

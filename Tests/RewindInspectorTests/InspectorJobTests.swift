@@ -90,7 +90,9 @@ struct InspectorJobTests {
             let pending = await Self.get(inspector, "/api/slow?n=\(n)")
             #expect(pending.status == 202)
             let id = try #require(try Self.object(pending)["job"] as? String)
-            while inspector.jobs.counts.busy > 0 { try await Task.sleep(for: .milliseconds(20)) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while inspector.jobs.counts.busy > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(inspector.jobs.counts.busy == 0, "a 300 ms call still running after a minute")
             return id
         }
         let late = try await finishedJob(1)
@@ -112,7 +114,9 @@ struct InspectorJobTests {
         let brief = Inspector(api: api, title: "t", token: Self.token, hosts: [Self.host], limits: limits)
         let pending = await Self.get(brief, "/api/slow?n=5")
         let id = try #require(try Self.object(pending)["job"] as? String)
-        while brief.jobs.counts.busy > 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while brief.jobs.counts.busy > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(brief.jobs.counts.busy == 0, "a 300 ms call still running after a minute")
         try await Task.sleep(for: .milliseconds(800))
         #expect(await Self.get(brief, "/api/job?id=\(id)").status == 404)
     }
