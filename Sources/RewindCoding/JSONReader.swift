@@ -44,9 +44,17 @@ public struct JSONReader {
     /// (see above): then only Foundation's decoder may answer.
     @inlinable
     package static func read<T: BinaryCodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) -> T? {
+        read(from: bytes) { try T(json: &$0) }
+    }
+
+    /// Reads `bytes` with `read`, or `nil` when the fast path is unsure, as
+    /// ``read(_:from:)``: for the package's own hand-written readers (an export's event lines),
+    /// under the same rule — never a value where Foundation would fail or read another.
+    @inlinable
+    package static func read<T>(from bytes: UnsafeRawBufferPointer, _ read: (inout JSONReader) throws -> T) -> T? {
         JSONTape.withTape(of: bytes) { tokens in
             var reader = JSONReader(bytes: bytes, tokens: tokens)
-            return try? T(json: &reader)
+            return try? read(&reader)
         }
     }
 
@@ -157,6 +165,14 @@ public struct JSONReader {
     public mutating func decode<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: StaticString, in object: inout Object) throws -> T {
         guard let value = try find(key, in: &object) else { throw Unsure() }
         return try reading(value) { try T(json: &$0) }
+    }
+
+    /// Reads the value of `key` with `read` (a missing key: unsure): a hand-written reader's
+    /// nested object.
+    @inlinable
+    package mutating func read<T>(forKey key: StaticString, in object: inout Object, _ read: (inout JSONReader) throws -> T) throws -> T {
+        guard let value = try find(key, in: &object) else { throw Unsure() }
+        return try reading(value, read)
     }
 
     /// Reads the value of `key` through its type's `Codable` conformance (a type without the

@@ -77,7 +77,7 @@ extension EventLog {
             }
             let parsed: ExportLine
             do {
-                parsed = try decoder.decode(ExportLine.self, from: line)
+                parsed = try ExportLine.decoding(line, with: decoder)
             } catch let error as ExportLine.Invalid {
                 throw invalid(error)
             } catch {

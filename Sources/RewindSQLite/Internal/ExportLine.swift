@@ -22,6 +22,14 @@ enum ExportLine: Decodable {
         var underlying: any Error
     }
 
+    /// `line` decoded: an event's by the JSON codec's reader when it is sure of it
+    /// (``PortableLog/EventLine/init(plainJSON:)``), any other, and an event's it is unsure of,
+    /// by Foundation's `decoder`, whose value or error is then the answer.
+    static func decoding(_ line: Data, with decoder: JSONDecoder) throws -> ExportLine {
+        if let event = PortableLog.EventLine(plainJSON: line) { return .event(event) }
+        return try decoder.decode(ExportLine.self, from: line)
+    }
+
     init(from decoder: any Decoder) throws {
         func decode<T: Decodable>(_ type: T.Type) -> Result<T, Invalid> {
             do { return .success(try T(from: decoder)) } catch { return .failure(Invalid(type: "\(T.self)", underlying: error)) }
