@@ -29,6 +29,10 @@ public struct ProcessOutput: Sendable {
     /// From its spawn until its output was read, measured on the thread that waited for it
     /// (not including the time a test's task waited to run again after).
     public var duration: Duration = .zero
+    /// The wall-clock times (`Date`'s) of its spawn and of its output's end, read on the thread
+    /// that waited for it: what it stamped with the system clock while it ran lies within, however
+    /// late the test's task resumes after.
+    public var span: ClosedRange<Double> = 0...0
     /// The most memory it held resident, in kilobytes, as last read before it exited (its
     /// `VmHWM`, read every 50 ms at most: what it reached in its last moments may be missed);
     /// `nil` where Linux's `/proc` is not there.
@@ -66,6 +70,7 @@ public func runBlocking(
     _ executable: String, _ arguments: [String], in directory: String? = nil,
     environment: [String: String] = [:], timeout: Double = 600
 ) throws -> ProcessOutput {
+    let spawned = Date().timeIntervalSince1970
     let child = try SpawnedChild(executable, arguments, in: directory, environment: environment)
     let start = ContinuousClock.now
     var output = [Data(), Data()]
@@ -107,6 +112,7 @@ public func runBlocking(
         standardOutput: String(decoding: output[0], as: UTF8.self),
         standardError: String(decoding: output[1], as: UTF8.self),
         duration: ContinuousClock.now - start,
+        span: spawned...Date().timeIntervalSince1970,
         peakResidentKilobytes: peak
     )
 }
