@@ -6,7 +6,33 @@
 # test's output) and never ended, and stops the test processes: every process on the machine
 # whose command line names a `PackageTests.xctest`, so not while another package's tests run.
 # CI runs it when the tests pass their time limit; run it by hand on a stuck local run.
+#
+#   Tools/hung-tests.sh --names LOG   only the names, touching no process (HungTestsScriptTests)
 set -uo pipefail
+
+# A test's end is any of: "✔ Test "…" passed after", "━ … passed after … with 1 known issue",
+# "✘ … failed after", each perhaps "… with 14 test cases passed after" for a parameterized one.
+# (Counting only the first and third once listed 46 tests that had ended beside the one that
+# had not.) Swift Testing prints "started" before a test waits for one of its slots (twice the
+# cores), so tests queued behind a hung one are listed too: the hung one is among the earliest
+# started.
+names() {
+    echo "== tests that started and did not end (and may be waiting behind one that hangs)"
+    awk '
+        /^◇ Test ".*" started\.$/ {
+            name = $0; sub(/^◇ Test "/, "", name); sub(/" started\.$/, "", name); open[name]++; next
+        }
+        /^(✔|✘|━) Test ".*" (with [0-9]+ test cases? )?(passed|failed) after / {
+            name = $0; sub(/^(✔|✘|━) Test "/, "", name); sub(/" (with [0-9]+ test cases? )?(passed|failed) after .*$/, "", name); open[name]--; next
+        }
+        END { for (name in open) if (open[name] > 0) print "  " name }
+    ' "$1" | sort
+}
+
+if [ "${1:-}" = "--names" ]; then
+    names "${2:?usage: Tools/hung-tests.sh --names LOG}"
+    exit
+fi
 log=${1:?usage: Tools/hung-tests.sh LOG}
 
 # The test binary: swift test runs `<package>PackageTests.xctest`, once per testing library.
@@ -42,20 +68,6 @@ for where, count in others.most_common():
 '
 done
 
-# A test's end is any of: "✔ Test "…" passed after", "━ … passed after … with 1 known issue",
-# "✘ … failed after", each perhaps "… with 14 test cases passed after" for a parameterized one.
-# (Missing the last two once listed 46 tests that had ended beside the one that had not.)
-# Swift Testing prints "started" before a test waits for one of its slots (twice the cores), so
-# tests queued behind a hung one are listed too: the hung one is among the earliest started.
-echo "== tests that started and did not end (and may be waiting behind one that hangs)"
-awk '
-    /^◇ Test ".*" started\.$/ {
-        name = $0; sub(/^◇ Test "/, "", name); sub(/" started\.$/, "", name); open[name]++; next
-    }
-    /^(✔|✘|━) Test ".*" (with [0-9]+ test cases? )?(passed|failed) after / {
-        name = $0; sub(/^(✔|✘|━) Test "/, "", name); sub(/" (with [0-9]+ test cases? )?(passed|failed) after .*$/, "", name); open[name]--; next
-    }
-    END { for (name in open) if (open[name] > 0) print "  " name }
-' "$log" | sort
+names "$log"
 
 for pid in $pids; do kill -KILL "$pid" 2>/dev/null || true; done
