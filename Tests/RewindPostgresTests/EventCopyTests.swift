@@ -133,8 +133,8 @@ struct EventCopyTests {
             }
             let watcher = try await PostgresLog.open(location, mode: .readOnly)
             // Stopped once the server says the copy is under way. The watcher runs on its
-            // connection's event loop, not Swift's pool, whose two threads other tests' blocking
-            // waits can hold for seconds: starved there, it once missed the copy's whole window and then
+            // connection's event loop, not Swift's pool, whose two threads the suite's other tests
+            // can hold for seconds: starved there, it once missed the copy's whole window and then
             // waited for a copy that had ended, holding CI until its limit. It stops looking
             // when cancelled (the copy has ended): `nil`, the stop never made.
             let stopper = Task(executorPreference: ConnectionLoopExecutor(watcher.connection.eventLoop)) { () -> Int32? in
