@@ -539,6 +539,7 @@ struct CollectorTeamEndpointTests {
         let answer = socket.receiveAll()
         #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer)")
         collector.process.waitUntilExit()
+        #expect(collector.process.terminationReason == .exit && collector.process.terminationStatus == 0, "it exits with 0 once the upload is stored")
         #expect(try await ReportStore(path: team.store).allReports().count == 1)
     }
 }

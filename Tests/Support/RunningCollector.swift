@@ -3,6 +3,7 @@ public import Foundation
 import FoundationNetworking
 #endif
 import RewindTestProcesses
+public import Testing
 
 /// A running `rewind collect` (the built binary, with the Collector trait), stopped with SIGTERM
 /// when released: the tests talk to it over a real socket, as devices do.
@@ -45,11 +46,17 @@ public final class RunningCollector: @unchecked Sendable {
 
     public var port: Int { url.port ?? 0 }
 
-    /// SIGTERM, then waits for it to end (its graceful shutdown).
-    public func stop() {
+    /// SIGTERM, then waits for it to end (its graceful shutdown), which must be an exit with
+    /// status 0: a trap on the way out (a store's connection left open, say) or any other end is
+    /// recorded as an issue of the test, with the end of what it wrote to standard error.
+    public func stop(sourceLocation: SourceLocation = #_sourceLocation) {
         guard process.isRunning else { return }
         process.terminate()
         process.waitUntilExit()
+        guard process.terminationReason != .exit || process.terminationStatus != 0 else { return }
+        let how = process.terminationReason == .exit ? "with status" : "by signal"
+        let errors = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        Issue.record("rewind collect ended \(how) \(process.terminationStatus) after SIGTERM, not with 0:\n\(errors.suffix(3_000))", sourceLocation: sourceLocation)
     }
 
     /// SIGKILL: the server dies mid-whatever.

@@ -98,11 +98,21 @@ extension CollectCommand {
             let reports = try await CollectorStores.open(store, create: true)
             let collector = Collector(store: reports, tokens: tokens, configuration: configuration)
             let (host, scheme) = (configuration.host, configuration.tls == nil ? "http" : "https")
-            try await collector.run { port in
-                // The line scripts and tests wait for: where to send reports.
-                // Unbuffered, so a script reading a pipe sees it at once.
-                FileHandle.standardOutput.write(Data("rewind collect: listening on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)\n".utf8))
+            // The store is closed once the server has stopped (its uploads in flight finished),
+            // whether it stopped by a signal or failed: a PostgreSQL store's connections must be
+            // closed before they go (postgres-nio traps in a debug build on one that is not, and
+            // the server logs the others as cut off).
+            do {
+                try await collector.run { port in
+                    // The line scripts and tests wait for: where to send reports.
+                    // Unbuffered, so a script reading a pipe sees it at once.
+                    FileHandle.standardOutput.write(Data("rewind collect: listening on \(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)\n".utf8))
+                }
+            } catch {
+                await reports.close()
+                throw error
             }
+            await reports.close()
             #else
             throw InputError(
                 "this rewind was built without the collector: build it with `swift build -c release --product rewind --traits defaults,Collector`"
