@@ -138,10 +138,14 @@ struct RecorderTapTests {
     // A release build does not check, and what overlapping calls do there is undefined: the
     // check is a debug build's only.
     #if DEBUG
+    /// The trap is the test's point: Swift's backtracer, left on, spent seconds of CPU
+    /// symbolicating the debug binary after each.
+    static let noBacktracer = ["SWIFT_BACKTRACE": "enable=no"]
+
     @Test("two producers at once stop a debug build with the tap's message")
     func catchesASecondProducer() async throws {
         let folder = try TemporaryDirectory()
-        let result = try await run(builtProduct("rewind-stress"), ["tap-overlap", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path)
+        let result = try await run(builtProduct("rewind-stress"), ["tap-overlap", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path, environment: Self.noBacktracer)
         #expect(result.status != 0)
         #expect(result.standardError.contains("RecorderTap<ShopState, ShopAction> was called from two threads at once"), "\(result.standardError)")
     }
@@ -149,7 +153,7 @@ struct RecorderTapTests {
     @Test("two stores dispatching through one recorder's middleware at once stop a debug build with the middleware's message")
     func catchesASecondStore() async throws {
         let folder = try TemporaryDirectory()
-        let result = try await run(builtProduct("rewind-stress"), ["tap-overlap", "--stores", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path)
+        let result = try await run(builtProduct("rewind-stress"), ["tap-overlap", "--stores", "--log", folder.file("overlap.rewind"), "--seconds", "20"], in: folder.path, environment: Self.noBacktracer)
         #expect(result.status != 0)
         #expect(result.standardError.contains("Recorder<ShopState, ShopAction>'s middleware was called from two threads at once"), "\(result.standardError)")
     }
