@@ -1,5 +1,6 @@
 import Rewind
 import RewindFeedback
+import RewindTestSupport
 import Testing
 
 // Scenes, flows and the test stage, one promise at a time.

@@ -1,6 +1,7 @@
 #if MCP
 import Synchronization
 @testable import RewindCLI
+import RewindTestSupport
 import Testing
 
 /// `rewind mcp`'s turns: calls that replay run two at a time, in order; calls that only read
@@ -13,25 +14,47 @@ struct AnswerTurnsTests {
         func enter() { counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
         func leave() { counts.withLock { $0.now -= 1 } }
         var most: Int { counts.withLock(\.most) }
+        var now: Int { counts.withLock(\.now) }
+    }
+
+    /// The short call's answer, once it came.
+    final class Answered: Sendable {
+        let value = Mutex<Int?>(nil)
     }
 
     @Test("six long calls at once: never more than two inside; a short call meanwhile does not wait")
     func twoAtATime() async throws {
-        let turns = AnswerTurns(running: 2), inside = Inside()
+        let turns = AnswerTurns(running: 2), inside = Inside(), held = Gate()
+        // The long calls stay inside until the gate opens: no time limit to miss on a loaded
+        // machine, and a short call that waited for them would wait for the gate.
         let longs = (0..<6).map { index in
             Task {
                 await turns.taking(true) {
                     inside.enter()
-                    try? await Task.sleep(for: .milliseconds(300))
+                    await held.wait()
                     inside.leave()
                     return index
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(30))
-        let clock = ContinuousClock(), started = clock.now
-        #expect(await turns.taking(false) { 7 } == 7)
-        #expect(clock.now - started < .milliseconds(200), "a reading call waited for the replays (a turn is 300 ms)")
+        defer { held.open() }
+        let clock = ContinuousClock()
+        var deadline = clock.now + .seconds(60)
+        while inside.now < 2, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(inside.now == 2, "two long calls inside")
+        deadline = clock.now + .seconds(60)
+        // Awaited for at most a minute, the long calls held meanwhile: waiting for them is a
+        // failure, not a hang (the gate opens after; the short call then gets its turn).
+        let answered = Answered()
+        let short = Task {
+            let answer = await turns.taking(false) { 7 }
+            answered.value.withLock { $0 = answer }
+        }
+        while answered.value.withLock({ $0 }) == nil, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(answered.value.withLock { $0 } == 7, "a reading call waited for the replays")
+        #expect(inside.now == 2, "the short call ran while the long ones were held")
+        held.open()
+        await short.value
         var finished: [Int] = []
         for long in longs { finished.append(await long.value) }
         #expect(finished == Array(0..<6) && inside.most == 2, "at most \(inside.most) inside")

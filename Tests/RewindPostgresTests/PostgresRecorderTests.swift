@@ -283,7 +283,10 @@ struct PostgresRecorderTests {
             let log = try await PostgresLogReader.open(stored)
             let sessions = try log.sessions()
             let events = try PostgresRecorderTests.events(log)
-            #expect(!events.isEmpty && events.count < 6_000 && sessions.reduce(0) { $0 + $1.eventCount } == Int64(events.count))
+            #expect(
+                !events.isEmpty && events.count < 6_000 && sessions.reduce(0) { $0 + $1.eventCount } == Int64(events.count),
+                "\(events.count) events stored in \(sessions.count) sessions (\(sessions.map(\.eventCount))), \(failures.all.count) failures"
+            )
             let replayer = Replayer(log: log, reducer: Shop.reducer)
             for session in sessions {
                 #expect(try replayer.verify(session: session.id).divergence == nil)

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Lets a test hold async work at a point until it opens the gate; waiting ends early when the
 /// waiting task is cancelled.
-final class Gate: Sendable {
+public final class Gate: Sendable {
     private struct Waiting: Sendable {
         var isOpen = false
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
@@ -11,7 +11,10 @@ final class Gate: Sendable {
 
     private let waiting = Mutex(Waiting())
 
-    func open() {
+    public init() {}
+
+    /// Lets every waiter, and every later one, through.
+    public func open() {
         let waiters = waiting.withLock { waiting in
             waiting.isOpen = true
             defer { waiting.waiters.removeAll() }
@@ -20,7 +23,8 @@ final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func wait() async {
+    /// Returns once the gate is open (at once if it is), or the task is cancelled.
+    public func wait() async {
         let id = waiting.withLock { waiting in
             defer { waiting.nextID += 1 }
             return waiting.nextID
@@ -38,25 +42,5 @@ final class Gate: Sendable {
             let waiter = waiting.withLock { $0.waiters.removeValue(forKey: id) }
             waiter?.resume()
         }
-    }
-}
-
-/// Values sent from any task, read in order by a test that awaits each one.
-struct Signals<Value: Sendable>: Sendable {
-    let stream: AsyncStream<Value>
-    let continuation: AsyncStream<Value>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream<Value>.makeStream()
-    }
-
-    func send(_ value: Value) {
-        continuation.yield(value)
-    }
-
-    /// The next value sent (or `nil` if the stream ended).
-    func next() async -> Value? {
-        var iterator = stream.makeAsyncIterator()
-        return await iterator.next()
     }
 }
