@@ -38,20 +38,23 @@ struct AnswerTurnsTests {
             }
         }
         defer { held.open() }
-        let clock = ContinuousClock()
-        var deadline = clock.now + .seconds(60)
-        while inside.now < 2, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(inside.now == 2, "two long calls inside")
-        deadline = clock.now + .seconds(60)
-        // Awaited for at most a minute, the long calls held meanwhile: waiting for them is a
-        // failure, not a hang (the gate opens after; the short call then gets its turn).
+        // No time limit on the pool: the suite's other tests can hold this task for minutes.
+        // A call that waits is told by the turns' queue; ten minutes only guard against a hang.
+        let clock = ContinuousClock(), deadline = clock.now + .seconds(600)
+        while await turns.waitingCount < 4 || inside.now < 2, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let queued = await turns.waitingCount
+        try #require(inside.now == 2 && queued == 4, "two long calls inside, four waiting their turn (\(queued))")
         let answered = Answered()
         let short = Task {
             let answer = await turns.taking(false) { 7 }
             answered.value.withLock { $0 = answer }
         }
-        while answered.value.withLock({ $0 }) == nil, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(answered.value.withLock { $0 } == 7, "a reading call waited for the replays")
+        // It answers, or it joins the queue (a fifth waiting): either ends the wait.
+        while answered.value.withLock({ $0 }) == nil, await turns.waitingCount == 4, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let waitingThen = await turns.waitingCount
+        #expect(answered.value.withLock { $0 } == 7, "a reading call waited for the replays (\(waitingThen) waiting)")
         #expect(inside.now == 2, "the short call ran while the long ones were held")
         held.open()
         await short.value

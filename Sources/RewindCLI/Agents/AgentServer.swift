@@ -198,6 +198,9 @@ actor AnswerTurns {
 
     init(running: Int) { self.running = running }
 
+    /// How many calls wait for their turn (what a test tells a queued call by).
+    var waitingCount: Int { waiting.count }
+
     func taking<T: Sendable>(_ long: Bool, _ work: @Sendable () async -> T) async -> T {
         guard long else { return await work() }
         if busy >= running {
