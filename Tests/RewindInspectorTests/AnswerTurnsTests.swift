@@ -17,11 +17,6 @@ struct AnswerTurnsTests {
         var now: Int { counts.withLock(\.now) }
     }
 
-    /// The short call's answer, once it came.
-    final class Answered: Sendable {
-        let value = Mutex<Int?>(nil)
-    }
-
     @Test("six long calls at once: never more than two inside; a short call meanwhile does not wait")
     func twoAtATime() async throws {
         let turns = AnswerTurns(running: 2), inside = Inside(), held = Gate()
@@ -44,17 +39,17 @@ struct AnswerTurnsTests {
         while await turns.waitingCount < 4 || inside.now < 2, clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let queued = await turns.waitingCount
         try #require(inside.now == 2 && queued == 4, "two long calls inside, four waiting their turn (\(queued))")
-        let answered = Answered()
+        let answered = Recorded<Int>()
         let short = Task {
             let answer = await turns.taking(false) { 7 }
-            answered.value.withLock { $0 = answer }
+            answered.append(answer)
         }
         // It answers, or it joins the queue (a fifth waiting): either ends the wait.
-        while answered.value.withLock({ $0 }) == nil, await turns.waitingCount == 4, clock.now < deadline {
+        while answered.all.isEmpty, await turns.waitingCount == 4, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         let waitingThen = await turns.waitingCount
-        #expect(answered.value.withLock { $0 } == 7, "a reading call waited for the replays (\(waitingThen) waiting)")
+        #expect(answered.all == [7], "a reading call waited for the replays (\(waitingThen) waiting)")
         #expect(inside.now == 2, "the short call ran while the long ones were held")
         held.open()
         await short.value
