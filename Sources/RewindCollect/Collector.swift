@@ -60,26 +60,57 @@ public struct Collector: Sendable {
     ///
     /// - Parameter onListening: Called with the port once the server listens.
     /// - Throws: ``TLSError`` when ``CollectorConfiguration/tls`` names files that are not a
-    ///   PEM certificate chain and its key, before anything listens.
+    ///   PEM certificate chain and its key, before anything listens; ``ListenError`` when it
+    ///   cannot listen where ``CollectorConfiguration/host`` and ``CollectorConfiguration/port``
+    ///   say (the port taken, a privileged port, an address not this machine's).
     public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let deadline = TimeAmount.seconds(Int64(configuration.requestDeadlineSeconds))
         // The request deadline runs from the connection's opening: it also ends a TLS handshake
         // that stalls or trickles (the handshake happens before any request arrives).
         var server = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [RequestDeadline(deadline: deadline)], idleTimeout: .seconds(60)))
         if let tls = configuration.tls { server = try .tls(server, tlsConfiguration: try Self.tlsConfiguration(tls)) }
+        let listening = Atomic<Bool>(false)
         let app = Application(
             router: router(),
             server: server,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "rewind-collect"),
-            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                listening.store(true, ordering: .releasing)
+                onListening(channel.localAddress?.port ?? 0)
+            },
             logger: logger
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
-            group.addTask { await retainHourly() }
-            // The server returns after a signal's graceful shutdown; retention stops with it.
-            try await group.next()
-            group.cancelAll()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await app.runService() }
+                group.addTask { await retainHourly() }
+                // The server returns after a signal's graceful shutdown; retention stops with it.
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch where !listening.load(ordering: .acquiring) {
+            throw ListenError(host: configuration.host, port: configuration.port, underlying: error)
+        }
+    }
+
+    /// Why the collector could not listen where it was told: the address and port, what the
+    /// system said, and what to do about it.
+    public struct ListenError: Error, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+        /// The system's error (SwiftNIO's).
+        public var underlying: any Error
+
+        public var description: String {
+            let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+            let hint: String
+            switch (underlying as? IOError)?.errnoCode {
+            case EADDRINUSE?: hint = "the port is taken (another collector, or another server): choose another with --listen HOST:PORT, or port 0 for a free one"
+            case EACCES?: hint = "ports below 1024 need privileges: choose a higher port and put a proxy in front"
+            case EADDRNOTAVAIL?: hint = "\(host) is not an address of this machine"
+            default: hint = "\(underlying)"
+            }
+            return "cannot listen on \(address): \(hint)"
         }
     }
 

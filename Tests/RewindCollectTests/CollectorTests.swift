@@ -242,6 +242,16 @@ struct CollectorTests {
         #expect(noTokens.status != 0 && noTokens.standardError.contains("no tokens"))
         let badListen = try await run(rewind, ["collect", "--store", team.store, "--tokens", team.tokensFile, "--listen", "nowhere"])
         #expect(badListen.status != 0 && badListen.standardError.contains("HOST:PORT"))
+        // Somewhere it cannot listen: a port another collector holds, an address not this
+        // machine's (TEST-NET-1). Each a sentence saying where and what to do, exit status 2 (an input error).
+        let holder = try RunningCollector(store: team.store, tokens: team.tokensFile)
+        let taken = try await run(rewind, ["collect", "--store", team.store, "--tokens", team.tokensFile, "--listen", "127.0.0.1:\(holder.port)"])
+        #expect(!taken.signaled && taken.status == 2, "\(taken.status): \(taken.standardError)")
+        #expect(taken.standardError.contains("cannot listen on 127.0.0.1:\(holder.port): the port is taken"), "\(taken.standardError)")
+        holder.stop()
+        let foreign = try await run(rewind, ["collect", "--store", team.store, "--tokens", team.tokensFile, "--listen", "192.0.2.1:8417"])
+        #expect(!foreign.signaled && foreign.status == 2, "\(foreign.status): \(foreign.standardError)")
+        #expect(foreign.standardError.contains("cannot listen on 192.0.2.1:8417: 192.0.2.1 is not an address of this machine"), "\(foreign.standardError)")
         let log = team.folder.file("a.rewind")
         _ = try EventLog(path: log).beginSession(app: Self.app, initialState: 0)
         let logAsStore = try await run(rewind, ["collect", "--store", log, "--tokens", team.tokensFile])
