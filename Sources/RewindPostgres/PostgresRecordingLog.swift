@@ -205,6 +205,10 @@ final class PostgresRecordingLog: RecordingLog {
         }
     }
 
+    /// A transaction here costs round trips (`BEGIN`, the seqs, `COMMIT`) whatever it holds:
+    /// a periodic snapshot goes in with the events before it.
+    var writesSnapshotsWithEvents: Bool { true }
+
     /// A store's retention is its own (partitions, `DELETE`): nothing to do here.
     func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool) { (0, true) }
 

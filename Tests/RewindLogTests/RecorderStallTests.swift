@@ -68,19 +68,21 @@ struct RecorderStallTests {
         #expect(recorder.longestCommit >= .milliseconds(200), "\(recorder.longestCommit)")
     }
 
-    @Test("a take holds at most a batch; a state to encode begins a take of its own, with at most an eighth of a batch after it")
+    @Test("a take holds at most a batch; a state to encode begins a take of its own, with at most an eighth of a batch after it — or, for a store, a snapshot after events ends their take")
     func takes() {
         typealias Item = RecordingBuffer<ShopState, ShopAction>.Item
         let event = Item.event(DispatchedAction(.cart(.applyDiscount(code: "D")), from: ActionSource()), time: EventStamp(seconds: 0))
         let snapshot = Item.snapshot(PendingSnapshot(ShopState(), time: 0)), fresh = Item.freshState(ShopState(), time: EventStamp(seconds: 0))
-        func count(_ items: [Item], batch: Int) -> Int {
+        func count(_ items: [Item], batch: Int, snapshotsJoinEvents: Bool = false) -> Int {
             // Pushed past the ring's end, so that the count looks across its wrap.
             let ring = HandOffRing<Item>(size: items.count + 3)
             for _ in 0..<3 { ring.push(event, flagged: true) }
             var drained: [Item] = []
             ring.take(3, into: &drained)
             for item in items { ring.push(item, flagged: item.isEvent) }
-            return RecorderWriter<ShopState, ShopAction>.takeCount(ring, count: ring.countForConsumer, batch: batch)
+            return RecorderWriter<ShopState, ShopAction>.takeCount(
+                ring, count: ring.countForConsumer, batch: batch, snapshotsJoinEvents: snapshotsJoinEvents
+            )
         }
         #expect(count([], batch: 8) == 0)
         #expect(count(Array(repeating: event, count: 20), batch: 8) == 8)
@@ -92,6 +94,13 @@ struct RecorderStallTests {
         #expect(count([snapshot, event, snapshot, event], batch: 16) == 2)
         #expect(count([snapshot, snapshot], batch: 16) == 1)
         #expect(count([snapshot, event, event], batch: 1) == 2)
+        // For a store, a snapshot after events ends their take when the batch has room for it;
+        // a fresh state does not join them (it begins the session recording resumes in).
+        #expect(count([event, event, snapshot, event], batch: 8, snapshotsJoinEvents: true) == 3)
+        #expect(count([event, event, snapshot, event], batch: 2, snapshotsJoinEvents: true) == 2)
+        #expect(count([event, event, fresh, event], batch: 8, snapshotsJoinEvents: true) == 2)
+        #expect(count([event, snapshot, snapshot, event], batch: 8, snapshotsJoinEvents: true) == 2)
+        #expect(count([snapshot, event, snapshot, event], batch: 16, snapshotsJoinEvents: true) == 2)
     }
 
     @Test("synchronous durability on a stuck store: each dispatch waits at most the stall limit, and its action is committed once the store answers")

@@ -57,6 +57,9 @@ struct PostgresRecorderTests {
         var configuration = RecorderConfiguration<TodoState, TodoAction>()
         configuration.snapshotInterval = 7
         configuration.snapshotBudget = .infinity
+        // Batches of the interval's length: a take ends at the batch before a snapshot can end
+        // it (as it does on a store, `snapshotJoinsItsEvents`), so the snapshot begins the next.
+        configuration.batchSize = 7
         try await PostgresTestServer.withDatabase { location in
             let live = try await recordSession(
                 into: try await RecordingDestination.postgres(location, install: "api-2"), app: Self.app, initialState: TodoState(),
@@ -79,9 +82,45 @@ struct PostgresRecorderTests {
             }
             let stored = try places(log, session.id), filed = try places(file, 1)
             #expect(stored.count > 20 && stored == filed, "the same snapshots, after the same events")
+            // First in their batch: written in a later transaction (xmin) than the event at their seq.
+            let first = try await PostgresTestServer.strings(location, """
+                SELECT count(*)::text FROM rewind.snapshots p JOIN rewind.events e ON e.session_id = p.session_id AND e.seq = p.seq
+                WHERE p.kind = 'periodic' AND p.xmin <> e.xmin
+                """)
+            #expect(Int(first.first ?? "") ?? 0 > 10, "\(first)")
             #expect(try Replayer(log: log, reducer: Todo.reducer).verify(session: session.id).divergence == nil, "each snapshot is the state at its seq")
             #expect(try log.restoredState(app: Self.app, reducer: Todo.reducer) == live.store.state)
             await log.close()
+        }
+    }
+
+    @Test("a periodic snapshot goes in the transaction of the events before it, not in one of its own")
+    func snapshotJoinsItsEvents() async throws {
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.snapshotInterval = 50
+        configuration.snapshotBudget = .infinity
+        // The writer takes only when flushed: each flush finds 50 events, a snapshot, 10 more.
+        configuration.durability = .buffered(maxDelay: .seconds(60))
+        try await PostgresTestServer.withDatabase { location in
+            let recorder = Recorder<ShopState, ShopAction>(
+                into: try await .postgres(location, install: "joined"), app: AppIdentity(id: "com.example.shop"), configuration: configuration
+            )
+            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            for round in 0..<3 {
+                for index in 0..<60 { shop.dispatch(.cart(.applyDiscount(code: "R\(round)-\(index)"))) }
+                try await recorder.flush()
+            }
+            try await recorder.close()
+            // Each periodic snapshot's transaction (xmin) beside those of the event at its seq and
+            // of the event after it.
+            let rows = try await PostgresTestServer.strings(location, """
+                SELECT (p.xmin = e.xmin)::text || ';' || coalesce((p.xmin = n.xmin)::text, 'last')
+                FROM rewind.snapshots p JOIN rewind.events e ON e.session_id = p.session_id AND e.seq = p.seq
+                     LEFT JOIN LATERAL (SELECT xmin FROM rewind.events WHERE session_id = p.session_id AND seq > p.seq ORDER BY seq LIMIT 1) n ON true
+                WHERE p.kind = 'periodic' ORDER BY p.seq
+                """)
+            #expect(rows.count >= 3, "\(rows)")
+            #expect(rows.allSatisfy { $0 == "true;false" }, "with the event before it, apart from the one after: \(rows)")
         }
     }
 

@@ -333,10 +333,12 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     available: count, batch: batch, capacity: capacity, pushed: ring.pushed.load(ordering: .relaxed),
                     waiting: !contents.roomWaiters.isEmpty, now: .now
                 )
-                measuredTake = contents.stalled == nil && ring.isFlagged(0)
-                let taking = contents.stalled != nil ? count : Self.takeCount(ring, count: count, batch: limit)
+                let taking = contents.stalled != nil
+                    ? count : Self.takeCount(ring, count: count, batch: limit, snapshotsJoinEvents: log.writesSnapshotsWithEvents)
                 // Counted by the ring's flags, not by looking at the items (see `flags`).
                 let events = ring.flaggedCount(taking)
+                // Events alone: a take that writes a state too says little of what events cost.
+                measuredTake = contents.stalled == nil && events == taking
                 ring.take(taking, into: &spare)
                 _ = buffer.markWorking(&contents)
                 contents.busySince = .now
@@ -432,13 +434,23 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// (a snapshot, a fresh state) begins a take of its own, followed by at most an eighth of
     /// a batch. Encoding a grown state is the dearest item; a take holding one and a whole
     /// batch of events held a waiting dispatch for both.
-    static func takeCount(_ ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count available: Int, batch: Int) -> Int {
+    ///
+    /// With `snapshotsJoinEvents` (``RecordingLog/writesSnapshotsWithEvents``: a store, whose
+    /// every transaction costs round trips), a periodic snapshot that comes after events, within
+    /// the batch, ends their take instead: it is written in their transaction, one transaction
+    /// fewer per snapshot interval. (A fresh state still begins a take: the session recording
+    /// resumes in begins from it.)
+    static func takeCount(
+        _ ring: HandOffRing<RecordingBuffer<State, Action>.Item>, count available: Int, batch: Int, snapshotsJoinEvents: Bool = false
+    ) -> Int {
         guard available > 0 else { return 0 }
         // Events are told by the ring's flags (pushed with them), not by looking at the items.
-        let limit = min(available, ring.isFlagged(0) ? batch : 1 + max(1, batch / 8))
+        let startsWithEvent = ring.isFlagged(0)
+        let limit = min(available, startsWithEvent ? batch : 1 + max(1, batch / 8))
         var count = 1
         while count < limit, ring.isFlagged(count) { count += 1 }
         assert((0..<limit).allSatisfy { ring.isFlagged($0) == ring.peek($0) { $0.isEvent } }, "a hand-off item's flag says whether it is an event")
+        if snapshotsJoinEvents, startsWithEvent, count < limit, ring.peek(count, { $0.isSnapshot }) { count += 1 }
         return count
     }
 

@@ -19,8 +19,8 @@ public import Synchronization
 /// for the shop: `rewind-allocations`).
 /// The ring and the writer's spare array both hold the most items the buffer can hold, so a
 /// push never allocates whatever the writer's timing. The writer takes at most one batch at a
-/// time (moving it out of the ring), a state to encode beginning a take of its own, so room
-/// comes back a take at a time.
+/// time (moving it out of the ring; see `RecorderWriter.takeCount`), so room comes back a take
+/// at a time.
 @usableFromInline
 final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Sendable {
     // Unchecked: the `var`s below are the dispatch path's alone (one action at a time, as the
@@ -40,6 +40,10 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
         /// Whether it is an action (not a state to encode).
         var isEvent: Bool {
             if case .event = self { true } else { false }
+        }
+
+        var isSnapshot: Bool {
+            if case .snapshot = self { true } else { false }
         }
     }
 

@@ -71,6 +71,14 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// Runs the checkpoint ``wantsCheckpoint`` asks for.
     func checkpoint() throws(EventLogError)
 
+    /// Whether a periodic snapshot that follows events is written in their transaction rather
+    /// than beginning one of its own (see `RecorderWriter.takeCount`). A store's transaction
+    /// costs round trips whatever it holds, and two per snapshot interval instead of one cost
+    /// its recorder about a fifth of its rate; a file's costs a sync, and its longest dispatch
+    /// waiting for room grew by a quarter when its snapshots went in with a take's events
+    /// (`rewind-bench --workload defaults`), so a file keeps them apart.
+    var writesSnapshotsWithEvents: Bool { get }
+
     /// The recorder is done with this log: a log that belongs to it alone (a store's connection
     /// made for it, a file it opened again by ``reopenedInPlace()``) lets go of what it holds.
     func recorderFinished()
@@ -95,6 +103,7 @@ extension RecordingLog {
 
     package func takeMarkedSessions() -> [Int64] { [] }
     package var wantsCheckpoint: Bool { false }
+    package var writesSnapshotsWithEvents: Bool { false }
     package func checkpoint() throws(EventLogError) {}
     package var reportReader: (any LogReader)? { nil }
     package var reportOutbox: ReportOutbox? { nil }
