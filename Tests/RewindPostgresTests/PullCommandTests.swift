@@ -15,17 +15,8 @@ struct PullCommandTests {
         // 160 MiB of payloads, and four states of 4 MiB after the initial one.
         let uploads = 160
         let log = try PushCommandTests.uploadsLog(at: folder.file("uploads.rewind"), uploads: uploads, states: true)
-        let identity = try #require(try log.identity()).uuidString.lowercased()
         try await PostgresTestServer.withDatabase { location in
-            let store = try await PostgresLog.open(location)
-            _ = try await store.push(log)
-            await store.close()
-            try log.close()
-            let pulled = try await run(
-                builtProduct("rewind"), ["pull", PushCommandTests.url(location), "--log", identity, "--output", "pulled.rewind", "--json"], in: folder.path
-            )
-            #expect(pulled.status == 0, "\(pulled.standardError)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(pulled.standardOutput.utf8)) as? [String: Any])
+            let (pulled, report) = try await Self.pushThenPull(log, through: location, into: folder)
             #expect(report["events"] as? Int == uploads && report["snapshots"] as? Int == 5, "every event, the initial state and four more")
             let copy = try EventLog(path: folder.file("pulled.rewind"), mode: .readOnly)
             #expect(try copy.seqRange() == 1...Int64(uploads))
@@ -34,6 +25,23 @@ struct PullCommandTests {
             let peak = try #require(pulled.peakResidentKilobytes, "Linux's /proc gives a process's peak")
             #expect(peak < 150 * 1024, "the puller held \(peak / 1024) MiB at its peak, for \(uploads) MiB of payloads")
         }
+    }
+
+    /// Pushes `log` (then closes it) and pulls it back as `pulled.rewind` in `folder` with the
+    /// built `rewind`: its output, and its `--json` report.
+    private static func pushThenPull(
+        _ log: EventLog, through location: PostgresLocation, into folder: TemporaryDirectory
+    ) async throws -> (ProcessOutput, [String: Any]) {
+        let identity = try #require(try log.identity()).uuidString.lowercased()
+        let store = try await PostgresLog.open(location)
+        _ = try await store.push(log)
+        await store.close()
+        try log.close()
+        let pulled = try await run(
+            builtProduct("rewind"), ["pull", PushCommandTests.url(location), "--log", identity, "--output", "pulled.rewind", "--json"], in: folder.path
+        )
+        #expect(pulled.status == 0, "\(pulled.standardError)")
+        return (pulled, try #require(try JSONSerialization.jsonObject(with: Data(pulled.standardOutput.utf8)) as? [String: Any]))
     }
 
     @Test("a pull of many large snapshots holds a page of them, sized by their bytes, never all of them")
@@ -51,17 +59,8 @@ struct PullCommandTests {
             let state = (noise[(index * 4_099)...] + noise[..<(index * 4_099)]).base64EncodedString()
             try log.appendSnapshot(state, to: session, after: try #require(try log.seqRange()).upperBound)
         }
-        let identity = try #require(try log.identity()).uuidString.lowercased()
         try await PostgresTestServer.withDatabase { location in
-            let store = try await PostgresLog.open(location)
-            _ = try await store.push(log)
-            await store.close()
-            try log.close()
-            let pulled = try await run(
-                builtProduct("rewind"), ["pull", PushCommandTests.url(location), "--log", identity, "--output", "pulled.rewind", "--json"], in: folder.path
-            )
-            #expect(pulled.status == 0, "\(pulled.standardError)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(pulled.standardOutput.utf8)) as? [String: Any])
+            let (pulled, report) = try await Self.pushThenPull(log, through: location, into: folder)
             #expect(report["events"] as? Int == 32 && report["snapshots"] as? Int == 33, "every event, the initial state and 32 more")
             // Pages of about 8 MiB of states (three of these), the export's lines and the
             // import's, and the process's own 50–60 MiB: about 100 MiB measured (debug), against
