@@ -96,7 +96,9 @@ public struct Collector: Sendable {
     /// Why the collector could not listen where it was told: the address and port, what the
     /// system said, and what to do about it.
     public struct ListenError: Error, CustomStringConvertible {
+        /// The address it was to listen on (``CollectorConfiguration/host``).
         public var host: String
+        /// The port it was to listen on (``CollectorConfiguration/port``).
         public var port: Int
         /// The system's error (SwiftNIO's).
         public var underlying: any Error
