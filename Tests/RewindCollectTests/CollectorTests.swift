@@ -243,7 +243,7 @@ struct CollectorTests {
         let badListen = try await run(rewind, ["collect", "--store", team.store, "--tokens", team.tokensFile, "--listen", "nowhere"])
         #expect(badListen.status != 0 && badListen.standardError.contains("HOST:PORT"))
         // Somewhere it cannot listen: a port another collector holds, an address not this
-        // machine's (TEST-NET-1). Each a sentence saying where and what to do, exit status 2 (an input error).
+        // machine's (TEST-NET-1). Each a sentence saying where and what to do, and exit 2.
         let holder = try RunningCollector(store: team.store, tokens: team.tokensFile)
         let taken = try await run(rewind, ["collect", "--store", team.store, "--tokens", team.tokensFile, "--listen", "127.0.0.1:\(holder.port)"])
         #expect(!taken.signaled && taken.status == 2, "\(taken.status): \(taken.standardError)")

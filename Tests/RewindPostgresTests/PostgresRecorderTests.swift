@@ -99,7 +99,9 @@ struct PostgresRecorderTests {
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.snapshotInterval = 50
         configuration.snapshotBudget = .infinity
-        // The writer takes only when flushed: each flush finds 50 events, a snapshot, 10 more.
+        // The writer takes only when flushed: each flush finds events, a snapshot (after the
+        // 50th, 100th and 150th action, pushed with its event under the buffer's lock) and more
+        // events.
         configuration.durability = .buffered(maxDelay: .seconds(60))
         try await PostgresTestServer.withDatabase { location in
             let recorder = Recorder<ShopState, ShopAction>(
