@@ -74,9 +74,10 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// Whether a periodic snapshot that follows events is written in their transaction rather
     /// than beginning one of its own (see `RecorderWriter.takeCount`). A store's transaction
     /// costs round trips whatever it holds, and two per snapshot interval instead of one cost
-    /// its recorder about a fifth of its rate; a file's costs a sync, and its longest dispatch
-    /// waiting for room grew by a quarter when its snapshots went in with a take's events
-    /// (`rewind-bench --workload defaults`), so a file keeps them apart.
+    /// its recorder about a fifth of its rate; a file's costs a sync, and its longest
+    /// dispatch waiting for room rose by about half when its snapshots went in with a take's
+    /// events (`rewind-bench --workload defaults`: the take's commit then holds both), so a file
+    /// keeps them apart.
     var writesSnapshotsWithEvents: Bool { get }
 
     /// The recorder is done with this log: a log that belongs to it alone (a store's connection
