@@ -99,7 +99,7 @@ extension PostgresLog {
     /// has its answer already, the connection's close (``bounded(timeout:doing:_:)``), and
     /// postgres-nio has no way out of a copy that does not trap on a closed connection. What is
     /// left is the suspended task, one per connection lost in the middle of a copy.
-    private func copy(
+    func copy(
         writing produce: @escaping @Sendable (_ write: (ByteBuffer) async throws -> Void) async throws -> Void,
         letGo: @escaping @Sendable () -> Void
     ) async throws {

@@ -92,37 +92,68 @@ final class PostgresRecordingLog: RecordingLog {
         try newSession(app: app, codec: codec, state: initialState, what: "initial state", info: info, shapes: shapes, at: date) { _, _ in }
     }
 
-    func write(session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]) throws(EventLogError) -> ClosedRange<Int64>? {
-        let writes: [LogWrite]
-        do {
-            writes = try encode(try codec(for: session))
-        } catch let error as EventLogError {
-            throw error
-        } catch {
-            throw .failed(path: path, reason: "\(error)")
-        }
-        guard !writes.isEmpty else { return nil }
+    /// Sends each part of the batch as the writer encodes it: the store copies one part while
+    /// the writer encodes the next (``BatchRows``), where it took the whole batch's encoding
+    /// before its first statement.
+    func write(session: LogSession, events: Int, _ encode: LogWrite.Encoding) throws(EventLogError) -> ClosedRange<Int64>? {
+        let codec = try codec(for: session)
+        let rows = BatchRows()
         // The seqs the batch took, known before its COMMIT: what to look for when the answer to
         // the COMMIT never came.
         let taken = Mutex<(seqs: ClosedRange<Int64>?, lostBackend: Int32?)>((nil, nil))
+        let sending: SynchronousWait.Pending<ClosedRange<Int64>?> = start { [self] store in
+            defer { rows.release() }
+            return try await send(rows, events: events, session: session.id, into: store, taken: taken)
+        }
         do {
-            return try run { [self] store in
-                let (sources, actions) = try await internIDs(writes, in: store)
-                do {
-                    return try await store.transaction {
-                        let seqs = try await Self.insert(writes, session: session.id, sources: sources, actions: actions, into: store)
-                        taken.withLock { $0.seqs = seqs }
-                        return seqs
-                    }
-                } catch let lost as AmbiguousCommit {
-                    taken.withLock { $0.lostBackend = store.backendPID.load(ordering: .acquiring) }
-                    throw lost.underlying
-                }
-            }
+            try encode(codec) { part in rows.send(part) }
+            rows.finish()
+        } catch {
+            rows.finish(throwing: error)
+            _ = try? result(of: sending)
+            if let error = error as? EventLogError { throw error }
+            throw .failed(path: path, reason: "\(error)")
+        }
+        do {
+            return try result(of: sending)
         } catch {
             guard case let (seqs?, backend?) = taken.withLock({ $0 }) else { throw error }
             guard let stored = try? settle(seqs, of: session.id, lostBackend: backend), stored else { throw error }
             return seqs
+        }
+    }
+
+    /// Writes the batch `rows` brings in one transaction. The call sites and case paths of its
+    /// first part are found or added before it, outside it; those of later parts are expected
+    /// to be known by then (a recorder's come back batch after batch). A later part naming one
+    /// that is not rolls the transaction back, and the batch is written again whole, its ids
+    /// found first.
+    private func send(
+        _ rows: BatchRows, events: Int, session: Int64, into store: PostgresLog, taken: borrowing Mutex<(seqs: ClosedRange<Int64>?, lostBackend: Int32?)>
+    ) async throws -> ClosedRange<Int64>? {
+        var first: [LogWrite] = []
+        while first.isEmpty {
+            guard let part = try await rows.next() else { return nil }
+            first = part
+        }
+        var ids = try await internIDs(first, in: store)
+        var attempt = (rows: rows, first: first)
+        while true {
+            do {
+                return try await store.transaction {
+                    let seqs = try await Self.insert(attempt.rows, startingWith: attempt.first, events: events, session: session, ids: ids, into: store)
+                    taken.withLock { $0.seqs = seqs }
+                    return seqs
+                }
+            } catch is UnknownIDs {
+                var parts = rows.taken
+                while let part = try await rows.next() { parts.append(part) }
+                ids = try await internIDs(parts.flatMap { $0 }, in: store)
+                attempt = (BatchRows(whole: parts), [])
+            } catch let lost as AmbiguousCommit {
+                taken.withLock { $0.lostBackend = store.backendPID.load(ordering: .acquiring) }
+                throw lost.underlying
+            }
         }
     }
 
@@ -308,61 +339,123 @@ final class PostgresRecordingLog: RecordingLog {
         return (sources, actions)
     }
 
-    /// Inserts the batch inside the caller's transaction: events with seqs from the store's
-    /// sequence (taken in order, so the session's order is the batch's), snapshots at the seq
-    /// of the event before them, and the session's new bounds.
-    private static func insert(
-        _ writes: [LogWrite], session: Int64, sources: [SourceKey: Int64], actions: [String: Int64], into store: PostgresLog
-    ) async throws -> ClosedRange<Int64>? {
-        let count = writes.reduce(0) { count, write in if case .event = write { count + 1 } else { count } }
-        let claimed = try await claim(count, session: session, in: store)
-        var seqs = claimed.seqs[...]
-        var pending: [(seq: Int64, event: LogWrite.Event, cause: Int64?, root: Int64?)] = []
-        // Every seq given in this write, in order: what a link to an earlier event of the write
-        // resolves by (the store's seqs need not follow each other when writers share it).
+    /// A part of a batch names a call site or case path whose id is not known yet.
+    private struct UnknownIDs: Error {}
+
+    /// Where a batch's events stand: the seqs claimed and not yet given, and those given.
+    private struct Placing {
+        var seqs: ArraySlice<Int64>
+        /// Where the session ended before the batch.
+        var ended: Int64
+        /// Every seq given in this write, in order: what a link to an earlier event of the
+        /// write resolves by (the store's seqs need not follow each other when writers share it).
         var given: [Int64] = []
-        given.reserveCapacity(count)
-        func distance(_ link: EventLink?, from seq: Int64) -> Int64? {
+
+        /// The seq of an event before a snapshot: the state after it.
+        var last: Int64 { given.last ?? ended }
+
+        /// The next seq, and the distances to the event's cause and root.
+        mutating func place(_ event: LogWrite.Event, path: String) throws -> (seq: Int64, cause: Int64?, root: Int64?) {
+            guard let seq = seqs.popFirst() else {
+                throw EventLogError.failed(path: path, reason: "the batch held more events than the store gave seqs for")
+            }
+            given.append(seq)
+            return (seq, distance(event.cause, from: seq), distance(event.root, from: seq))
+        }
+
+        private func distance(_ link: EventLink?, from seq: Int64) -> Int64? {
             switch link {
             case nil: nil
+            // `given` holds this event's seq last: `.earlier(0)` is the event itself.
             case let .earlier(back)?: back < given.count ? seq - given[given.count - 1 - back] : nil
             case let .seq(linked)?: linked <= seq ? seq - linked : nil
             }
         }
+    }
 
-        var first: Int64?, last: Int64?
-        func flush() async throws {
-            guard !pending.isEmpty else { return }
-            let rows = pending
-            try await store.copy(rows: rows.count) { index, copy in
-                let (seq, event, cause, root) = rows[index]
-                copy.append(
-                    session: session, seq: seq, originSeq: nil, time: event.time, action: actions[event.actionCase] ?? 0, payload: event.payload,
-                    source: sources[event.source] ?? 0, info: event.info, redaction: event.redaction, cause: cause, root: root
-                )
+    /// Inserts the batch inside the caller's transaction as its parts arrive (`first`, then
+    /// those `rows` brings): events with seqs from the store's sequence (taken in order, so the
+    /// session's order is the batch's), in one copy until a snapshot or a pause the writer
+    /// announces (an empty part: a snapshot is being encoded); snapshots at the seq of the
+    /// event before them; and the session's new bounds. A copy's deadline (the query timeout)
+    /// counts the writer's encoding of the parts it takes, a few hundred events each; the slow
+    /// item, a snapshot, is never waited for inside a copy.
+    ///
+    /// - Throws: ``UnknownIDs`` when a part names a call site or case path not in `ids`.
+    private static func insert(
+        _ rows: BatchRows, startingWith first: [LogWrite], events count: Int, session: Int64,
+        ids: (sources: [SourceKey: Int64], actions: [String: Int64]), into store: PostgresLog
+    ) async throws -> ClosedRange<Int64>? {
+        let claimed = try await claim(count, session: session, in: store)
+        let path = store.location.description
+        let placing = Mutex(Placing(seqs: claimed.seqs[...], ended: claimed.ended))
+        // Rows received and not written yet.
+        var hand = first[...]
+        var ended = false
+        while !ended {
+            if hand.isEmpty {
+                guard let part = try await rows.next() else { break }
+                hand = part[...]
+                continue
             }
-            pending.removeAll(keepingCapacity: true)
-        }
-        for write in writes {
-            switch write {
-            case let .event(event):
-                guard let seq = seqs.popFirst() else { throw EventLogError.failed(path: store.location.description, reason: "the store gave fewer seqs than asked for") }
-                given.append(seq)
-                pending.append((seq, event, distance(event.cause, from: seq), distance(event.root, from: seq)))
-                if first == nil { first = seq }
-                last = seq
-            case let .snapshot(time, state):
-                try await flush()
-                // The state after the event before it: in this batch, or where the session ended.
-                let seq = last ?? claimed.ended
+            if case let .snapshot(time, state)? = hand.first {
+                hand = hand.dropFirst()
+                let seq = placing.withLock { $0.last }
                 _ = try await store.rows("""
                     INSERT INTO rewind.snapshots (session_id, seq, time, kind, state) VALUES (\(session), \(seq), \(time), 'periodic', \(state))
                     ON CONFLICT DO NOTHING
                     """)
+                continue
             }
+            // Events: this copy takes them from the hand, then from each part as it comes.
+            let left = Mutex<(hand: ArraySlice<LogWrite>, ended: Bool, unknown: Bool)>((hand, false, false))
+            try await store.copy(writing: { write in
+                var (hand, ended, unknown) = left.withLock { $0 }
+                var place = placing.withLock { $0 }
+                defer {
+                    left.withLock { $0 = (hand, ended, unknown) }
+                    placing.withLock { $0 = place }
+                }
+                while true {
+                    var chunk = EventCopy(reservingBytes: 160 * hand.count)
+                    var copied = 0
+                    for row in hand {
+                        guard case let .event(event) = row else { break }
+                        guard let source = ids.sources[event.source], let action = ids.actions[event.actionCase] else {
+                            unknown = true
+                            return
+                        }
+                        let (seq, cause, root) = try place.place(event, path: path)
+                        chunk.append(
+                            session: session, seq: seq, originSeq: nil, time: event.time, action: action, payload: event.payload,
+                            source: source, info: event.info, redaction: event.redaction, cause: cause, root: root
+                        )
+                        copied += 1
+                    }
+                    hand = hand.dropFirst(copied)
+                    if copied > 0 { try await write(chunk.buffer) }
+                    // A snapshot next: this copy ends before it.
+                    guard hand.isEmpty else { return }
+                    guard let part = try await rows.next() else {
+                        ended = true
+                        return
+                    }
+                    // A pause: the copy ends rather than wait through it.
+                    guard !part.isEmpty else { return }
+                    hand = part[...]
+                }
+            }, letGo: {
+                rows.release()
+            })
+            let after = left.withLock { $0 }
+            guard !after.unknown else { throw UnknownIDs() }
+            (hand, ended) = (after.hand, after.ended)
         }
-        try await flush()
-        guard let low = first, let high = last else { return nil }
+        let given = placing.withLock { $0.given }
+        guard given.count == count else {
+            throw EventLogError.failed(path: path, reason: "the batch held \(given.count) events where its writer counted \(count)")
+        }
+        guard let low = given.first, let high = given.last else { return nil }
         return low...high
     }
 
@@ -399,20 +492,30 @@ final class PostgresRecordingLog: RecordingLog {
     /// Runs `body` against the store, connecting again first when the connection was lost; a
     /// failure that closed it leaves it to be replaced on the next call.
     private func run<T: Sendable>(_ body: @escaping @Sendable (PostgresLog) async throws -> T) throws(EventLogError) -> T {
+        try result(of: start(body))
+    }
+
+    /// Starts `body` as ``run(_:)`` runs it, and returns at once.
+    private func start<T: Sendable>(_ body: @escaping @Sendable (PostgresLog) async throws -> T) -> SynchronousWait.Pending<T> {
         let location = location, install = install, queryTimeout = queryTimeout
         let current = store.withLock { $0 }
-        do {
-            return try wait.run { [self] in
-                let log: PostgresLog
-                if let current, !current.connection.isClosed {
-                    log = current
-                } else {
-                    if let current { await current.close() }
-                    log = try await Self.connect(location, install: install, queryTimeout: queryTimeout)
-                    self.store.withLock { $0 = log }
-                }
-                return try await body(log)
+        return wait.start { [self] in
+            let log: PostgresLog
+            if let current, !current.connection.isClosed {
+                log = current
+            } else {
+                if let current { await current.close() }
+                log = try await Self.connect(location, install: install, queryTimeout: queryTimeout)
+                self.store.withLock { $0 = log }
             }
+            return try await body(log)
+        }
+    }
+
+    /// What work ``start(_:)`` began ends with, once it ends.
+    private func result<T: Sendable>(of pending: SynchronousWait.Pending<T>) throws(EventLogError) -> T {
+        do {
+            return try pending.wait()
         } catch let error as EventLogError {
             throw error
         } catch {

@@ -8,9 +8,7 @@ import GRDB
 package import RewindLogCore
 
 extension EventLog: RecordingLog {
-    package func write(
-        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
-    ) throws(EventLogError) -> ClosedRange<Int64>? {
+    package func write(session: LogSession, events: Int, _ encode: LogWrite.Encoding) throws(EventLogError) -> ClosedRange<Int64>? {
         // The log's own codec instance (a codec with symbols keeps them per log file) and the
         // session's key. Encoding happens inside the transaction, so new symbols get ids under
         // the write lock.
@@ -18,7 +16,7 @@ extension EventLog: RecordingLog {
         // The recorder's writer checkpoints once it has caught up (`checkpoint()`).
         checkpoints.deferring.store(true, ordering: .relaxed)
         return try writeEncoding { db in
-            try insert(try encode(storage.codec), into: storage, in: db)
+            try insert(try LogWrite.all(encode, codec: storage.codec), into: storage, in: db)
         }
     }
 

@@ -126,6 +126,58 @@ struct PostgresRecorderTests {
         }
     }
 
+    @Test("a batch goes in a part at a time as it is encoded; a part naming a call site or case not seen before has the batch written again whole")
+    func batchInParts() async throws {
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.snapshotInterval = 400
+        configuration.snapshotBudget = .infinity
+        // The writer takes only when flushed: the first take is the 400 actions before the
+        // snapshot, the snapshot with them, then the 200 after.
+        configuration.durability = .buffered(maxDelay: .seconds(60))
+        try await PostgresTestServer.withDatabase { location in
+            let recorder = Recorder<ShopState, ShopAction>(
+                into: try await .postgres(location, install: "parts"), app: AppIdentity(id: "com.example.shop"), configuration: configuration
+            )
+            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            var expected: [(actionCase: String, line: UInt)] = []
+            func dispatch(_ index: Int, known: Bool) {
+                if known || index < 300 {
+                    shop.dispatch(.cart(.applyDiscount(code: "D\(index)")), from: ActionSource(line: 1))
+                    expected.append(("cart.applyDiscount", 1))
+                } else {
+                    // Another case, and call sites of their own: first seen after the first
+                    // part (256 items).
+                    let line = UInt(1_000 + index % 7)
+                    shop.dispatch(.cart(.setQuantity(productID: "p\(index % 5)", quantity: 1 + index % 4)), from: ActionSource(line: line))
+                    expected.append(("cart.setQuantity", line))
+                }
+            }
+            for index in 0..<600 { dispatch(index, known: false) }
+            try await recorder.flush()
+            // Every call site and case known by now: copied as encoded, at the first try.
+            for index in 600..<1_200 { dispatch(index, known: index % 2 == 0) }
+            try await recorder.close()
+
+            var installed = location
+            installed.install = "parts"
+            let log = try await PostgresLogReader.open(installed)
+            let session = try #require(try log.sessions().first)
+            let events = try Self.events(log)
+            #expect(events.map(\.actionCase) == expected.map(\.actionCase))
+            #expect(events.map(\.source.line) == expected.map(\.line))
+            // The first take's seqs, claimed in the transaction rolled back, are burnt: the
+            // session's first event is 401 after its base; every later one follows the one
+            // before (one writer), so no later take was tried twice.
+            let steps = zip(events.dropFirst(), events).map { $0.seq - $1.seq }
+            #expect(events.first.map { $0.seq - session.baseSeq } == 401)
+            #expect(steps.allSatisfy { $0 == 1 }, "\(Set(steps))")
+            #expect(try Replayer(log: log, reducer: Shop.reducer).verify(session: session.id).divergence == nil, "each snapshot is the state at its seq")
+            #expect(try log.snapshotIndex(session: session.id).count >= 3)
+            #expect(try log.restoredState(app: AppIdentity(id: "com.example.shop"), reducer: Shop.reducer) == shop.state)
+            await log.close()
+        }
+    }
+
     private static func checkSameAsFile(_ location: PostgresLocation, in folder: TemporaryDirectory) async throws {
         let destination = try await RecordingDestination.postgres(location, install: "api-1")
         #expect(destination.name == location.description)

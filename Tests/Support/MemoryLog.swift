@@ -291,11 +291,11 @@ public final class MemoryLog: LogReader, RecordingLog {
         }
     }
 
-    package func write(session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]) throws(EventLogError) -> ClosedRange<Int64>? {
+    package func write(session: LogSession, events: Int, _ encode: LogWrite.Encoding) throws(EventLogError) -> ClosedRange<Int64>? {
         let storage = try storage(for: session)
         return try transaction { contents throws(EventLogError) in
             let writes: [LogWrite]
-            do { writes = try encode(storage.codec) } catch let error as EventLogError { throw error } catch {
+            do { writes = try LogWrite.all(encode, codec: storage.codec) } catch let error as EventLogError { throw error } catch {
                 throw .failed(path: path, reason: "\(error)")
             }
             var seqs: ClosedRange<Int64>?

@@ -33,3 +33,18 @@ package enum LogWrite: Sendable {
     /// A snapshot of the state after the last event written before it.
     case snapshot(time: Double, state: Data)
 }
+
+extension LogWrite {
+    /// Encodes a batch's rows with the log's codec, handing them over a part at a time
+    /// (``RecordingLog/write(session:events:_:)``): a log that sends rows over a network sends
+    /// one part while the writer encodes the next. An empty part says the writer is about to
+    /// take a while (a snapshot comes next): a log should not hold a statement open across it.
+    package typealias Encoding = (_ codec: any PayloadCodec, _ emit: (_ part: [LogWrite]) -> Void) throws -> Void
+
+    /// Every row `encode` makes, in order: for a log that writes a batch at once.
+    package static func all(_ encode: Encoding, codec: any PayloadCodec) throws -> [LogWrite] {
+        var rows: [LogWrite] = []
+        try encode(codec) { part in rows += part }
+        return rows
+    }
+}

@@ -5,57 +5,68 @@ public import Rewind
 /// events and snapshots as rows (``LogWrite``), what could not be encoded, and the session's
 /// snapshot spacing moved along by what was written. Made inside the log's transaction, with
 /// the log's own codec instance (a codec with symbols interns them there), and made anew if the
-/// transaction runs again.
+/// transaction runs again. It is encoded a part of the items at a time (``encode(_:codec:configuration:path:progressed:)``),
+/// each part's rows handed to the log as they are made (``LogWrite/Encoding``).
 ///
 /// The writer's loop is generic code, unspecialised for the app's types; encoding, the part
 /// of it that touches each action, runs through an ``Encoding`` closure that ``Recorder`` makes
-/// in the app's module, where this `@inlinable` initializer specialises for the app's action.
+/// in the app's module, where this `@inlinable` method specialises for the app's action.
 @usableFromInline
 struct EncodedBatch<Action: Codable & Sendable> {
-    /// Encodes items of a recorder's buffer for one transaction (the initializer, as made
-    /// where the types are known).
+    /// Encodes items of a recorder's buffer into a batch, after the items encoded into it
+    /// before (the method, as made where the types are known).
     @usableFromInline
     typealias Encoding<State: Codable & Sendable> = @Sendable (
-        _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, _ firstTicket: UInt64, _ codec: any PayloadCodec,
-        _ configuration: RecorderConfiguration<State, Action>, _ path: String, _ spacing: SnapshotSpacing, _ causes: CausationMap,
-        _ progressed: () -> Void
-    ) -> EncodedBatch<Action>
+        _ batch: inout EncodedBatch<Action>, _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, _ codec: any PayloadCodec,
+        _ configuration: RecorderConfiguration<State, Action>, _ path: String, _ progressed: () -> Void
+    ) -> Void
 
-    /// The rows, in order.
+    /// The rows of the last part encoded, in order (the log takes them, part by part).
     @usableFromInline var writes: [LogWrite] = []
     /// Events whose payload could not be encoded (recorded without it) and snapshots that could
     /// not be encoded (left out).
     @usableFromInline var failures: [RecorderFailure<Action>] = []
-    /// The events among the rows.
+    /// The events encoded so far.
     @usableFromInline var events = 0
+    /// The ticket of the next event.
+    @usableFromInline var ticket: UInt64
     /// The spacing after these rows.
     @usableFromInline var spacing: SnapshotSpacing
     /// The writer's map of tickets to seqs with this batch's events placed in it, to be told
     /// their seqs once committed (``CausationMap/committed(firstSeq:)``).
     @usableFromInline var causes: CausationMap
+    /// The session's event encoder, made with the first part: what the codec works out per
+    /// type, it works out once a batch.
+    @usableFromInline var encoder: EventEncoder<Action>?
 
-    /// Encodes `items`, whose first event has ticket `firstTicket`; calls `progressed` after
-    /// each snapshot (the dear items).
-    @inlinable
-    init<State: Codable & Sendable>(
-        encoding items: ArraySlice<RecordingBuffer<State, Action>.Item>, firstTicket: UInt64, codec: any PayloadCodec,
-        configuration: RecorderConfiguration<State, Action>, path: String, spacing: SnapshotSpacing, causes: CausationMap,
-        progressed: () -> Void = {}
-    ) {
+    /// A batch with nothing encoded yet, whose first event has ticket `firstTicket`.
+    @usableFromInline
+    init(firstTicket: UInt64, spacing: SnapshotSpacing, causes: CausationMap) {
+        ticket = firstTicket
         self.spacing = spacing
         self.causes = causes
-        let encoder = EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
-        var ticket = firstTicket
+    }
+
+    /// Encodes `items` into ``writes`` (replacing the part before), after the items encoded
+    /// before; calls `progressed` after each snapshot (the dear items).
+    @inlinable
+    mutating func encode<State: Codable & Sendable>(
+        _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, codec: any PayloadCodec,
+        configuration: RecorderConfiguration<State, Action>, path: String, progressed: () -> Void = {}
+    ) {
+        let encoder = self.encoder ?? EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
+        self.encoder = encoder
+        writes.removeAll(keepingCapacity: true)
         writes.reserveCapacity(items.count)
         for item in items {
             switch item {
             case let .event(dispatched, time):
                 var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time.seconds)
-                (event.cause, event.root) = self.causes.place(ticket: dispatched.ticket, cause: dispatched.cause, ordinal: events)
+                (event.cause, event.root) = causes.place(ticket: dispatched.ticket, cause: dispatched.cause, ordinal: events)
                 events += 1
                 ticket += 1
                 if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
-                self.spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
+                spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
                 writes.append(.event(event))
             case let .snapshot(snapshot):
                 encodeSnapshot(snapshot, ticket: ticket, codec: codec, configuration: configuration, path: path)

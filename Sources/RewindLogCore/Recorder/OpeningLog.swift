@@ -41,10 +41,8 @@ package final class OpeningLog: RecordingLog {
         try log().beginSession(app: app, codec: codec, initialState: initialState, info: info, shapes: shapes, at: date)
     }
 
-    package func write(
-        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
-    ) throws(EventLogError) -> ClosedRange<Int64>? {
-        try log().write(session: session, encode)
+    package func write(session: LogSession, events: Int, _ encode: LogWrite.Encoding) throws(EventLogError) -> ClosedRange<Int64>? {
+        try log().write(session: session, events: events, encode)
     }
 
     package func recordGap<State: Encodable>(

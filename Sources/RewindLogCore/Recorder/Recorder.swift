@@ -58,11 +58,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// types, by every public initializer.
     @inlinable @inline(__always)
     static var batchEncoding: EncodedBatch<Action>.Encoding<State> {
-        { items, firstTicket, codec, configuration, path, spacing, causes, progressed in
-            EncodedBatch(
-                encoding: items, firstTicket: firstTicket, codec: codec, configuration: configuration, path: path, spacing: spacing,
-                causes: causes, progressed: progressed
-            )
+        { batch, items, codec, configuration, path, progressed in
+            batch.encode(items, codec: codec, configuration: configuration, path: path, progressed: progressed)
         }
     }
 

@@ -629,17 +629,33 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         do {
             let path = log.path, spacing = progress.spacing, causes = progress.causes
             let buffer = self.buffer
-            written = try log.write(session: session) { codec in
-                // Encoding is the writer's own work, not a wait on the store: each snapshot
-                // encoded (a large state can take a while) and the encoded batch move the
-                // moment a full buffer counts as stuck from, so that only the store's silence
-                // counts toward the stall limit.
-                let encoded = encode(
-                    rest, firstTicket, codec, configuration, path, spacing, causes, { buffer.contents.withLock { $0.busySince = .now } }
-                )
-                buffer.contents.withLock { $0.busySince = .now }
+            let events = rest.reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
+            written = try log.write(session: session, events: events) { codec, emit in
+                // Encoding is the writer's own work, not a wait on the store: each part and
+                // each snapshot encoded (a large state can take a while) move the moment a
+                // full buffer counts as stuck from, so that only the store's silence counts
+                // toward the stall limit.
+                let progressed = { buffer.contents.withLock { $0.busySince = .now } }
+                var encoded = EncodedBatch<Action>(firstTicket: firstTicket, spacing: spacing, causes: causes)
+                var start = rest.startIndex
+                while start < rest.endIndex {
+                    var end = start
+                    if case .snapshot = rest[start] {
+                        // A part of its own, after an empty one that tells the log a while may pass.
+                        if start > rest.startIndex { emit([]) }
+                        end += 1
+                    } else {
+                        while end < rest.endIndex, end - start < Self.partItems {
+                            if case .snapshot = rest[end] { break }
+                            end += 1
+                        }
+                    }
+                    encode(&encoded, rest[start..<end], codec, configuration, path, progressed)
+                    progressed()
+                    emit(encoded.writes)
+                    start = end
+                }
                 batch = encoded
-                return encoded.writes
             }
         } catch {
             // The session ends here: its later snapshots would hold these actions' effects.
@@ -663,6 +679,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         progress.spacing = batch.spacing
         return (lostEarlier + batch.failures, batch.events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
     }
+
+    /// Items in a part of a batch handed to the log (``LogWrite/Encoding``): a store sends
+    /// one part while the next is encoded, and a part this size is a few hundred microseconds
+    /// of encoding.
+    static var partItems: Int { 256 }
 
     /// The actions among `items`, built only for reporting a batch that cannot be written:
     /// this code runs unspecialised for the app's types, where copying every action of every

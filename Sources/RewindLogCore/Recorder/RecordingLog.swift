@@ -18,13 +18,13 @@ package protocol RecordingLog: AnyObject, Sendable {
 
     /// Writes, in one transaction, the rows `encode` makes with the session's codec — events,
     /// each with the next seq, and snapshots of the state after the last event before them —
-    /// and moves the session's bounds along. `encode` may run more than once (a retried
-    /// transaction); each run starts afresh.
+    /// and moves the session's bounds along. `encode` hands the rows over in parts
+    /// (``LogWrite/Encoding``), `events` of them events, known before encoding (an action
+    /// whose payload cannot be encoded is still a row). `encode` may run more than once (a
+    /// retried transaction); each run starts afresh.
     ///
     /// - Returns: The seqs the events got; `nil` when there were none.
-    func write(
-        session: LogSession, _ encode: (_ codec: any PayloadCodec) throws -> [LogWrite]
-    ) throws(EventLogError) -> ClosedRange<Int64>?
+    func write(session: LogSession, events: Int, _ encode: LogWrite.Encoding) throws(EventLogError) -> ClosedRange<Int64>?
 
     /// Records `gap` and begins the session recording resumes in, from `state`, in one
     /// transaction: either both are in the log or neither is.
