@@ -240,6 +240,9 @@ final class PostgresRecordingLog: RecordingLog {
     /// a periodic snapshot goes in with the events before it.
     var writesSnapshotsWithEvents: Bool { true }
 
+    /// The server copies one part of a batch while the writer encodes the next (``write(session:events:_:)``).
+    var sendsRowsInParts: Bool { true }
+
     /// A store's retention is its own (partitions, `DELETE`): nothing to do here.
     func trim(to retention: Retention, now: Date, removingAtMost limit: Int) throws(EventLogError) -> (removed: Int, isComplete: Bool) { (0, true) }
 

@@ -44,7 +44,8 @@ extension LogWrite {
     /// Every row `encode` makes, in order: for a log that writes a batch at once.
     package static func all(_ encode: Encoding, codec: any PayloadCodec) throws -> [LogWrite] {
         var rows: [LogWrite] = []
-        try encode(codec) { part in rows += part }
+        // A batch in one part (a file's) is that part's array itself, not a copy of it.
+        try encode(codec) { part in if rows.isEmpty { rows = part } else { rows += part } }
         return rows
     }
 }

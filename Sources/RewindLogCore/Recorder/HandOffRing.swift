@@ -120,6 +120,16 @@ final class HandOffRing<Element>: @unchecked Sendable {
         return flagged
     }
 
+    /// How many of each run of `chunk` among the next `count` elements were pushed flagged
+    /// (the last run may be shorter).
+    func flaggedCounts(_ count: Int, every chunk: Int) -> [Int] {
+        stride(from: 0, to: count, by: max(1, chunk)).map { start in
+            var flagged = 0
+            for offset in start..<min(start + max(1, chunk), count) where isFlagged(offset) { flagged += 1 }
+            return flagged
+        }
+    }
+
     /// Moves the next `count` elements (no more than a count the consumer read) to the end of
     /// `array`, and gives their slots back to the producer.
     func take(_ count: Int, into array: inout [Element]) {

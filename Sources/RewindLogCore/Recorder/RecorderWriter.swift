@@ -199,7 +199,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         /// `newest`: the last action handed off, and its index, for the crash mark to name.
         case sleep(until: ContinuousClock.Instant?, newest: (UInt64, Action)? = nil)
         /// `events`: how many of the items are events.
-        case write([RecordingBuffer<State, Action>.Item], events: Int, roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
+        case write([RecordingBuffer<State, Action>.Item], events: [Int], roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
         /// Check retention and checkpoint the log, when due, now that the writer has caught up.
         case tidy
         case exit
@@ -335,10 +335,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 )
                 let taking = contents.stalled != nil
                     ? count : Self.takeCount(ring, count: count, batch: limit, snapshotsJoinEvents: log.writesSnapshotsWithEvents)
-                // Counted by the ring's flags, not by looking at the items (see `flags`).
-                let events = ring.flaggedCount(taking)
+                // Counted by the ring's flags, not by looking at the items (see `flags`), for
+                // each transaction's part of the take.
+                let events = ring.flaggedCounts(taking, every: max(1, configuration.batchSize))
                 // Events alone: a take that writes a state too says little of what events cost.
-                measuredTake = contents.stalled == nil && events == taking
+                measuredTake = contents.stalled == nil && events.reduce(0, +) == taking
                 ring.take(taking, into: &spare)
                 _ = buffer.markWorking(&contents)
                 contents.busySince = .now
@@ -403,15 +404,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 for waiter in roomWaiters { waiter.signal() }
                 // Every event handed off is in exactly one take, so this take's last is the
                 // previous take's plus its events.
-                let through = taken + UInt64(events)
+                let through = taken + UInt64(events.reduce(0, +))
                 if caseName != nil, let newest = Self.newestEvent(in: items, handedOff: through) { name(newest.0, newest.1) }
                 // At most `batchSize` items per transaction, each part ending at the ticket of
                 // its last event.
                 var start = items.startIndex
-                while start < items.endIndex {
+                for partEvents in events {
                     let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
                     let began = ContinuousClock.now
-                    taken = commit(part, after: taken, progress: &progress)
+                    taken = commit(part, events: partEvents, after: taken, progress: &progress)
                     let duration = ContinuousClock.now - began
                     if measuredTake { pace.committed(events: part.count, batch: max(1, configuration.batchSize), in: duration) }
                     let took = duration.components
@@ -501,9 +502,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     /// Writes one part of the buffer, whose events follow ticket `previous`, then wakes whoever
     /// waited for them and reports failures; returns the ticket of its last event.
-    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> UInt64 {
+    private func commit(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, events: Int, after previous: UInt64, progress: inout Progress) -> UInt64 {
         let weighedBefore = progress.spacing.snapshotsWeighed
-        let (failures, events) = write(items, after: previous, progress: &progress)
+        let (failures, events) = write(items, events: events, after: previous, progress: &progress)
         sealTriggerReport(progress: &progress, sessionEnding: false)
         let through = previous + UInt64(events)
         var wake: [DispatchSemaphore] = []
@@ -574,13 +575,17 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         var causes = CausationMap(session: 0)
     }
 
-    /// Encodes and commits one batch; returns what to report and how many events it held.
+    /// Encodes and commits one batch, `items` holding `itemEvents` events (counted from the
+    /// hand-off's flags: a pass over the items here runs unspecialised for the app's types and
+    /// cost a few percent of the writer); returns what to report and how many events it held.
     ///
     /// A batch that cannot be committed ends its session: its events, and every event after it
     /// until the dispatch path hands over a fresh state, are tallied as a gap. The gap is written
     /// with a new session starting from that fresh state, in one transaction, once writing works
     /// again (``resume(after:in:items:progress:)``); the rest of the batch goes into the new session.
-    private func write(_ items: ArraySlice<RecordingBuffer<State, Action>.Item>, after previous: UInt64, progress: inout Progress) -> (failures: [RecorderFailure<Action>], events: Int) {
+    private func write(
+        _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, events itemEvents: Int, after previous: UInt64, progress: inout Progress
+    ) -> (failures: [RecorderFailure<Action>], events: Int) {
         var items = items
         if session == nil, progress.gap == nil, case let .freshState(state, time)? = items.first, let app = boundApp.withLock({ $0 }) {
             // After a suspension ended the session: the next begins from the state before the
@@ -629,14 +634,21 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         do {
             let path = log.path, spacing = progress.spacing, causes = progress.causes
             let buffer = self.buffer
-            let events = rest.reduce(0) { count, item in if case .event = item { count + 1 } else { count } }
-            written = try log.write(session: session, events: events) { codec, emit in
+            let inParts = log.sendsRowsInParts
+            written = try log.write(session: session, events: itemEvents - skipped) { codec, emit in
                 // Encoding is the writer's own work, not a wait on the store: each part and
                 // each snapshot encoded (a large state can take a while) move the moment a
                 // full buffer counts as stuck from, so that only the store's silence counts
                 // toward the stall limit.
                 let progressed = { buffer.contents.withLock { $0.busySince = .now } }
                 var encoded = EncodedBatch<Action>(firstTicket: firstTicket, spacing: spacing, causes: causes)
+                guard inParts else {
+                    encode(&encoded, rest, codec, configuration, path, progressed)
+                    progressed()
+                    emit(encoded.writes)
+                    batch = encoded
+                    return
+                }
                 var start = rest.startIndex
                 while start < rest.endIndex {
                     var end = start
@@ -680,9 +692,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         return (lostEarlier + batch.failures, batch.events + lostEarlier.reduce(0) { $0 + $1.unrecorded.count })
     }
 
-    /// Items in a part of a batch handed to the log (``LogWrite/Encoding``): a store sends
-    /// one part while the next is encoded, and a part this size is a few hundred microseconds
-    /// of encoding.
+    /// Items in a part of a batch handed to a log that sends rows in parts
+    /// (``RecordingLog/sendsRowsInParts``): a store sends one part while the next is encoded,
+    /// and a part this size is a few hundred microseconds of encoding.
     static var partItems: Int { 256 }
 
     /// The actions among `items`, built only for reporting a batch that cannot be written:
