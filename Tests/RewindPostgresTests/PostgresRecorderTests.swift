@@ -178,6 +178,39 @@ struct PostgresRecorderTests {
         }
     }
 
+    @Test("a recorder's and a push's large states are compressed with lz4 where the server has it, not with the slower default")
+    func statesCompressedWithLZ4() async throws {
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.snapshotInterval = 100
+        configuration.snapshotBudget = .infinity
+        let folder = try TemporaryDirectory()
+        let file = try EventLog(path: folder.file("device.rewind"))
+        try await PostgresTestServer.withDatabase { location in
+            let lz4 = try await PostgresTestServer.strings(location, "SELECT ('lz4' = ANY(enumvals))::text FROM pg_settings WHERE name = 'default_toast_compression'")
+            try #require(lz4 == ["true"], "a server with lz4 (PostgreSQL 14 and later, built with it)")
+            for destination in [try await RecordingDestination.postgres(location, install: "lz4"), .log(file)] {
+                let recorder = Recorder<ShopState, ShopAction>(into: destination, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
+                let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+                // A catalogue of 300 products, then a cart of them: states of about 20 KB, past
+                // the size the server compresses at.
+                let products = (0..<300).map { Product(id: "product-\($0)", name: "Product number \($0)", price: 100 + $0) }
+                shop.dispatch(.catalogue(.loaded(products: products, discounts: [])))
+                for index in 0..<300 { shop.dispatch(.cart(.add(productID: "product-\(index)", quantity: 1 + index % 9))) }
+                try await recorder.close()
+            }
+            let store = try await PostgresLog.open(location)
+            _ = try await store.push(file)
+            await store.close()
+            let methods = try await PostgresTestServer.strings(location, """
+                SELECT who || ':' || method || ':' || count(*)::text
+                FROM (SELECT coalesce(s.install_id, 'pushed') AS who, coalesce(pg_column_compression(p.state), 'none') AS method
+                      FROM rewind.snapshots p JOIN rewind.sessions s ON s.id = p.session_id WHERE octet_length(p.state) > 4096) AS large
+                GROUP BY who, method ORDER BY who, method
+                """)
+            #expect(methods.count == 2 && methods.allSatisfy { $0.contains(":lz4:") }, "\(methods)")
+        }
+    }
+
     private static func checkSameAsFile(_ location: PostgresLocation, in folder: TemporaryDirectory) async throws {
         let destination = try await RecordingDestination.postgres(location, install: "api-1")
         #expect(destination.name == location.description)
