@@ -26,11 +26,18 @@ struct PostgresWorkload {
     var fleetSessions: Int
     var runs: Int
     var seed: UInt64
+    /// Which parts to run (`--postgres-parts`: push, record, read, fleet).
+    var parts: [String]
 
     static let logger = Logger(label: "rewind-bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
     func measure() async throws -> [WorkloadResult] {
-        [try await push(), try await record(), try await read()] + (try await fleet())
+        var results: [WorkloadResult] = []
+        if parts.contains("push") { results.append(try await push()) }
+        if parts.contains("record") { results.append(try await record()) }
+        if parts.contains("read") { results.append(try await read()) }
+        if parts.contains("fleet") { results += try await fleet() }
+        return results
     }
 
     // MARK: - Push

@@ -70,6 +70,11 @@ struct RewindBench: AsyncParsableCommand {
     @Option(help: "Events pushed per run of the postgres workload.") var pushEvents = 1_000_000
     @Option(help: "Concurrent pushers in the postgres workload.") var pushers = 8
     @Option(help: "Sessions in the postgres workload's fleet.") var fleetSessions = 1_000
+    @Option(help: ArgumentHelp("Only these parts of the postgres workload (push, record, read, fleet; all by default).", valueName: "part"))
+    var postgresParts: [String] = []
+
+    /// The postgres workload's parts, in the order they run.
+    static let postgresPartNames = ["push", "record", "read", "fleet"]
 
     func validate() throws {
         guard launchLargeMb >= 0, actions > 0, burst > 0, recordActions > 0, defaultsActions > 0, encryptionActions > 0, replayActions > 0, inspectorEvents > 0, inspectorCalls > 0,
@@ -79,6 +84,9 @@ struct RewindBench: AsyncParsableCommand {
         let known: Set = ["dispatch", "record", "defaults", "replay", "seek", "size", "memory", "encryption", "inspector", "postgres", "launch", "recorder-memory", "report", "collect", "json-decoding"]
         if workload.contains("postgres") && postgres == nil { throw ValidationError("the postgres workload needs --postgres URL") }
         guard pushEvents > 0, pushers > 0, fleetSessions > 0 else { throw ValidationError("--push-events, --pushers and --fleet-sessions must be positive") }
+        for part in postgresParts where !Self.postgresPartNames.contains(part) {
+            throw ValidationError("unknown part '\(part)' of the postgres workload (known: \(Self.postgresPartNames.joined(separator: ", ")))")
+        }
         for name in workload where !known.contains(name) { throw ValidationError("unknown workload '\(name)' (known: \(known.sorted().joined(separator: ", ")))") }
     }
 
@@ -160,7 +168,8 @@ struct RewindBench: AsyncParsableCommand {
         if workload.contains("postgres"), let postgres {
             #if PostgreSQL
             let workload = PostgresWorkload(
-                server: try PostgresLocation(parsing: postgres), events: pushEvents, pushers: pushers, fleetSessions: fleetSessions, runs: runs, seed: seed
+                server: try PostgresLocation(parsing: postgres), events: pushEvents, pushers: pushers, fleetSessions: fleetSessions, runs: runs, seed: seed,
+                parts: postgresParts.isEmpty ? Self.postgresPartNames : postgresParts
             )
             do {
                 for result in try await workload.measure() { emit(result) }
