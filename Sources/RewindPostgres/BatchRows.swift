@@ -65,37 +65,26 @@ final class BatchRows: Sendable {
     /// The next part, waiting for the writer to send it; `nil` once the batch is whole (and
     /// every time after). Throws the writer's encoding failure. One task at a time.
     func next() async throws -> [LogWrite]? {
-        let ready = try state.withLock { state throws -> [LogWrite]?? in
-            if !state.waiting.isEmpty {
-                let part = state.waiting.removeFirst()
-                state.taken.append(part)
-                return .some(part)
-            }
-            switch state.end {
-            case .success?: return .some(nil)
-            case let .failure(error)?: throw error
-            case nil: return nil
-            }
-        }
-        if let ready { return ready }
+        if let ready = state.withLock({ Self.take(&$0) }) { return try ready.get() }
         return try await withCheckedThrowingContinuation { reader in
-            let now = state.withLock { state -> Result<[LogWrite]?, any Error>? in
-                // Sent or ended between the look above and now.
-                if !state.waiting.isEmpty {
-                    let part = state.waiting.removeFirst()
-                    state.taken.append(part)
-                    return .success(part)
-                }
-                switch state.end {
-                case .success?: return .success(nil)
-                case let .failure(error)?: return .failure(error)
-                case nil:
-                    state.reader = reader
-                    return nil
-                }
+            let now = state.withLock { state in
+                // Sent or ended between the look above and now; else the writer resumes it.
+                let ready = Self.take(&state)
+                if ready == nil { state.reader = reader }
+                return ready
             }
             if let now { reader.resume(with: now) }
         }
+    }
+
+    /// The next part or the end, if either is there yet.
+    private static func take(_ state: inout State) -> Result<[LogWrite]?, any Error>? {
+        if !state.waiting.isEmpty {
+            let part = state.waiting.removeFirst()
+            state.taken.append(part)
+            return .success(part)
+        }
+        return state.end.map { end in end.map { nil } }
     }
 
     /// Every part taken so far, in order.
