@@ -211,6 +211,10 @@ struct RecorderTests {
         var configuration = RecorderConfiguration<ShopState, ShopAction>()
         configuration.durability = .buffered(maxDelay: .milliseconds(5))
         configuration.bufferCapacity = 256
+        // Order under contention is the point here, not stalls (RecorderStallTests): in CI, with
+        // every suite at once on 2 cores, this test runs for minutes and once went 2 s (the
+        // default limit) without its writer committing, which lets actions go by design.
+        configuration.stallLimit = .seconds(60)
         let recorder = Recorder<ShopState, ShopAction>(log: try EventLog(path: path), app: Self.shopApp, configuration: configuration)
         let reduced = Recorded<String>()
         let store = Store(
