@@ -76,6 +76,13 @@ struct RecordCommand: ParsableCommand {
         configuration.durability = durability == "synchronous" ? .synchronous : .buffered(maxDelay: .milliseconds(maxDelayMs))
         // Often, so that verify compares many snapshots with the replayed state every round.
         configuration.snapshotInterval = 20
+        // A synchronous dispatch returns after its commit, or once the store counts as stuck
+        // (the stall limit, 2 s by default) with its action still buffered: the `flushed` line
+        // below is a promise only in the first case. On a loaded machine (CI, the whole test
+        // suite beside a power-loss run) a starved writer once reached the default limit, and
+        // the round reported 180 "promised" actions lost at the cut. Stalls have tests of their
+        // own; here the writer is never counted stuck.
+        configuration.stallLimit = .seconds(3_600)
         let recorder = Recorder<ShopState, ShopAction>(log: eventLog, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
         let initial = try eventLog.restoredState(app: recorder.app, reducer: Shop.reducer) ?? ShopState()
         let store = Store(initialState: initial, reducer: Shop.reducer, middleware: recorder.middleware)
