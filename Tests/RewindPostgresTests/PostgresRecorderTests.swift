@@ -94,20 +94,27 @@ struct PostgresRecorderTests {
         }
     }
 
+    /// A shop store recording into the store, whose writer takes only when flushed (a
+    /// minute's delay), with a snapshot every `snapshotInterval` actions whatever their size.
+    static func recordingOnFlush(
+        into location: PostgresLocation, install: String, snapshotInterval: Int
+    ) async throws -> (Recorder<ShopState, ShopAction>, Store<ShopState, ShopAction>) {
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.snapshotInterval = snapshotInterval
+        configuration.snapshotBudget = .infinity
+        configuration.durability = .buffered(maxDelay: .seconds(60))
+        let recorder = Recorder<ShopState, ShopAction>(
+            into: try await .postgres(location, install: install), app: AppIdentity(id: "com.example.shop"), configuration: configuration
+        )
+        return (recorder, Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware))
+    }
+
     @Test("a periodic snapshot goes in the transaction of the events before it, not in one of its own")
     func snapshotJoinsItsEvents() async throws {
-        var configuration = RecorderConfiguration<ShopState, ShopAction>()
-        configuration.snapshotInterval = 50
-        configuration.snapshotBudget = .infinity
-        // The writer takes only when flushed: each flush finds events, a snapshot (after the
-        // 50th, 100th and 150th action, pushed with its event under the buffer's lock) and more
-        // events.
-        configuration.durability = .buffered(maxDelay: .seconds(60))
         try await PostgresTestServer.withDatabase { location in
-            let recorder = Recorder<ShopState, ShopAction>(
-                into: try await .postgres(location, install: "joined"), app: AppIdentity(id: "com.example.shop"), configuration: configuration
-            )
-            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            // Each flush finds events, a snapshot (after the 50th, 100th and 150th action,
+            // pushed with its event under the buffer's lock) and more events.
+            let (recorder, shop) = try await Self.recordingOnFlush(into: location, install: "joined", snapshotInterval: 50)
             for round in 0..<3 {
                 for index in 0..<60 { shop.dispatch(.cart(.applyDiscount(code: "R\(round)-\(index)"))) }
                 try await recorder.flush()
@@ -128,17 +135,10 @@ struct PostgresRecorderTests {
 
     @Test("a batch goes in a part at a time as it is encoded; a part naming a call site or case not seen before has the batch written again whole")
     func batchInParts() async throws {
-        var configuration = RecorderConfiguration<ShopState, ShopAction>()
-        configuration.snapshotInterval = 400
-        configuration.snapshotBudget = .infinity
-        // The writer takes only when flushed: the first take is the 400 actions before the
-        // snapshot, the snapshot with them, then the 200 after.
-        configuration.durability = .buffered(maxDelay: .seconds(60))
         try await PostgresTestServer.withDatabase { location in
-            let recorder = Recorder<ShopState, ShopAction>(
-                into: try await .postgres(location, install: "parts"), app: AppIdentity(id: "com.example.shop"), configuration: configuration
-            )
-            let shop = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+            // The first take is the 400 actions before the snapshot, the snapshot with them,
+            // then the 200 after.
+            let (recorder, shop) = try await Self.recordingOnFlush(into: location, install: "parts", snapshotInterval: 400)
             var expected: [(actionCase: String, line: UInt)] = []
             func dispatch(_ index: Int, known: Bool) {
                 if known || index < 300 {

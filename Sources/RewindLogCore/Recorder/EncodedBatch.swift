@@ -14,12 +14,12 @@ public import Rewind
 @usableFromInline
 struct EncodedBatch<Action: Codable & Sendable> {
     /// Encodes items of a recorder's buffer into a batch, after the items encoded into it
-    /// before (the method, as made where the types are known).
+    /// before, and returns how many it encoded (the method, as made where the types are known).
     @usableFromInline
     typealias Encoding<State: Codable & Sendable> = @Sendable (
         _ batch: inout EncodedBatch<Action>, _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, _ codec: any PayloadCodec,
-        _ configuration: RecorderConfiguration<State, Action>, _ path: String, _ progressed: () -> Void
-    ) -> Void
+        _ configuration: RecorderConfiguration<State, Action>, _ path: String, _ endingAtSnapshot: Bool, _ progressed: () -> Void
+    ) -> Int
 
     /// The rows of the last part encoded, in order (the log takes them, part by part).
     @usableFromInline var writes: [LogWrite] = []
@@ -49,16 +49,22 @@ struct EncodedBatch<Action: Codable & Sendable> {
 
     /// Encodes `items` into ``writes`` (replacing the part before), after the items encoded
     /// before; calls `progressed` after each snapshot (the dear items).
+    ///
+    /// - Parameter endingAtSnapshot: Whether to stop before a snapshot that is not the first
+    ///   item, for a log that takes a snapshot as a part of its own (``RecordingLog/sendsRowsInParts``):
+    ///   the writer's loop, unspecialised, would otherwise look at each item's case itself.
+    /// - Returns: How many of `items` were encoded: all of them, or those before the snapshot.
     @inlinable
+    @discardableResult
     mutating func encode<State: Codable & Sendable>(
         _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, codec: any PayloadCodec,
-        configuration: RecorderConfiguration<State, Action>, path: String, progressed: () -> Void = {}
-    ) {
+        configuration: RecorderConfiguration<State, Action>, path: String, endingAtSnapshot: Bool = false, progressed: () -> Void = {}
+    ) -> Int {
         let encoder = self.encoder ?? EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
         self.encoder = encoder
         writes.removeAll(keepingCapacity: true)
         writes.reserveCapacity(items.count)
-        for item in items {
+        for (offset, item) in items.enumerated() {
             switch item {
             case let .event(dispatched, time):
                 var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time.seconds)
@@ -69,6 +75,7 @@ struct EncodedBatch<Action: Codable & Sendable> {
                 spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
                 writes.append(.event(event))
             case let .snapshot(snapshot):
+                if endingAtSnapshot, offset > 0 { return offset }
                 encodeSnapshot(snapshot, ticket: ticket, codec: codec, configuration: configuration, path: path)
                 progressed()
             case .freshState:
@@ -76,6 +83,7 @@ struct EncodedBatch<Action: Codable & Sendable> {
                 break
             }
         }
+        return items.count
     }
 
     /// Adds the row of `snapshot`, or its failure (not inlined: once per snapshot interval).

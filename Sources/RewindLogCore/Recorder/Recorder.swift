@@ -58,8 +58,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// types, by every public initializer.
     @inlinable @inline(__always)
     static var batchEncoding: EncodedBatch<Action>.Encoding<State> {
-        { batch, items, codec, configuration, path, progressed in
-            batch.encode(items, codec: codec, configuration: configuration, path: path, progressed: progressed)
+        { batch, items, codec, configuration, path, endingAtSnapshot, progressed in
+            batch.encode(items, codec: codec, configuration: configuration, path: path, endingAtSnapshot: endingAtSnapshot, progressed: progressed)
         }
     }
 

@@ -643,29 +643,21 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 let progressed = { buffer.contents.withLock { $0.busySince = .now } }
                 var encoded = EncodedBatch<Action>(firstTicket: firstTicket, spacing: spacing, causes: causes)
                 guard inParts else {
-                    encode(&encoded, rest, codec, configuration, path, progressed)
+                    _ = encode(&encoded, rest, codec, configuration, path, false, progressed)
                     progressed()
                     emit(encoded.writes)
                     batch = encoded
                     return
                 }
+                // Parts of at most `partItems` items; a snapshot a part of its own, after an
+                // empty one that tells the log a while may pass (the encoding stops before it).
                 var start = rest.startIndex
                 while start < rest.endIndex {
-                    var end = start
-                    if case .snapshot = rest[start] {
-                        // A part of its own, after an empty one that tells the log a while may pass.
-                        if start > rest.startIndex { emit([]) }
-                        end += 1
-                    } else {
-                        while end < rest.endIndex, end - start < Self.partItems {
-                            if case .snapshot = rest[end] { break }
-                            end += 1
-                        }
-                    }
-                    encode(&encoded, rest[start..<end], codec, configuration, path, progressed)
+                    if start > rest.startIndex, case .snapshot = rest[start] { emit([]) }
+                    let end = min(start + Self.partItems, rest.endIndex)
+                    start += encode(&encoded, rest[start..<end], codec, configuration, path, true, progressed)
                     progressed()
                     emit(encoded.writes)
-                    start = end
                 }
                 batch = encoded
             }
