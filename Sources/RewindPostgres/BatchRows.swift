@@ -63,7 +63,8 @@ final class BatchRows: Sendable {
     }
 
     /// The next part, waiting for the writer to send it; `nil` once the batch is whole (and
-    /// every time after). Throws the writer's encoding failure. One task at a time.
+    /// every time after). Throws the writer's encoding failure, or `CancellationError` once
+    /// released. One task at a time.
     func next() async throws -> [LogWrite]? {
         if let ready = state.withLock({ Self.take(&$0) }) { return try ready.get() }
         return try await withCheckedThrowingContinuation { reader in
@@ -77,8 +78,9 @@ final class BatchRows: Sendable {
         }
     }
 
-    /// The next part or the end, if either is there yet.
+    /// The next part or the end, if either is there yet; after ``release()``, a cancellation.
     private static func take(_ state: inout State) -> Result<[LogWrite]?, any Error>? {
+        if state.released { return .failure(CancellationError()) }
         if !state.waiting.isEmpty {
             let part = state.waiting.removeFirst()
             state.taken.append(part)

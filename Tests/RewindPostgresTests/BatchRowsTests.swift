@@ -60,13 +60,20 @@ struct BatchRowsTests {
         #expect(rows.taken.count == 50)
     }
 
-    @Test("an encoding that failed reaches a waiting task as its error, and every look after")
-    func failedWhileWaiting() async throws {
+    /// A batch whose first part was taken, and a task waiting for its second (most likely
+    /// waiting by now; one that looks later finds the same end).
+    static func waitingForSecondPart() async throws -> (BatchRows, Task<[LogWrite]?, any Error>) {
         let rows = BatchRows()
-        rows.send(Self.part(0))
-        #expect(try await Self.times(rows.next()) == [0, 1])
+        rows.send(part(0))
+        #expect(try await times(rows.next()) == [0, 1])
         let waiting = Task { try await rows.next() }
         try await Task.sleep(for: .milliseconds(20))
+        return (rows, waiting)
+    }
+
+    @Test("an encoding that failed reaches a waiting task as its error, and every look after")
+    func failedWhileWaiting() async throws {
+        let (rows, waiting) = try await Self.waitingForSecondPart()
         rows.finish(throwing: EncodingFailed())
         await #expect(throws: EncodingFailed.self) { try await waiting.value }
         await #expect(throws: EncodingFailed.self) { try await rows.next() }
@@ -75,19 +82,16 @@ struct BatchRowsTests {
         await #expect(throws: EncodingFailed.self) { try await rows.next() }
     }
 
-    @Test("a released batch lets its waiting task go, and keeps neither the parts it held nor those sent later")
+    @Test("a released batch lets its waiting task go, keeps neither the parts it held nor those sent later, and gives nothing more")
     func released() async throws {
-        let rows = BatchRows()
-        rows.send(Self.part(0))
-        #expect(try await Self.times(rows.next()) == [0, 1])
-        let waiting = Task { try await rows.next() }
-        try await Task.sleep(for: .milliseconds(20))
+        let (rows, waiting) = try await Self.waitingForSecondPart()
         rows.release()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         rows.send(Self.part(2))
         #expect(rows.taken.isEmpty)
+        await #expect(throws: CancellationError.self) { try await rows.next() }
         rows.finish()
-        #expect(try await rows.next() == nil)
+        await #expect(throws: CancellationError.self) { try await rows.next() }
     }
 
     @Test("a batch made whole (written again after a rollback) gives its parts, then the end")
