@@ -51,8 +51,9 @@ struct EncodedBatch<Action: Codable & Sendable> {
     /// before; calls `progressed` after each snapshot (the dear items).
     ///
     /// - Parameter endingAtSnapshot: Whether to stop before a snapshot that is not the first
-    ///   item, for a log that takes a snapshot as a part of its own (``RecordingLog/sendsRowsInParts``):
-    ///   the writer's loop, unspecialised, would otherwise look at each item's case itself.
+    ///   item, for a log that takes a batch in parts, each snapshot beginning one
+    ///   (``RecordingLog/sendsRowsInParts``): the writer's loop, unspecialised, would otherwise
+    ///   look at each item's case itself.
     /// - Returns: How many of `items` were encoded: all of them, or those before the snapshot.
     @inlinable
     @discardableResult

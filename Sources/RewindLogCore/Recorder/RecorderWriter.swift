@@ -649,8 +649,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     batch = encoded
                     return
                 }
-                // Parts of at most `partItems` items; a snapshot a part of its own, after an
-                // empty one that tells the log a while may pass (the encoding stops before it).
+                // Parts of at most `partItems` items, each snapshot beginning one (the encoding
+                // stops before it), after an empty part that tells the log a while may pass.
                 var start = rest.startIndex
                 while start < rest.endIndex {
                     if start > rest.startIndex, case .snapshot = rest[start] { emit([]) }
