@@ -79,9 +79,10 @@ struct RecordCommand: ParsableCommand {
         // A synchronous dispatch returns after its commit, or once the store counts as stuck
         // (the stall limit, 2 s by default) with its action still buffered: the `flushed` line
         // below is a promise only in the first case. On a loaded machine (CI, the whole test
-        // suite beside a power-loss run) a starved writer once reached the default limit, and
-        // the round reported 180 "promised" actions lost at the cut. Stalls have tests of their
-        // own; here the writer is never counted stuck.
+        // suite beside a power-loss run) a round reported 180 "promised" actions lost at the
+        // cut; with a 1 ms limit standing in for a starved writer, `power-loss --durability
+        // synchronous --seed 8191` fails that way in its second round. Stalls have tests of
+        // their own; here the writer is never counted stuck.
         configuration.stallLimit = .seconds(3_600)
         let recorder = Recorder<ShopState, ShopAction>(log: eventLog, app: AppIdentity(id: "com.example.shop"), configuration: configuration)
         let initial = try eventLog.restoredState(app: recorder.app, reducer: Shop.reducer) ?? ShopState()

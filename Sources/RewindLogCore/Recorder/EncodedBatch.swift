@@ -56,10 +56,9 @@ struct EncodedBatch<Action: Codable & Sendable> {
     ///   look at each item's case itself.
     /// - Returns: How many of `items` were encoded: all of them, or those before the snapshot.
     @inlinable
-    @discardableResult
     mutating func encode<State: Codable & Sendable>(
         _ items: ArraySlice<RecordingBuffer<State, Action>.Item>, codec: any PayloadCodec,
-        configuration: RecorderConfiguration<State, Action>, path: String, endingAtSnapshot: Bool = false, progressed: () -> Void = {}
+        configuration: RecorderConfiguration<State, Action>, path: String, endingAtSnapshot: Bool, progressed: () -> Void
     ) -> Int {
         let encoder = self.encoder ?? EventEncoder(codec: codec, redaction: configuration.redaction, path: path)
         self.encoder = encoder
