@@ -113,38 +113,42 @@ extension EventLog {
         var last: Int64?
         var count = 0
         var sharedPresent = SharedPayloads.Presence()
-        for write in writes {
-            switch write {
-            case let .event(event):
-                let previous = try last ?? Self.lastAssignedSeq(db)
-                guard previous < LoggedEvent.largestSeq else {
-                    throw RowDamage("the log's last seq is \(previous), at or beyond the largest a log holds (\(LoggedEvent.largestSeq))")
+        // Read in place, not copied out of the array (an event's strings and payload retained
+        // and released once more per row).
+        try writes.withUnsafeBufferPointer { writes in
+            for index in writes.indices {
+                switch writes[index] {
+                case let .event(event):
+                    let previous = try last ?? Self.lastAssignedSeq(db)
+                    guard previous < LoggedEvent.largestSeq else {
+                        throw RowDamage("the log's last seq is \(previous), at or beyond the largest a log holds (\(LoggedEvent.largestSeq))")
+                    }
+                    let seq = previous + 1
+                    let sourceID = try sources.id(for: event.source, in: db)
+                    let actionID = try actions.id(for: event.actionCase, in: db)
+                    let payload = try event.payload.map { payload throws in try storage.stored(payload, seq: seq, kind: .event) }
+                    // Sealed payloads never repeat: only those in the clear are worth remembering.
+                    let shared = storage.seal == nil
+                        ? try payload.flatMap { try sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) }
+                        : nil
+                    try rows.add(EventRows.Row(
+                        seq: seq, session: storage.session, time: event.time, actionID: actionID,
+                        payload: shared.map { .shared($0) } ?? payload.map { .inline($0, isText: isText) } ?? .none,
+                        sourceID: sourceID, info: event.info, redaction: event.redaction,
+                        causeDistance: event.cause?.distance(from: seq), rootDistance: event.root?.distance(from: seq)
+                    ))
+                    if first == nil { first = seq }
+                    last = seq
+                    count += 1
+                case let .snapshot(time, state):
+                    // The events before it go in first, in the order written.
+                    try rows.flush()
+                    let seq = try last ?? Self.lastAssignedSeq(db)
+                    try Self.insertSnapshot(
+                        db, session: storage.session, seq: seq, time: time, kind: "periodic",
+                        columns: try storage.snapshotColumns(state, seq: seq)
+                    )
                 }
-                let seq = previous + 1
-                let sourceID = try sources.id(for: event.source, in: db)
-                let actionID = try actions.id(for: event.actionCase, in: db)
-                let payload = try event.payload.map { payload throws in try storage.stored(payload, seq: seq, kind: .event) }
-                // Sealed payloads never repeat: only those in the clear are worth remembering.
-                let shared = storage.seal == nil
-                    ? try payload.flatMap { try sharedPayloads.reference(for: $0, isText: isText, present: &sharedPresent, in: db) }
-                    : nil
-                try rows.add(EventRows.Row(
-                    seq: seq, session: storage.session, time: event.time, actionID: actionID,
-                    payload: shared.map { .shared($0) } ?? payload.map { .inline($0, isText: isText) } ?? .none,
-                    sourceID: sourceID, info: event.info, redaction: event.redaction,
-                    causeDistance: event.cause?.distance(from: seq), rootDistance: event.root?.distance(from: seq)
-                ))
-                if first == nil { first = seq }
-                last = seq
-                count += 1
-            case let .snapshot(time, state):
-                // The events before it go in first, in the order written.
-                try rows.flush()
-                let seq = try last ?? Self.lastAssignedSeq(db)
-                try Self.insertSnapshot(
-                    db, session: storage.session, seq: seq, time: time, kind: "periodic",
-                    columns: try storage.snapshotColumns(state, seq: seq)
-                )
             }
         }
         try rows.finish()

@@ -64,26 +64,30 @@ struct EncodedBatch<Action: Codable & Sendable> {
         self.encoder = encoder
         writes.removeAll(keepingCapacity: true)
         writes.reserveCapacity(items.count)
-        for (offset, item) in items.enumerated() {
-            switch item {
-            case let .event(dispatched, time):
-                var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time.seconds)
-                (event.cause, event.root) = causes.place(ticket: dispatched.ticket, cause: dispatched.cause, ordinal: events)
-                events += 1
-                ticket += 1
-                if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
-                spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
-                writes.append(.event(event))
-            case let .snapshot(snapshot):
-                if endingAtSnapshot, offset > 0 { return offset }
-                encodeSnapshot(snapshot, ticket: ticket, codec: codec, configuration: configuration, path: path)
-                progressed()
-            case .freshState:
-                // Asked for again after a later failure that another batch resolved.
-                break
+        // Read in place, not copied out of the slice: iterating copied each item (its action's
+        // retains and releases) before the encoder copied what it needed.
+        return items.withUnsafeBufferPointer { items in
+            for offset in items.indices {
+                switch items[offset] {
+                case let .event(dispatched, time):
+                    var (event, failure) = encoder.encode(dispatched.action, source: dispatched.source, time: time.seconds)
+                    (event.cause, event.root) = causes.place(ticket: dispatched.ticket, cause: dispatched.cause, ordinal: events)
+                    events += 1
+                    ticket += 1
+                    if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
+                    spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
+                    writes.append(.event(event))
+                case let .snapshot(snapshot):
+                    if endingAtSnapshot, offset > 0 { return offset }
+                    encodeSnapshot(snapshot, ticket: ticket, codec: codec, configuration: configuration, path: path)
+                    progressed()
+                case .freshState:
+                    // Asked for again after a later failure that another batch resolved.
+                    break
+                }
             }
+            return items.count
         }
-        return items.count
     }
 
     /// Adds the row of `snapshot`, or its failure (not inlined: once per snapshot interval).

@@ -35,16 +35,59 @@ final class SharedPayloads: Sendable {
     /// shares. A payload of more than half of it is never remembered (it stays inline).
     static let memoryBudget = 1 << 20
 
+    /// What the writer remembers of a payload it has seen.
+    private struct Sighting {
+        /// `0` when it was stored inline once, `-1` twice, else the id of its row in `payloads`.
+        var id: Int64
+        /// The generation of knowledge (``Presence``) in which its row was last known to be in
+        /// place: kept beside the sighting, so that one dictionary access a sighting both finds
+        /// the row and says whether it must be probed (a set of rows beside the dictionary,
+        /// as before, was a second hash per event: 2 % of the recorder's writer thread).
+        var present: UInt64 = 0
+
+        /// The id of a payload not seen yet, before ``see(knowing:)``.
+        static let unseen = Int64.min
+
+        /// What to do with the payload seen once more.
+        enum Next {
+            /// Seen the first or second time: stored inline.
+            case first, second
+            /// The third time: stored in a new row, shared from now on.
+            case share
+            /// Its row, not known to be in place in this transaction: probed (and written
+            /// again if gone).
+            case probe(Int64)
+            /// Its row, known to be in place.
+            case refer(Int64)
+        }
+
+        /// Counts one more sighting, `generation` being the transaction's.
+        mutating func see(knowing generation: UInt64) -> Next {
+            switch id {
+            case Self.unseen:
+                id = 0
+                return .first
+            case 0:
+                id = -1
+                return .second
+            case -1:
+                return .share
+            default:
+                guard present != generation else { return .refer(id) }
+                present = generation
+                return .probe(id)
+            }
+        }
+    }
+
     private struct Sightings {
-        /// Each payload the writer has seen: `0` when it was stored inline once, `-1` twice,
-        /// else the id of its row in `payloads`.
-        var ids: [Data: Int64] = [:]
+        var ids: [Data: Sighting] = [:]
         var bytes = 0
 
         /// Forgets the payloads seen once, keeping those already shared; all of them when the
         /// shared ones alone fill half the budget.
         mutating func makeRoom() {
-            ids = ids.filter { $0.value > 0 }
+            ids = ids.filter { $0.value.id > 0 }
             bytes = ids.keys.reduce(0) { $0 + $1.count }
             if bytes > SharedPayloads.memoryBudget / 2 { self = Sightings() }
         }
@@ -52,17 +95,18 @@ final class SharedPayloads: Sendable {
 
     private let sightings = Mutex(Sightings())
 
-    /// The rows a write transaction knows to be in place: those it wrote or probed, and those
-    /// the last transaction knew, when nothing can have deleted a row since. Only retention
-    /// deletes rows: on this connection it says so (``retentionDeletedRows()``), and a commit
-    /// by any other connection — another writer, `rewind trim`, another process — changes
-    /// `PRAGMA data_version`. Measured, the probes were 4.6 % of the recorder's writer thread
-    /// (`rewind-bench --workload record --codec binary`, profiled), one per shared row and
-    /// transaction.
+    /// What a write transaction knows to be in place: the rows marked with its generation —
+    /// those it wrote or probed, and those the last transaction knew, when nothing can have
+    /// deleted a row since (it then goes on with that transaction's generation; otherwise it
+    /// starts a new one, which no row is marked with). Only retention deletes rows: on this
+    /// connection it says so (``retentionDeletedRows()``), and a commit by any other connection
+    /// — another writer, `rewind trim`, another process — changes `PRAGMA data_version`.
+    /// Measured, the probes were 4.6 % of the recorder's writer thread (`rewind-bench
+    /// --workload record --codec binary`, profiled), one per shared row and transaction.
     struct Presence {
         /// The connection's `data_version` in this transaction, once read.
         fileprivate var version: Int64?
-        fileprivate var rows = Set<Int64>()
+        fileprivate var generation: UInt64 = 0
 
         /// Nothing known yet: start of a write transaction.
         init() {}
@@ -70,9 +114,8 @@ final class SharedPayloads: Sendable {
 
     /// What the last committed transaction knew (`version` `nil`: nothing).
     private let known = Mutex(Presence())
-
-    /// Rows remembered across transactions at most: beyond, a transaction starts knowing none.
-    static let presenceLimit = 65_536
+    /// The last generation given out: each new one is greater, so no sighting carries it yet.
+    private let generations = Atomic<UInt64>(0)
 
     /// What the event's `payload` column stores for `payload`: `nil` to store the bytes inline,
     /// or the id of the row holding them. Call inside the write transaction that inserts the
@@ -80,60 +123,62 @@ final class SharedPayloads: Sendable {
     /// ``keep(_:)`` once its inserts are done; if it rolls back, ``forget()``.
     func reference(for payload: Data, isText: Bool, present: inout Presence, in db: Database) throws -> Int64? {
         guard payload.count >= Self.threshold, payload.count <= Self.memoryBudget / 2 else { return nil }
-        let known: Int64? = sightings.withLock { sightings in
-            switch sightings.ids[payload] {
-            case nil:
-                if sightings.bytes + payload.count > Self.memoryBudget { sightings.makeRoom() }
-                sightings.ids[payload] = 0
-                sightings.bytes += payload.count
-                return nil
-            case 0?:
-                sightings.ids[payload] = -1
-                return nil
-            case let known?:
-                // -1: the third time, shared from now on; else its row.
-                return known
-            }
-        }
-        guard let known else { return nil }
         if present.version == nil { try recall(into: &present, in: db) }
-        if known > 0 {
+        let generation = present.generation
+        let next: Sighting.Next = sightings.withLock { sightings in
+            // One hash of the bytes: the entry is found or made, and changed in place.
+            let next = sightings.ids[payload, default: Sighting(id: Sighting.unseen)].see(knowing: generation)
+            if case .first = next {
+                sightings.bytes += payload.count
+                if sightings.bytes > Self.memoryBudget {
+                    // Room is made as it would have been before this payload came; then it comes in.
+                    sightings.makeRoom()
+                    sightings.ids[payload] = Sighting(id: 0)
+                    sightings.bytes += payload.count
+                }
+            }
+            return next
+        }
+        switch next {
+        case .first, .second:
+            return nil
+        case let .refer(id):
+            return id
+        case let .probe(id):
             // Written again if retention deleted it since: same id, same bytes. Once per
             // transaction: measured, a probe per event recorded JSON about 18 % slower.
-            if present.rows.insert(known).inserted {
-                try step(db.cachedStatement(sql: "INSERT INTO payloads (id, bytes) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"),
-                         id: known, payload: payload, isText: isText, in: db)
+            try step(db.cachedStatement(sql: "INSERT INTO payloads (id, bytes) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"),
+                     id: id, payload: payload, isText: isText, in: db)
+            return id
+        case .share:
+            try step(db.cachedStatement(sql: "INSERT INTO payloads (bytes) VALUES (?)"), id: nil, payload: payload, isText: isText, in: db)
+            let id = db.lastInsertedRowID
+            sightings.withLock { sightings in
+                if sightings.ids[payload] != nil { sightings.ids[payload] = Sighting(id: id, present: generation) }
             }
-            return known
+            return id
         }
-        try step(db.cachedStatement(sql: "INSERT INTO payloads (bytes) VALUES (?)"), id: nil, payload: payload, isText: isText, in: db)
-        let id = db.lastInsertedRowID
-        present.rows.insert(id)
-        sightings.withLock { sightings in
-            if sightings.ids[payload] != nil { sightings.ids[payload] = id }
-        }
-        return id
     }
 
-    /// Gives `present`, which knows no row yet, the rows the last transaction knew, if no row
-    /// can have gone since.
+    /// Gives `present`, which knows no row yet, the generation of the last transaction if no
+    /// row can have gone since, else a new one.
     private func recall(into present: inout Presence, in db: Database) throws {
         let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
-        present.version = version
-        // Taken, not copied: the transaction adds to the set, which would copy it whole if
-        // shared (`keep` puts it back).
         let kept = known.withLock { known in
             defer { known = Presence() }
             return known
         }
-        if kept.version == version { present.rows = kept.rows }
+        present.version = version
+        present.generation = kept.version == version
+            ? kept.generation
+            : generations.add(1, ordering: .relaxed).newValue
     }
 
     /// Keeps what a transaction knew for the next one. Call once its inserts are done, inside
     /// it: if it rolls back, ``forget()`` follows.
     func keep(_ present: Presence) {
         guard present.version != nil else { return }
-        known.withLock { $0 = present.rows.count <= Self.presenceLimit ? present : Presence() }
+        known.withLock { $0 = present }
     }
 
     /// Retention on this connection deleted rows: the next transaction knows none.
