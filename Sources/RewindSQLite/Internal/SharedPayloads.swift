@@ -41,8 +41,8 @@ final class SharedPayloads: Sendable {
         var id: Int64
         /// The generation of knowledge (``Presence``) in which its row was last known to be in
         /// place: kept beside the sighting, so that one dictionary access a sighting both finds
-        /// the row and says whether it must be probed (a set of rows beside the dictionary,
-        /// as before, was a second hash per event: 2 % of the recorder's writer thread).
+        /// the row and says whether it must be probed, with no set of rows beside it (whose
+        /// insert was a second hash per shared sighting: 1–2 % of the recorder's writer thread).
         var present: UInt64 = 0
 
         /// The id of a payload not seen yet, before ``see(knowing:)``.
@@ -164,6 +164,8 @@ final class SharedPayloads: Sendable {
     /// row can have gone since, else a new one.
     private func recall(into present: inout Presence, in db: Database) throws {
         let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
+        // Taken, not copied: a transaction that ends without `keep` (or `forget`) leaves the
+        // next one nothing to trust.
         let kept = known.withLock { known in
             defer { known = Presence() }
             return known
