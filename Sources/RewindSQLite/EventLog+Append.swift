@@ -106,18 +106,23 @@ extension EventLog {
     /// Each event is given its seq here, the next after the last ever assigned, rather than by
     /// SQLite on insert: an encrypted payload is sealed to its seq before it is inserted. A
     /// payload seen twice before is stored once and referred to (``SharedPayloads``).
-    func insert(_ writes: [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
+    ///
+    /// The rows are the log's to take apart: each is moved out of `writes` into its statement's
+    /// row, not copied (a copy retained and released each of an event's strings and its
+    /// payload once more per row; `writes` left shared with the caller is copied once instead).
+    func insert(_ writes: consuming [LogWrite], into storage: SessionStorage, in db: Database) throws -> ClosedRange<Int64>? {
         var rows = EventRows(db)
         let isText = storage.isText
         var first: Int64?
         var last: Int64?
         var count = 0
         var sharedPresent = SharedPayloads.Presence()
-        // Read in place, not copied out of the array (an event's strings and payload retained
-        // and released once more per row).
-        try writes.withUnsafeBufferPointer { writes in
+        try writes.withUnsafeMutableBufferPointer { writes in
             for index in writes.indices {
-                switch writes[index] {
+                let write = writes.moveElement(from: index)
+                // An empty snapshot in its place (no allocation), for the array to free.
+                writes.initializeElement(at: index, to: .snapshot(time: 0, state: Data()))
+                switch consume write {
                 case let .event(event):
                     let previous = try last ?? Self.lastAssignedSeq(db)
                     guard previous < LoggedEvent.largestSeq else {

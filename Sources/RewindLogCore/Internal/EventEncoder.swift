@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Rewind
 
 /// Encodes actions for one session: applies redaction, names the case, encodes the payload.
@@ -31,51 +31,62 @@ package struct EventEncoder<Action: Encodable & Sendable> {
     /// for reporting.
     @inlinable
     package func encode(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?) {
-        let key = SourceKey(
-            file: source.file, function: source.function, line: source.line, column: source.column, origin: source.origin.rawValue
-        )
+        // Each column is worked out first and the event made once, at the end: an event made
+        // first and changed after was built twice and copied by the optimiser (each of its
+        // strings and its payload retained and released once more, in the writer thread's
+        // profile).
         let decision = decide(action)
-        var event = LogWrite.Event(
-            time: time, actionCase: caseName(action), payload: nil, source: key, info: decision.note(source.info, for: action, notes: notes),
-            redaction: nil
-        )
+        var actionCase = caseName(action)
+        var file = source.file
+        var function = source.function
+        var info = decision.note(source.info, for: action, notes: notes)
         // Text no store keeps whole (see `LogText`): `append` throws the failure, the recorder
         // writes the row changed as said here, payload and all, and reports it. The case path
         // and call site come from the compiler, but an app's `NamedAction` or hand-made
         // `ActionSource` might hold one.
-        var unstorable: EventLogError?
-        if !LogText.isStorable(event.actionCase) || !LogText.isStorable(key.file) || !LogText.isStorable(key.function) {
-            event.actionCase = LogText.replacingNUL(event.actionCase)
-            event.source.file = LogText.replacingNUL(key.file)
-            event.source.function = LogText.replacingNUL(key.function)
-            unstorable = .encodingFailed(
-                path: path, seq: nil, actionCase: event.actionCase,
+        var failure: EventLogError?
+        if !LogText.isStorable(actionCase) || !LogText.isStorable(file) || !LogText.isStorable(function) {
+            actionCase = LogText.replacingNUL(actionCase)
+            file = LogText.replacingNUL(file)
+            function = LogText.replacingNUL(function)
+            failure = .encodingFailed(
+                path: path, seq: nil, actionCase: actionCase,
                 reason: LogText.refusal("its case name or source") + "; the action is logged with U+FFFD in its place"
             )
         }
-        if !LogText.isStorable(event.info) {
-            event.info = nil
-            unstorable = unstorable ?? .encodingFailed(
-                path: path, seq: nil, actionCase: event.actionCase, reason: LogText.refusal("its note") + "; the action is logged without it"
+        if !LogText.isStorable(info) {
+            info = nil
+            failure = failure ?? .encodingFailed(
+                path: path, seq: nil, actionCase: actionCase, reason: LogText.refusal("its note") + "; the action is logged without it"
             )
         }
-        let recorded: Action
+        var redaction: String?
+        var payload: Data?
         switch decision {
         case .keep:
-            recorded = action
+            payload = self.payload(of: action, actionCase: actionCase, redaction: &redaction, failure: &failure)
         case let .scrub(scrubbed):
-            recorded = scrubbed
-            event.redaction = "fields"
+            redaction = "fields"
+            payload = self.payload(of: scrubbed, actionCase: actionCase, redaction: &redaction, failure: &failure)
         case .withhold:
-            event.redaction = "action"
-            return (event, unstorable)
+            redaction = "action"
         }
+        let key = SourceKey(file: file, function: function, line: source.line, column: source.column, origin: source.origin.rawValue)
+        let event = LogWrite.Event(time: time, actionCase: actionCase, payload: payload, source: key, info: info, redaction: redaction)
+        return (event, failure)
+    }
+
+    /// The payload of `recorded`; when encoding fails, `nil`, with why in `redaction` (without
+    /// the value) and the failure in `failure` (over text replaced before: the payload is the
+    /// greater loss).
+    @inlinable
+    package func payload(of recorded: Action, actionCase: String, redaction: inout String?, failure: inout EventLogError?) -> Data? {
         do {
-            event.payload = try encodePayload(recorded)
-            return (event, unstorable)
+            return try encodePayload(recorded)
         } catch {
-            event.redaction = "unencodable: \(ValueFreeErrorText.describe(error))"
-            return (event, .encodingFailed(path: path, seq: nil, actionCase: event.actionCase, reason: "\(error)"))
+            redaction = "unencodable: \(ValueFreeErrorText.describe(error))"
+            failure = .encodingFailed(path: path, seq: nil, actionCase: actionCase, reason: "\(error)")
+            return nil
         }
     }
 }

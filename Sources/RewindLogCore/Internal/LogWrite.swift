@@ -9,14 +9,18 @@ package enum LogWrite: Sendable {
     package struct Event: Sendable {
         @usableFromInline package var time: Double
         @usableFromInline package var actionCase: String
-        @usableFromInline package var payload: Data?
+        // The optionals are spelled `Optional<…>`: a `var` spelled `T?` starts as `nil` before
+        // the initialiser runs, and with such fields the optimiser made each event twice and
+        // copied one into the other (each string and the payload retained and released once
+        // more, per event on the recorder's writer thread).
+        @usableFromInline package var payload: Optional<Data>
         @usableFromInline package var source: SourceKey
-        @usableFromInline package var info: String?
-        @usableFromInline package var redaction: String?
+        @usableFromInline package var info: Optional<String>
+        @usableFromInline package var redaction: Optional<String>
         /// The event that caused this one, `nil` when none is known.
-        @usableFromInline package var cause: EventLink?
+        @usableFromInline package var cause: Optional<EventLink>
         /// The first event of its chain (itself for a root), `nil` when not known.
-        @usableFromInline package var root: EventLink?
+        @usableFromInline package var root: Optional<EventLink>
 
         @inlinable
         package init(

@@ -76,7 +76,7 @@ struct EncodedBatch<Action: Codable & Sendable> {
                     ticket += 1
                     if let failure { failures.append(RecorderFailure(error: failure, unrecorded: [dispatched])) }
                     spacing.wroteEvent(payloadBytes: event.payload?.count ?? 0)
-                    writes.append(.event(event))
+                    writes.append(.event(consume event))
                 case let .snapshot(snapshot):
                     if endingAtSnapshot, offset > 0 { return offset }
                     encodeSnapshot(snapshot, ticket: ticket, codec: codec, configuration: configuration, path: path)

@@ -646,6 +646,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     _ = encode(&encoded, rest, codec, configuration, path, false, progressed)
                     progressed()
                     emit(encoded.writes)
+                    // The log's alone now: a log that takes the rows apart moves them instead
+                    // of copying them out of an array still shared.
+                    encoded.writes = []
                     batch = encoded
                     return
                 }

@@ -28,10 +28,11 @@ struct EventRows {
         var actionID: Int64
         var payload: Payload
         var sourceID: Int64
-        var info: String?
-        var redaction: String?
-        var causeDistance: Int64?
-        var rootDistance: Int64?
+        // `Optional<…>`, not `T?`: see `LogWrite.Event` (a row made twice and copied).
+        var info: Optional<String>
+        var redaction: Optional<String>
+        var causeDistance: Optional<Int64>
+        var rootDistance: Optional<Int64>
     }
 
     /// Rows a statement holds at most; statements hold a power of two of them.
@@ -68,9 +69,10 @@ struct EventRows {
 
     /// Adds a row, inserting the rows waiting once there are a statement's worth (or their
     /// payloads pass ``pendingBytesLimit``).
-    mutating func add(_ row: Row) throws {
-        pending.append(row)
+    mutating func add(_ row: consuming Row) throws {
         if case let .inline(bytes, _) = row.payload { pendingBytes += bytes.count }
+        // Taken, not copied (its payload and texts retained and released once more).
+        pending.append(row)
         if pending.count == Self.perStatement || pendingBytes >= Self.pendingBytesLimit { try flush() }
     }
 
@@ -103,10 +105,12 @@ struct EventRows {
         used.insert(rows.count)
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        var index: Int32 = 1
-        for row in rows {
-            Self.bind(row, to: handle, at: index)
-            index += Int32(Self.columns)
+        // Bound in place, not copied out of the slice (a row's payload and texts retained and
+        // released once more).
+        rows.withUnsafeBufferPointer { rows in
+            for offset in rows.indices {
+                Self.bind(rows[offset], to: handle, at: 1 + Int32(offset * Self.columns))
+            }
         }
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
