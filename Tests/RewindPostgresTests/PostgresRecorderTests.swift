@@ -391,6 +391,12 @@ struct PostgresRecorderTests {
             let failures = Recorded<RecorderFailure<ShopAction>>()
             var configuration = RecorderConfiguration<ShopState, ShopAction>()
             configuration.onFailure = { failures.append($0) }
+            // Batches small enough that some commit before a connection's cut: a batch fills to
+            // its size when the writer falls behind (a loaded machine), and the copies of one of
+            // the default 2,048 of these actions are over twice the 100 KB a connection carries —
+            // none would ever commit, and nothing would be stored (seen once, under the whole
+            // suite's load).
+            configuration.batchSize = 256
             let recorder = Recorder<ShopState, ShopAction>(
                 into: try await .postgres(through, install: "cut"), app: AppIdentity(id: "com.example.shop"), configuration: configuration
             )

@@ -141,6 +141,22 @@ struct PostgresStallTests {
         }
     }
 
+    @Test("every connection turns the server's JIT compiler off, which made a listing of many sessions many times slower")
+    func noJIT() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            for mode in [EventLog.Mode.readWrite, .readOnly] {
+                let store = try await PostgresLog.open(location, mode: mode)
+                #expect(try await store.single(String.self, "SELECT current_setting('jit')") == "off", "\(mode)")
+                await store.close()
+            }
+            var recorded = location
+            recorded.install = nil
+            let recorder = try await PostgresRecordingLog.connect(recorded, install: nil, queryTimeout: .seconds(10))
+            #expect(try await recorder.single(String.self, "SELECT current_setting('jit')") == "off")
+            await recorder.close()
+        }
+    }
+
     /// The `timer` and `when` columns of the loopback TCP socket bound to `localPort`
     /// (`/proc/net/tcp`: `tr:tm->when` in hexadecimal).
     /// The established connection from `localPort` to `remotePort` in the kernel's tables: its
