@@ -31,10 +31,9 @@ package struct EventEncoder<Action: Encodable & Sendable> {
     /// for reporting.
     @inlinable
     package func encode(_ action: Action, source: ActionSource, time: Double) -> (LogWrite.Event, EventLogError?) {
-        // Each column is worked out first and the event made once, at the end: an event made
-        // first and changed after was built twice and copied by the optimiser (each of its
-        // strings and its payload retained and released once more, in the writer thread's
-        // profile).
+        // Each column is worked out first and the event made once, at the end: made first and
+        // changed after, the event was copied again on each way out (each of its strings and its
+        // payload retained and released once more, in the writer thread's profile).
         let decision = decide(action)
         var actionCase = caseName(action)
         var file = source.file

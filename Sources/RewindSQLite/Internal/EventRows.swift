@@ -28,11 +28,10 @@ struct EventRows {
         var actionID: Int64
         var payload: Payload
         var sourceID: Int64
-        // `Optional<…>`, not `T?`: see `LogWrite.Event` (a row made twice and copied).
-        var info: Optional<String>
-        var redaction: Optional<String>
-        var causeDistance: Optional<Int64>
-        var rootDistance: Optional<Int64>
+        var info: String?
+        var redaction: String?
+        var causeDistance: Int64?
+        var rootDistance: Int64?
     }
 
     /// Rows a statement holds at most; statements hold a power of two of them.
