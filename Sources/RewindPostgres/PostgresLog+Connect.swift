@@ -45,9 +45,10 @@ extension PostgresLog {
             // schema; the default path after it is the server's.
             ("search_path", #"rewind, "$user", public"#),
             // No JIT compilation: the store's statements are many and short, and the planner's
-            // estimate for some of them passes `jit_above_cost` — a listing of 1,000 sessions,
-            // whose bounds are looked up over the events table's 16 partitions, took 104 ms
-            // with the query compiled against 4.5 ms without (`EXPLAIN ANALYZE`, PostgreSQL 15).
+            // estimate for some of them passes `jit_above_cost` — choosing a page's sessions by
+            // their bounds among 1,000 (looked up over the events table's 16 partitions) took
+            // 104 ms with the query compiled against 4.5 ms without (`EXPLAIN ANALYZE`,
+            // PostgreSQL 15).
             // `jit` exists from PostgreSQL 11, as the hash partitions the schema needs do.
             ("jit", "off"),
         ]

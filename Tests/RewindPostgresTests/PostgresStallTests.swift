@@ -141,7 +141,7 @@ struct PostgresStallTests {
         }
     }
 
-    @Test("every connection turns the server's JIT compiler off, which made a listing of many sessions many times slower")
+    @Test("every connection turns the server's JIT compiler off: writer, reader and recorder")
     func noJIT() async throws {
         try await PostgresTestServer.withDatabase { location in
             for mode in [EventLog.Mode.readWrite, .readOnly] {

@@ -104,12 +104,10 @@ struct EventRows {
         used.insert(rows.count)
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        // Bound in place, not copied out of the slice (a row's payload and texts retained and
-        // released once more).
-        rows.withUnsafeBufferPointer { rows in
-            for offset in rows.indices {
-                Self.bind(rows[offset], to: handle, at: 1 + Int32(offset * Self.columns))
-            }
+        var index: Int32 = 1
+        for row in rows {
+            Self.bind(row, to: handle, at: index)
+            index += Int32(Self.columns)
         }
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
