@@ -113,6 +113,29 @@ struct RecorderSuspendTests {
         #expect(try Self.initialState(of: all[2], in: reader) == afterBackground)
     }
 
+    @Test("a flush while suspended returns once the session it wrote has ended, not between its commit and its end")
+    func flushReturnsAfterTheEnding() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try recorder.suspend()
+        // Open before the loop, so that each read follows its flush at once: the writer ends a
+        // suspended write's session just after committing it, and a flush woken by the commit
+        // alone returned in between (read here, the session had no ending yet).
+        let reader = try EventLog(path: path, mode: .readOnly)
+        for round in 1...60 {
+            store.dispatch(Self.adding("p\(round)"))
+            try recorder.flush()
+            let last = try #require(try reader.sessions().last)
+            #expect(last.ending?.kind == .suspended && last.eventCount == 1, "round \(round): \(String(describing: last.ending))")
+            if last.ending == nil { break }
+        }
+        #expect(try reader.sessions().count == 61)
+        try recorder.close()
+    }
+
     @Test("while suspended, a full buffer is written rather than waited on, in a session that ends suspended again")
     func fullBufferWhileSuspended() throws {
         let folder = try TemporaryDirectory()

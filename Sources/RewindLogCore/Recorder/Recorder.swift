@@ -406,7 +406,8 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     }
 
     /// Waits until every action handed off so far is written, then throws the first failure
-    /// since the last `flush()`, if any.
+    /// since the last `flush()`, if any. While the recorder is suspended, it also waits for
+    /// the session those actions were written in to end as suspended.
     ///
     /// - Throws: The ``EventLogError`` of a batch that could not be written.
     public func flush() throws(EventLogError) {

@@ -356,6 +356,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 }
                 return .write(spare, events: events, roomWaiters: roomWaiters, stalled: stalled)
             }
+            // Held for a session that does not end after all (a `resume()` came first): not
+            // kept waiting while the writer sleeps. (A begin or a tidy comes back here at once.)
+            if case .sleep = job { wakeWritten(progress: &progress) }
             switch job {
             case .begin:
                 begin(progress: &progress)
@@ -370,13 +373,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             case let .suspend(waiters):
                 if holding, finishSession(as: .suspended, progress: &progress) {
                     hold(nil)
-                    progress = Progress(lastSeq: nil, spacing: newSpacing())
+                    progress = Progress(lastSeq: nil, writtenWaitersHeld: progress.writtenWaitersHeld, spacing: newSpacing())
                 }
+                wakeWritten(progress: &progress)
                 // Reported before anyone waiting goes on: `suspend()` drains the reports after its wait.
                 for waiter in waiters { waiter.signal() }
             case .exit:
                 buffer.hangWatchdog?.stop()
                 _ = finishSession(as: .closed, progress: &progress)
+                wakeWritten(progress: &progress)
                 buffer.crashMarking?.follow(nil)
                 log.recorderFinished()
                 let suspending = buffer.contents.withLock { contents in
@@ -525,17 +530,41 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 buffer.divert.bitwiseOr(RecordingBuffer<State, Action>.Divert.forecast, ordering: .relaxed)
             }
             if contents.unthrownFailure == nil { contents.unthrownFailure = failures.first?.error }
-            contents.writeWaiters.removeAll { waiter in
-                guard waiter.ticket <= through else { return false }
-                wake.append(waiter.semaphore)
-                return true
+            // A suspended write finishing (`.wanted`): its session ends once the buffer is
+            // empty, and whoever waits (a `flush()` in the background) waits for that too
+            // (`wakeWritten`), so that the session it returns to has ended as suspended.
+            guard contents.suspension != .wanted else {
+                progress.writtenWaitersHeld = true
+                return
             }
+            progress.writtenWaitersHeld = false
+            wake = Self.written(through, from: &contents)
         }
         // Report before waking anyone: `flush()` drains the reports after its wait, so once it
         // returns the handler has been told.
         for failure in failures { report(failure) }
         for semaphore in wake { semaphore.signal() }
         return through
+    }
+
+    /// Takes the write waiters whose tickets are written, through `through`.
+    private static func written(_ through: UInt64, from contents: inout RecordingBuffer<State, Action>.Contents) -> [DispatchSemaphore] {
+        var wake: [DispatchSemaphore] = []
+        contents.writeWaiters.removeAll { waiter in
+            guard waiter.ticket <= through else { return false }
+            wake.append(waiter.semaphore)
+            return true
+        }
+        return wake
+    }
+
+    /// Wakes the write waiters `commit` held while a suspended write finished: its session has
+    /// ended, or will not (a `resume()`, a close).
+    private func wakeWritten(progress: inout Progress) {
+        guard progress.writtenWaitersHeld else { return }
+        progress.writtenWaitersHeld = false
+        let wake = buffer.contents.withLock { contents in Self.written(contents.written, from: &contents) }
+        for semaphore in wake { semaphore.signal() }
     }
 
     /// Whether the writer folds a state of its own to check invariants in the field.
@@ -553,6 +582,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         /// The last seq recorded in the current session; `nil` before any, when a loss comes
         /// after the session's base seq (see ``position(in:)``).
         var lastSeq: Int64?
+
+        /// Whether `commit` left written actions' waiters waiting for their session to end
+        /// (see ``wakeWritten(progress:)``).
+        var writtenWaitersHeld = false
 
         /// Where a loss in `session` comes: after its last recorded event, or its base seq.
         func position(in session: LogSession) -> Int64 {
