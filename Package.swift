@@ -18,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "Rewind", targets: ["Rewind"]),
         .library(name: "RewindCoding", targets: ["RewindCoding"]),
+        .library(name: "RewindCodingCore", targets: ["RewindCodingCore"]),
         .library(name: "RewindLog", targets: ["RewindLog"]),
         .library(name: "RewindLogCore", targets: ["RewindLogCore"]),
         .library(name: "RewindReplay", targets: ["RewindReplay"]),
@@ -87,9 +88,13 @@ let package = Package(
         // The store core: no dependencies beyond the toolchain.
         .target(name: "Rewind"),
 
-        // Generated binary coding: `@BinaryCodable` and the reader and writer its code calls.
-        // Apps annotate their actions here without depending on the log or SQLite.
-        .target(name: "RewindCoding", dependencies: ["RewindMacros"]),
+        // The payload codecs, and the readers and writers `@BinaryCodable`'s code calls: what
+        // the log needs, without the macro (as RewindLogCore is to RewindLog). An app that
+        // records without the macro builds no swift-syntax (Tools/consumer.sh checks it).
+        .target(name: "RewindCodingCore"),
+        // Generated binary coding: `@BinaryCodable` over RewindCodingCore, re-exported. Apps
+        // annotate their actions here without depending on the log or SQLite.
+        .target(name: "RewindCoding", dependencies: ["RewindCodingCore", "RewindMacros"]),
         .macro(
             name: "RewindMacros",
             dependencies: [
@@ -118,7 +123,7 @@ let package = Package(
             name: "RewindLogCore",
             dependencies: [
                 "Rewind",
-                "RewindCoding",
+                "RewindCodingCore",
                 "CZlib",
                 "CRewindCrash",
                 "CRewindFence",

@@ -31,7 +31,8 @@ let package = Package(
     ] + (macroTool == nil ? [.package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0")] : []),
     targets: [
         .target(name: "Rewind", swiftSettings: instrumented),
-        .target(name: "RewindCoding", dependencies: macroTool == nil ? ["RewindMacros"] : [], swiftSettings: instrumented),
+        .target(name: "RewindCodingCore", swiftSettings: instrumented),
+        .target(name: "RewindCoding", dependencies: ["RewindCodingCore"] + (macroTool == nil ? ["RewindMacros"] : []), swiftSettings: instrumented),
         .systemLibrary(name: "CZlib"),
         // The crash hook's handler (C, not instrumented: it runs inside a signal handler).
         .target(name: "CRewindCrash"),
@@ -39,7 +40,7 @@ let package = Package(
         // The log as the main package splits it: the core, the SQLite store, and the module
         // that re-exports both.
         .target(name: "RewindLogCore", dependencies: [
-            "Rewind", "RewindCoding", "CZlib", "CRewindCrash", "CRewindFence", .product(name: "Crypto", package: "swift-crypto"),
+            "Rewind", "RewindCodingCore", "CZlib", "CRewindCrash", "CRewindFence", .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: instrumented),
         .target(name: "RewindSQLite", dependencies: [
             "RewindLogCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),

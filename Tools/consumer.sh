@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds Tests/Consumer, an app as the README installs Rewind (`traits: []`), against this
 # checkout; runs its tests, and its replay tool on the session they record; then checks that
-# nothing of PostgreSQL, SwiftNIO, swift-log or a server framework was built into it, and that no
+# nothing of PostgreSQL, SwiftNIO, swift-log or a server framework was built into it (nor
+# swift-syntax: it does not use `@BinaryCodable`), and that no
 # dependency's manifest needs a newer toolchain than the README's floor (Swift 6.2).
 #
 #   Tools/consumer.sh            the above (CI runs it)
@@ -30,7 +31,15 @@ if [ -n "$forbidden" ]; then
     echo "$forbidden" >&2
     exit 1
 fi
-echo "consumer: $(wc -l <<<"$built") modules built, none of PostgreSQL, SwiftNIO, swift-log or a server"
+# Nor swift-syntax: the app marks no type with `@BinaryCodable`, and the log depends on
+# RewindCodingCore alone, so the macro's plugin (built from swift-syntax) is not built for it.
+syntax=$(grep -xE 'SwiftSyntax.*|SwiftParser.*|SwiftCompilerPlugin.*|SwiftDiagnostics|SwiftBasicFormat|SwiftOperators|RewindMacros|RewindCoding' <<<"$built" || true)
+if [ -n "$syntax" ]; then
+    echo "consumer: the app does not use @BinaryCodable, yet these modules of the macro were built:" >&2
+    echo "$syntax" >&2
+    exit 1
+fi
+echo "consumer: $(wc -l <<<"$built") modules built, none of PostgreSQL, SwiftNIO, swift-log, a server or swift-syntax"
 
 # The toolchain floor: the manifest a Swift $floor toolchain would read in each dependency
 # (the newest Package@swift-X.swift with X <= floor, else Package.swift) asks no newer tools.

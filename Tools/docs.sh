@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(Rewind RewindCoding RewindLogCore RewindSQLite RewindPostgres RewindReplay RewindTesting RewindCLI RewindInspector RewindFeedback RewindOpenCombine RewindUpload)
+modules=(Rewind RewindCodingCore RewindCoding RewindLogCore RewindSQLite RewindPostgres RewindReplay RewindTesting RewindCLI RewindInspector RewindFeedback RewindOpenCombine RewindUpload)
 
 if [ "${1:-}" = "preview" ]; then
     module="${2:?usage: Tools/docs.sh preview MODULE}"

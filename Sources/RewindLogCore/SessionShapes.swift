@@ -1,4 +1,4 @@
-public import RewindCoding
+public import RewindCodingCore
 
 /// The shapes of the action and state types a session was recorded with: what a later build
 /// compares its own types with to say what changed (``SchemaDrift``), even when nobody bumped a

@@ -1,6 +1,6 @@
 public import Foundation
 import PostgresNIO
-public import RewindCoding
+public import RewindCodingCore
 public import RewindLog
 
 extension PostgresLog {

@@ -2,7 +2,7 @@ public import Foundation
 import NIOCore
 import PostgresNIO
 import Rewind
-public import RewindCoding
+public import RewindCodingCore
 public import RewindLog
 
 extension PostgresLogReader {

@@ -1,7 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
-public import RewindCoding
+public import RewindCodingCore
 public import RewindLog
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 import Rewind
-import RewindCoding
+import RewindCodingCore
 public import RewindLog
 import Synchronization
 

@@ -8,7 +8,7 @@ struct PrivacyManifestTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The modules that end up in an app (not the tool's, the server's or the tests').
-    static let appModules = ["Rewind", "RewindCoding", "RewindLogCore", "RewindSQLite", "RewindLog", "RewindReplay", "RewindFeedback", "RewindOpenCombine"]
+    static let appModules = ["Rewind", "RewindCodingCore", "RewindCoding", "RewindLogCore", "RewindSQLite", "RewindLog", "RewindReplay", "RewindFeedback", "RewindOpenCombine"]
 
     /// Apple's required-reason API categories, and the calls of each that Swift code would make.
     static let categories: [String: [String]] = [

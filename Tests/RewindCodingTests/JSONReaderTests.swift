@@ -1,6 +1,7 @@
 import Foundation
 import Rewind
-@testable import RewindCoding
+import RewindCoding
+@testable import RewindCodingCore
 import RewindExamples
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
-@testable import RewindCoding
+import RewindCoding
+@testable import RewindCodingCore
 import RewindExamples
 import Testing
 

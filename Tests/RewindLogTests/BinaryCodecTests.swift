@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import Rewind
 import RewindExamples
-@testable import RewindCoding
+import RewindCoding
+@testable import RewindCodingCore
 @testable import RewindLogCore
 @testable import RewindSQLite
 import RewindTestSupport

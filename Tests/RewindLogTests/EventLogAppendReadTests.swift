@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
 import Rewind
-@testable import RewindCoding
+import RewindCoding
+@testable import RewindCodingCore
 import RewindExamples
 @testable import RewindLogCore
 @testable import RewindSQLite

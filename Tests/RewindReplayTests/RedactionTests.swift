@@ -1,6 +1,7 @@
 import Foundation
 import Rewind
-@testable import RewindCoding
+import RewindCoding
+@testable import RewindCodingCore
 @testable import RewindLogCore
 @testable import RewindSQLite
 import RewindReplay

@@ -1,6 +1,6 @@
 import Foundation
 public import Rewind
-import RewindCoding
+import RewindCodingCore
 public import Synchronization
 
 /// Notices a store stuck inside one action — its reducer, or a middleware hook between the

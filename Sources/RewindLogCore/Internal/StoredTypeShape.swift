@@ -1,5 +1,5 @@
 import Foundation
-import RewindCoding
+import RewindCodingCore
 
 /// How a `TypeShape` is stored in a log's `type_shapes` table and in an export: JSON with
 /// sorted keys, so that equal shapes are equal text and the table's `UNIQUE` stores each once.

@@ -1,6 +1,6 @@
 package import Foundation
 package import Rewind
-import RewindCoding
+import RewindCodingCore
 
 /// Writes a portable export (``PortableLog``) line by line: the one writer of the format, for
 /// ``LogReader/export(to:filter:)`` and for stores that hand sessions back as a log (a

@@ -1,6 +1,6 @@
 package import Foundation
 import Rewind
-import RewindCoding
+import RewindCodingCore
 
 extension PortableLog.EventLine {
     /// The event line `line` holds, read by the JSON codec's reader (``JSONReader``), or `nil`

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import RewindCoding
+import RewindCodingCore
 import Synchronization
 
 /// A state handed over for a periodic snapshot, and its encoding, which may be made ahead of

@@ -1,5 +1,5 @@
 public import Rewind
-import RewindCoding
+import RewindCodingCore
 
 /// The actions the dispatch path let go while the store was stuck: what a ``RecordingBuffer``
 /// tallies, under its lock, from the moment the writer had committed nothing for the

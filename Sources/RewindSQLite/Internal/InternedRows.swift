@@ -11,7 +11,7 @@ import RewindLogCore
 /// array indexed by id. Inserting happens inside the caller's write transaction; if that
 /// transaction rolls back, ``EventLog/forgetInterned()`` calls ``forget()`` and the ids it
 /// inserted are looked up again next time. (The binary codec's symbols are the third interned
-/// set; they live with the codec in RewindCoding and roll back through the same hook.)
+/// set; they live with the codec in RewindCodingCore and roll back through the same hook.)
 final class InternedRows<Value: Hashable & Sendable>: Sendable {
     /// How a table stores its values.
     struct Table: Sendable {

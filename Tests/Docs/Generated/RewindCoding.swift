@@ -6,7 +6,7 @@ import RewindCoding
 // Sources/RewindCoding/RewindCoding.docc/RewindCoding.md, block 1
 
 @BinaryCodable
-private enum CartAction: Codable, Sendable {
-    case add(productID: String, quantity: Int)
-    case clear
+private enum CounterAction: Codable, Sendable {
+    case increment
+    case add(amount: Int)
 }

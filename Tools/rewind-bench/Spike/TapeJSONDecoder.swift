@@ -9,7 +9,7 @@ import Foundation
 // A spike, not a codec: it decodes what the bench's corpora hold, and it is checked against
 // Foundation's decoder on them (the workload fails on a difference). It does not match
 // Foundation's errors and coding paths, its hostile-input behaviour or its number edge cases.
-// The codec's own reader grew out of it (`JSONTape` and `JSONReader` in RewindCoding: generated
+// The codec's own reader grew out of it (`JSONTape` and `JSONReader` in RewindCodingCore: generated
 // code instead of these containers, Foundation's decoder wherever it is unsure); the spike stays
 // for the workload's "tape + lazy Codable containers" row, the cost of containers on a tape.
 

@@ -12,7 +12,7 @@ public import Foundation
 /// Select it with `configuration.codec = BinaryPayloadCodec()`; each log keeps its own symbol
 /// table, so the log's own instance of the codec does the work.
 ///
-/// Types marked `@BinaryCodable` (see ``RewindCoding/BinaryCodable``) are read and written by
+/// Types marked `@BinaryCodable` (see ``BinaryCodable``) are read and written by
 /// generated code instead of through `Codable`'s containers: the same bytes, several times
 /// faster. Mark the action types of an app that records at high rates or replays long logs.
 public final class BinaryPayloadCodec: PayloadCodec {
