@@ -4,6 +4,7 @@ import RewindExamples
 @testable import RewindLogCore
 @testable import RewindSQLite
 import RewindTestSupport
+import Synchronization
 import Testing
 
 /// `suspend()` / `resume()`: a suspended app holds no session lock (on iOS, a suspended app
@@ -133,6 +134,39 @@ struct RecorderSuspendTests {
             if last.ending == nil { break }
         }
         #expect(try reader.sessions().count == 61)
+        try recorder.close()
+    }
+
+    @Test("a flush beside a suspension returns, never waiting on an ending that has come: every round's session ends suspended")
+    func flushBesideSuspend() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        store.dispatch(Self.adding("tea"))
+        try recorder.flush()
+        let reader = try EventLog(path: path, mode: .readOnly)
+        for round in 1...40 {
+            recorder.resume()
+            store.dispatch(Self.adding("p\(round)"))
+            // The suspension on another thread while this one flushes: the flush comes before it,
+            // while it finishes (and then waits for its ending) or after it; each returns.
+            let suspended = DispatchSemaphore(value: 0)
+            let failure = Mutex<EventLogError?>(nil)
+            DispatchQueue.global().async {
+                do throws(EventLogError) { try recorder.suspend() } catch { failure.withLock { $0 = error } }
+                suspended.signal()
+            }
+            try recorder.flush()
+            #expect(suspended.wait(timeout: .now() + 30) == .success, "round \(round): the suspension did not return")
+            #expect(failure.withLock { $0 } == nil)
+            // After a flush right after it: returns at once, nothing to write or end.
+            try recorder.flush()
+            let last = try #require(try reader.sessions().last)
+            // (The first round's session is the one "tea" began.)
+            #expect(last.ending?.kind == .suspended && last.eventCount == (round == 1 ? 2 : 1), "round \(round): \(String(describing: last.ending))")
+        }
+        #expect(try reader.sessions().count == 40)
         try recorder.close()
     }
 

@@ -415,7 +415,10 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
         let waiter = DispatchSemaphore(value: 0)
         let (mustWait, wake) = buffer.contents.withLock { contents in
             let handedOff = buffer.handedOffCount.load(ordering: .acquiring)
-            guard contents.written < handedOff else { return (false, false) }
+            // While a suspended write finishes, its session's ending is still to come: waited
+            // for too, even when every action is written (the writer wakes this once it is).
+            let ending = contents.suspension == .wanted && !contents.writerGone
+            guard contents.written < handedOff || ending else { return (false, false) }
             contents.writeWaiters.append((handedOff, waiter))
             return (true, buffer.markWorking(&contents))
         }

@@ -358,7 +358,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             }
             // Held for a session that does not end after all (a `resume()` came first): not
             // kept waiting while the writer sleeps. (A begin or a tidy comes back here at once.)
-            if case .sleep = job { wakeWritten(progress: &progress) }
+            if case .sleep = job { wakeWritten() }
             switch job {
             case .begin:
                 begin(progress: &progress)
@@ -373,15 +373,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             case let .suspend(waiters):
                 if holding, finishSession(as: .suspended, progress: &progress) {
                     hold(nil)
-                    progress = Progress(lastSeq: nil, writtenWaitersHeld: progress.writtenWaitersHeld, spacing: newSpacing())
+                    progress = Progress(lastSeq: nil, spacing: newSpacing())
                 }
-                wakeWritten(progress: &progress)
+                wakeWritten()
                 // Reported before anyone waiting goes on: `suspend()` drains the reports after its wait.
                 for waiter in waiters { waiter.signal() }
             case .exit:
                 buffer.hangWatchdog?.stop()
                 _ = finishSession(as: .closed, progress: &progress)
-                wakeWritten(progress: &progress)
+                wakeWritten()
                 buffer.crashMarking?.follow(nil)
                 log.recorderFinished()
                 let suspending = buffer.contents.withLock { contents in
@@ -533,11 +533,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             // A suspended write finishing (`.wanted`): its session ends once the buffer is
             // empty, and whoever waits (a `flush()` in the background) waits for that too
             // (`wakeWritten`), so that the session it returns to has ended as suspended.
-            guard contents.suspension != .wanted else {
-                progress.writtenWaitersHeld = true
-                return
-            }
-            progress.writtenWaitersHeld = false
+            guard contents.suspension != .wanted else { return }
             wake = Self.written(through, from: &contents)
         }
         // Report before waking anyone: `flush()` drains the reports after its wait, so once it
@@ -558,12 +554,14 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         return wake
     }
 
-    /// Wakes the write waiters `commit` held while a suspended write finished: its session has
-    /// ended, or will not (a `resume()`, a close).
-    private func wakeWritten(progress: inout Progress) {
-        guard progress.writtenWaitersHeld else { return }
-        progress.writtenWaitersHeld = false
-        let wake = buffer.contents.withLock { contents in Self.written(contents.written, from: &contents) }
+    /// Wakes the write waiters whose actions are written, which `commit` (and `flush()`) left
+    /// waiting while a suspended write finished: its session has ended, or will not (a
+    /// `resume()` came first, or a close). Before each sleep too: one lock, mostly uncontended,
+    /// a commit or an idle writer's wait — not per action.
+    private func wakeWritten() {
+        let wake = buffer.contents.withLock { contents in
+            contents.writeWaiters.isEmpty ? [] : Self.written(contents.written, from: &contents)
+        }
         for semaphore in wake { semaphore.signal() }
     }
 
@@ -582,10 +580,6 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         /// The last seq recorded in the current session; `nil` before any, when a loss comes
         /// after the session's base seq (see ``position(in:)``).
         var lastSeq: Int64?
-
-        /// Whether `commit` left written actions' waiters waiting for their session to end
-        /// (see ``wakeWritten(progress:)``).
-        var writtenWaitersHeld = false
 
         /// Where a loss in `session` comes: after its last recorded event, or its base seq.
         func position(in session: LogSession) -> Int64 {
