@@ -4,9 +4,9 @@
 /// Decoding an action through `Codable` costs a keyed container per level (an allocation and
 /// generic metadata look-ups each) and an `allKeys` array per enum; for the small actions a log
 /// holds, that is most of replay's time. A `BinaryCodable` type reads its fields straight from
-/// the payload instead. Don't conform by hand: attach the `@BinaryCodable` macro (`import RewindCoding`), which
-/// writes both requirements from the type's declaration, exactly as the synthesized `Codable`
-/// conformance would lay the value out:
+/// the payload instead. Don't conform by hand: attach the `@BinaryCodable` macro (`import
+/// RewindCoding`), which writes both requirements from the type's declaration, exactly as the
+/// synthesized `Codable` conformance would lay the value out:
 ///
 /// ```swift
 /// @BinaryCodable
