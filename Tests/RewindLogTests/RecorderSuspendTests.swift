@@ -170,6 +170,145 @@ struct RecorderSuspendTests {
         try recorder.close()
     }
 
+    @Test("an action under way on the store's thread as suspend() ends the session is waited for and written in it, not lost")
+    func suspendWaitsForTheActionUnderWay() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app, configuration: configuration)
+        let tap = recorder.tap(initialState: ShopState())
+        var state = ShopState()
+        tap.record(Self.adding("tea"), from: ActionSource(), reducing: &state) { Shop.reducer(&$0, Self.adding("tea")) }
+        try recorder.flush()
+
+        // The store is inside an action (its reducer runs) when the app goes to the background
+        // and a detached task suspends the recorder.
+        tap.willReduce(Self.adding("mug"), from: ActionSource(), state: state)
+        let returned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? recorder.suspend()
+            returned.signal()
+        }
+        #expect(returned.wait(timeout: .now() + 0.3) == .timedOut, "the session waits for the action under way")
+        Shop.reducer(&state, Self.adding("mug"))
+        tap.didReduce(Self.adding("mug"), from: ActionSource(), state: state)
+        #expect(returned.wait(timeout: .now() + 10) == .success, "suspend() returned once the action was handed off")
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let first = try #require(try reader.sessions().first)
+        #expect(first.ending?.kind == .suspended)
+        #expect(first.eventCount == 2, "the action under way is in the session it began in")
+        let afterMug = state
+        recorder.resume()
+        tap.record(Self.adding("pot"), from: ActionSource(), reducing: &state) { Shop.reducer(&$0, Self.adding("pot")) }
+        try recorder.close()
+        let sessions = try reader.sessions()
+        #expect(sessions.map(\.eventCount) == [2, 1])
+        #expect(try Self.initialState(of: sessions[1], in: reader) == afterMug)
+        #expect(try reader.gaps(session: nil).isEmpty)
+        #expect(failures.all.isEmpty)
+    }
+
+    @Test(
+        "an action still under way past the wait (suspend() inside it), or with no hang watchdog, is a gap of the suspended session, reported; recording goes on",
+        arguments: [Duration?.none, .milliseconds(600)]
+    )
+    func actionPastTheWaitIsAGap(hangLimit: Duration?) throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.hangLimit = hangLimit
+        configuration.onFailure = { failures.append($0) }
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app, configuration: configuration)
+        let tap = recorder.tap(initialState: ShopState())
+        var state = ShopState()
+        tap.record(Self.adding("tea"), from: ActionSource(), reducing: &state) { Shop.reducer(&$0, Self.adding("tea")) }
+
+        // Called from inside the action, on the store's thread: without a bound on its wait,
+        // it would wait for itself.
+        tap.willReduce(Self.adding("mug"), from: ActionSource(), state: state)
+        let clock = ContinuousClock()
+        let started = clock.now
+        try recorder.suspend()
+        if let hangLimit { #expect(clock.now - started >= hangLimit / 2 - .milliseconds(50), "it waited for the action first") }
+        Shop.reducer(&state, Self.adding("mug"))
+        tap.didReduce(Self.adding("mug"), from: ActionSource(), state: state)
+        let afterMug = state
+        recorder.resume()
+        tap.record(Self.adding("pot"), from: ActionSource(), reducing: &state) { Shop.reducer(&$0, Self.adding("pot")) }
+
+        let error = try #require(throws: EventLogError.self) { try recorder.flush() }
+        #expect(error.description.contains("suspend()"), "the failure says what happened: \(error)")
+        try recorder.close()
+        #expect(failures.all.flatMap(\.unrecorded).map(\.action) == [Self.adding("mug")])
+
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let sessions = try reader.sessions()
+        #expect(sessions.map(\.eventCount) == [1, 1])
+        #expect(sessions.map { $0.ending?.kind } == [.suspended, .closed])
+        let gaps = try reader.gaps(session: sessions[0].id)
+        #expect(gaps.map(\.lost) == [1])
+        #expect(gaps.first?.cases == ["cart.add": 1])
+        #expect(gaps.first?.afterSeq == sessions[0].seqRange?.upperBound, "after the suspended session's last event")
+        #expect(gaps.first?.resumedSession == sessions[1].id)
+        #expect(try Self.initialState(of: sessions[1], in: reader) == afterMug, "the next session begins from the state after it")
+    }
+
+    @Test("a store dispatching on one thread while another suspends and resumes, over and over: every action is written, no gap, no failure")
+    func suspendBesideDispatch() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("shop.rewind")
+        let failures = Recorded<RecorderFailure<ShopAction>>()
+        var configuration = RecorderConfiguration<ShopState, ShopAction>()
+        configuration.onFailure = { failures.append($0) }
+        configuration.retention = nil  // every session kept, to be replayed below
+        let recorder = Recorder<ShopState, ShopAction>(into: .file(path), app: Self.app, configuration: configuration)
+        let store = Store(initialState: ShopState(), reducer: Shop.reducer, middleware: recorder.middleware)
+        let stop = Atomic<Bool>(false)
+        let dispatched = Atomic<Int>(0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var index = 0
+            while !stop.load(ordering: .acquiring) {
+                store.dispatch(Self.adding("p\(index % 7)"))
+                index += 1
+                // Now and then a pause, as between an app's actions: a suspension then finds
+                // the store idle, or in the middle of one.
+                if index % 4 == 0 { usleep(20) }
+            }
+            dispatched.store(index, ordering: .releasing)
+            done.signal()
+        }
+        for _ in 0..<150 {
+            try recorder.suspend()
+            recorder.resume()
+        }
+        stop.store(true, ordering: .releasing)
+        done.wait()
+        try recorder.close()
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let sessions = try reader.sessions()
+        #expect(try reader.gaps(session: nil).isEmpty)
+        #expect(failures.all.isEmpty)
+        #expect(sessions.map(\.eventCount).reduce(0, +) == dispatched.load(ordering: .acquiring))
+        #expect(sessions.count > 2, "the suspensions ended sessions while the store dispatched")
+        // Each session begins where the one before it ended, and the last ends at the store's state.
+        var ends: [ShopState] = []
+        for session in sessions {
+            var cursor = reader.events(EventFilter(session: session.id))
+            ends.append(try cursor.collect().reduce(into: try Self.initialState(of: session, in: reader)) { state, event in
+                Shop.reducer(&state, try event.decodeAction(as: ShopAction.self, codec: JSONPayloadCodec(), path: path))
+            })
+        }
+        for index in sessions.indices.dropFirst() {
+            #expect(try Self.initialState(of: sessions[index], in: reader) == ends[index - 1], "session \(sessions[index].id) begins where \(sessions[index - 1].id) ended")
+        }
+        #expect(ends.last == store.state)
+    }
+
     @Test("while suspended, a full buffer is written rather than waited on, in a session that ends suspended again")
     func fullBufferWhileSuspended() throws {
         let folder = try TemporaryDirectory()

@@ -35,6 +35,11 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
     /// path only.
     @usableFromInline let entered = Atomic<UInt64>(0)
     @usableFromInline let left = Atomic<UInt64>(0)
+    /// The last action whose hand-off is over (pushed to the writer, let go or refused), or
+    /// that will not be handed off (its reducer threw): the recorder's writer, ending a session
+    /// for a suspension, waits while it is behind `entered` (see `RecorderWriter`). Written by
+    /// the dispatch path only, after `left`.
+    @usableFromInline let settled = Atomic<UInt64>(0)
     /// The action entered last, until the recorder takes it once it has left; initialized
     /// while `occupied`. (Not an optional: `Optional`'s checks and moves of an app's action run
     /// through its value witnesses, which cost more than the copy this saves.)
@@ -74,7 +79,10 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         let previous = entered.load(ordering: .relaxed)
         // An action entered and never left (a tap's caller that broke its contract): leave it
         // first, so that the watchdog is not copying the slot this overwrites.
-        if left.load(ordering: .relaxed) != previous, leave() { _ = takeHang() }
+        if left.load(ordering: .relaxed) != previous {
+            if leave() { _ = takeHang() }
+            settle()
+        }
         let number = previous &+ 1
         if occupied {
             slot.pointee = dispatched
@@ -104,6 +112,26 @@ final class HangWatchdog<Action: Sendable>: @unchecked Sendable {
         // (0 is no pin, and no action.)
         if pinned.load(ordering: .relaxed) == number { waitForCopy(of: number) }
         return hungAction.load(ordering: .relaxed) == number
+    }
+
+    /// The dispatch path, once the action that last left is handed off (or never will be).
+    /// A store with release ordering, a plain one on x86 and one instruction on ARM.
+    @inlinable
+    func settle() {
+        settled.store(left.load(ordering: .relaxed), ordering: .releasing)
+    }
+
+    /// How many actions have entered, for a thread that stored something the dispatch path
+    /// looks at after `enter`, then called ``AsymmetricFence/heavy()``: an action not counted
+    /// here sees that store.
+    var enteredCount: UInt64 {
+        entered.load(ordering: .acquiring)
+    }
+
+    /// Whether the first `count` actions are settled: handed off (their items in the ring, seen
+    /// by a load of its count after this), or never to be.
+    func hasSettled(_ count: UInt64) -> Bool {
+        settled.load(ordering: .acquiring) >= count
     }
 
     /// Whether the action that last left is still in its slot, for ``takeAction(ticket:cause:)``.

@@ -203,6 +203,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
                 let hung = buffer.hangWatchdog?.leave() ?? false
                 Self.handOff(dispatched, state: state, buffer: buffer, configuration: configuration,
                              synchronous: synchronous, capacity: capacity, path: path, hung: hung)
+                buffer.hangWatchdog?.settle()
             }
         )
     }
@@ -442,6 +443,16 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// from the live state. The session that ended suspended is the mark the next launch reads:
     /// an app the system ended while it was suspended left no session unended, so it is not
     /// taken for a crash. ``session`` is `nil` between a suspension and the next session.
+    ///
+    /// An action the store is reducing on another thread as the session ends (the app's
+    /// last action before the background, say, while this runs in a detached task) is waited
+    /// for and written in that session — for at most half the
+    /// ``RecorderConfiguration/hangLimit``, since a `suspend()` called from inside an action on
+    /// the store's own thread would wait for itself. An action still under way past that, or
+    /// any such action when the hang watchdog is off (`hangLimit` `nil`: nothing then tells the
+    /// writer that the store is inside one), cannot be recorded in either session: it is
+    /// counted in a gap of the suspended session, reported to `onFailure` and thrown by the next
+    /// flush, and the next session begins from the state after it.
     ///
     /// - Throws: The first failure since the last ``flush()-2pv67``, if any — among them a
     ///   session that could not be ended (a full disk): it then stays open, and its lock held.

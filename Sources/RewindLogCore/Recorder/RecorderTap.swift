@@ -115,6 +115,7 @@ public final class RecorderTap<State: Codable & Sendable, Action: Codable & Send
             if !reduced, let watchdog = recorder.buffer.hangWatchdog {
                 if watchdog.leave() { _ = watchdog.takeHang() }
                 watchdog.dropAction()
+                watchdog.settle()
             }
         }
         let result = try ActionCause.whileProcessing(dispatched.asCause) { try reduce(&state) }

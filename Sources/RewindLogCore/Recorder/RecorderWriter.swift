@@ -181,6 +181,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         let started = try startSession(app: pending.app, state: pending.state, at: pending.date)
         unstarted.withLock { $0 = nil }
         hold(started)
+        progress.suspended = nil
         if checksInvariants { progress.shadow = pending.state }
         progress.gap?.record.session = started.id
         progress.gap?.record.afterSeq = started.baseSeq
@@ -260,15 +261,41 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             named = index
         }
 
+        // A suspension that asked for a fresh state: how many actions had entered the dispatch
+        // path as it asked (with a watchdog to count them, while recording), since when, and
+        // how long it waits at most for those under way (see `written(through:)`).
+        var suspensionWait: (entered: UInt64?, since: ContinuousClock.Instant)?
+        let suspensionPatience = configuration.hangLimit.map { $0 / 2 } ?? .zero
+
         while true {
             // Only this thread begins and ends sessions: whether it holds one is settled here.
             let holding = session != nil || progress.gap != nil
+            let recording = session != nil && progress.gap == nil
             let job: Job = buffer.contents.withLock { contents in
+                let suspending = contents.suspension == .wanted || !contents.suspendWaiters.isEmpty
+                if !suspending { suspensionWait = nil }
                 if contents.sessionBegin == .wanted {
                     contents.sessionBegin = .beginning
                     return .begin
                 }
                 let count = ring.countForConsumer
+                if suspending, holding, suspensionWait == nil {
+                    // Asked as soon as the suspension is seen, under the lock, so that the state
+                    // comes before any action handed off after the session ends: the session
+                    // recording goes on in begins from it (see `write`), and this one ends
+                    // there, however busy the store (it need not wait for an empty buffer).
+                    buffer.freshStateWanted.store(true, ordering: .releasing)
+                    // An action already under way did not see the ask: its event, handed off
+                    // after the state it would have begun, belongs to this session. The fence
+                    // orders the ask before the count, as `enter` orders its count before the
+                    // action's look at the ask: an action this count misses sees the ask.
+                    var entered: UInt64?
+                    if recording, let watchdog = buffer.hangWatchdog {
+                        buffer.fence.heavy()
+                        entered = watchdog.enteredCount
+                    }
+                    suspensionWait = (entered, .now)
+                }
                 if count == 0 {
                     if checkpointWanted || retentionIsDue() != nil {
                         _ = buffer.markWorking(&contents)
@@ -281,18 +308,31 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                         contents.ringClosed = true
                         return .exit
                     }
-                    // (Waiters with no suspension wanted: a `resume()` came while a `suspend()`
-                    // waited. The session still ends, so that the suspension returns holding
-                    // nothing; the next action begins another.)
-                    if contents.suspension == .wanted || !contents.suspendWaiters.isEmpty {
-                        if contents.suspension == .wanted { contents.suspension = .done }
-                        // Asked here, under the lock, so that the state comes before any action
-                        // handed off after the session ends: the session recording goes on in
-                        // begins from it (see `write`).
-                        if holding { buffer.freshStateWanted.store(true, ordering: .releasing) }
-                        defer { contents.suspendWaiters.removeAll() }
-                        return .suspend(waiters: contents.suspendWaiters)
+                }
+                // A suspension ends the session once what is buffered is written, or at the
+                // fresh state the first action after its ask handed over: what follows it
+                // begins the next session.
+                // (Waiters with no suspension wanted: a `resume()` came while a `suspend()`
+                // waited. The session still ends, so that the suspension returns holding
+                // nothing; the next action begins another.)
+                if suspending, count == 0 || (suspensionWait != nil && ring.peek(0) { $0.isFreshState }) {
+                    // It waits for the actions under way at the ask, written in it (a push
+                    // wakes this thread) — but not past half the hang limit: a `suspend()`
+                    // called inside an action, on the dispatch thread, would wait for itself.
+                    // Past that, or with no watchdog to count them, one is counted lost (see
+                    // `write`).
+                    if let wait = suspensionWait, let entered = wait.entered, recording,
+                       ContinuousClock.now - wait.since < suspensionPatience, !written(through: entered) {
+                        contents.writer = .idle
+                        buffer.wakeAt.store(ring.taken.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+                        return .sleep(until: min(.now + .milliseconds(1), wait.since + suspensionPatience))
                     }
+                    suspensionWait = nil
+                    if contents.suspension == .wanted { contents.suspension = .done }
+                    defer { contents.suspendWaiters.removeAll() }
+                    return .suspend(waiters: contents.suspendWaiters)
+                }
+                if count == 0 {
                     contents.writer = .idle
                     buffer.wakeAt.store(ring.taken.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
                     return .sleep(until: nil)
@@ -371,9 +411,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     try? log.checkpoint()
                 }
             case let .suspend(waiters):
+                let ending = session.map { ($0, progress.position(in: $0)) }
                 if holding, finishSession(as: .suspended, progress: &progress) {
                     hold(nil)
                     progress = Progress(lastSeq: nil, spacing: newSpacing())
+                    progress.suspended = ending
                 }
                 wakeWritten()
                 // Reported before anyone waiting goes on: `suspend()` drains the reports after its wait.
@@ -565,6 +607,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         for semaphore in wake { semaphore.signal() }
     }
 
+    /// Whether the first `entered` actions are written (or never will be): settled on the
+    /// dispatch path, and nothing in the ring before a fresh state — an action that saw the
+    /// suspension's ask hands one over before its event. (A pushed item is seen here once its
+    /// action's settling is, the push coming first on the dispatch path.)
+    private func written(through entered: UInt64) -> Bool {
+        guard buffer.hangWatchdog?.hasSettled(entered) ?? true else { return false }
+        return buffer.ring.countForConsumer == 0 || buffer.ring.peek(0) { $0.isFreshState }
+    }
+
     /// Whether the writer folds a state of its own to check invariants in the field.
     var checksInvariants: Bool {
         configuration.reports != nil && !(configuration.invariants?.invariants.isEmpty ?? true)
@@ -600,6 +651,9 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         var shadow: State?
         /// The tickets of the session's committed actions, by seq: what turns causes into seqs.
         var causes = CausationMap(session: 0)
+        /// The session a suspension ended, and where a loss in it comes, until recording
+        /// goes on in another: what an action under way at the ending is counted against.
+        var suspended: (session: LogSession, position: Int64)?
     }
 
     /// Encodes and commits one batch, `items` holding `itemEvents` events (counted from the
@@ -629,8 +683,19 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             gap.latest = error
             return lose(items, to: gap, progress: &progress)
         }
-        guard var session else {
+        guard var session = session ?? progress.suspended?.session else {
             return Self.unwritten(items, .closed(path: log.path))
+        }
+        if self.session == nil, progress.gap == nil, let suspended = progress.suspended {
+            // An action under way as a suspension ended its session (past the writer's wait
+            // for it, or without a hang watchdog to tell): it began before the fresh state was
+            // asked for, so no state before it was handed over. It is lost — counted in a gap
+            // of the suspended session, recorded with the session the next fresh state (the
+            // state after it) begins.
+            let error = EventLogError.failed(
+                path: log.path, reason: "an action was dispatched while suspend() ended its session, and could not be recorded in either session"
+            )
+            progress.gap = PendingGap(session: suspended.session.id, afterSeq: suspended.position, error: error)
         }
         if progress.gap == nil, !log.isInPlace {
             // Deleted or replaced: a loss like any failed write, except that recording goes on

@@ -45,6 +45,10 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
         var isSnapshot: Bool {
             if case .snapshot = self { true } else { false }
         }
+
+        var isFreshState: Bool {
+            if case .freshState = self { true } else { false }
+        }
     }
 
     @usableFromInline
