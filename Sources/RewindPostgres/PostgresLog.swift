@@ -145,7 +145,19 @@ public final class PostgresLog: Sendable {
     }
 
     /// Closes the connection. Further use fails.
+    ///
+    /// A store released without it closes its connection anyway, without waiting (a store
+    /// dropped on an error path, say): the server's backend goes once the close reaches it.
     public func close() async {
         try? await connection.close()
+    }
+
+    deinit {
+        // Closed on the connection's event loop, where NIO closes a channel at once; the task
+        // holds the connection until then. (postgres-nio's connection asserts, in a debug build,
+        // that it was closed before it goes: a dropped store took the whole process with it.)
+        let connection = connection
+        guard !connection.isClosed else { return }
+        connection.eventLoop.execute { let _: EventLoopFuture<Void> = connection.close() }
     }
 }

@@ -117,6 +117,28 @@ struct PostgresLogOpeningTests {
         #expect(error.map(String.init(describing:))?.contains("connection refused") == true, "\(String(describing: error))")
     }
 
+    @Test("a store released without close() closes its connection: its backend goes, the process goes on")
+    func releasedUnclosed() async throws {
+        try await PostgresTestServer.withDatabase { location in
+            var backends: [Int32] = []
+            // A writer and a reader, each dropped as an error path drops it.
+            for mode in [EventLog.Mode.readWrite, .readOnly] {
+                let store = try await PostgresLog.open(location, mode: mode)
+                backends.append(try await store.single(Int32.self, "SELECT pg_backend_pid()"))
+            }
+            let list = backends.map(String.init).joined(separator: ", ")
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            var left = backends.count
+            while clock.now < deadline {
+                left = Int(try await PostgresTestServer.strings(location, "SELECT count(*)::text FROM pg_stat_activity WHERE pid IN (\(list))").first ?? "") ?? -1
+                if left == 0 { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(left == 0, "backends \(list) still connected")
+        }
+    }
+
     /// A loopback port nothing listens on (bound, read, released).
     private func freePort() throws -> Int {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

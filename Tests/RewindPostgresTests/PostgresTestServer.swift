@@ -63,20 +63,32 @@ enum PostgresTestServer {
     }
 
     /// The first column of `sql`'s rows as text, on `location`'s database.
+    ///
+    /// Its errors say what went wrong (postgres-nio's `PSQLError` describes itself generically,
+    /// to keep data out of an app's logs; a test's failure needs the details).
     static func strings(_ location: PostgresLocation, _ sql: String) async throws -> [String] {
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
-            id: 98, logger: PostgresLog.logger
-        )
-        defer { Task { try? await connection.close() } }
-        var values: [String] = []
-        for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLog.logger).decode(String.self) {
-            values.append(value)
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
+                id: 98, logger: PostgresLog.logger
+            )
+            defer { Task { try? await connection.close() } }
+            var values: [String] = []
+            for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLog.logger).decode(String.self) {
+                values.append(value)
+            }
+            return values
+        } catch let error as PSQLError {
+            throw Failed(description: "\(sql.prefix(80)) on \(location.host):\(location.port): \(String(reflecting: error))")
         }
-        return values
     }
 
     struct Unavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// A statement of ``strings(_:_:)`` that failed, with postgres-nio's details.
+    struct Failed: Error, CustomStringConvertible {
         var description: String
     }
 }
