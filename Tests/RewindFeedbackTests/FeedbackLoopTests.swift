@@ -301,7 +301,10 @@ struct FeedbackLoopTests {
 
 @Suite("FeedbackLoop on an actor")
 struct FeedbackLoopActorTests {
-    @Test("a feedback whose closure is isolated to the main actor runs there", .timeLimit(.minutes(1)))
+    // The limit ends a hang (a main-actor hop never taken); it is wide because the whole suite
+    // runs in parallel on a pool of two threads, and waiting for a thread counts against it:
+    // one CI run saw this test wait more than a minute behind the blocking tests.
+    @Test("a feedback whose closure is isolated to the main actor runs there", .timeLimit(.minutes(10)))
     func mainActorFeedback() async {
         let onMain = Recorded<Bool>()
         let loop = FeedbackLoop(initialState: Search(), reducer: Search.reducer) {

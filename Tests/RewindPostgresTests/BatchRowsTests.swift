@@ -6,8 +6,9 @@ import Testing
 /// The hand-over of a recorder's batch from the writer thread to the task that copies it into
 /// the store (`BatchRows`): parts arrive in order whether the task waits for them or not, the
 /// end and an encoding's failure reach a waiting task, and a released batch keeps nothing and
-/// leaves no task waiting (a lost wake-up fails the suite at its time limit rather than hanging it).
-@Suite("A store recorder's batch handed over in parts", .timeLimit(.minutes(1)))
+/// leaves no task waiting (a lost wake-up fails the suite at its time limit rather than hanging it;
+/// the limit is wide because, in a parallel run on two pool threads, waiting for a thread counts).
+@Suite("A store recorder's batch handed over in parts", .timeLimit(.minutes(10)))
 struct BatchRowsTests {
     /// A part of `count` rows told apart by their times, from `first` on.
     static func part(_ first: Int, count: Int = 2) -> [LogWrite] {

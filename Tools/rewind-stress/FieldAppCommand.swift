@@ -60,7 +60,10 @@ struct FieldAppCommand: AsyncParsableCommand {
         }
         guard store.state.cart.total < 0 else { throw ValidationError("the seeded bug did not show with seed \(seed)") }
         FileHandle.standardOutput.write(Data("negative after \(actions) taps\n".utf8))
-        // The user looks at the cart before tapping pay: the writer commits meanwhile.
+        // The user looks at the cart before tapping pay: the writer commits meanwhile. Flushed
+        // too, so that the commit is certain however loaded the machine (a pause alone once left
+        // a CI run's report without events); the pause keeps the launch's timing an app's.
+        try await recorder.flush()
         try await Task.sleep(for: .seconds(pause))
         payScreenAppeared(total: store.state.cart.total)
     }
