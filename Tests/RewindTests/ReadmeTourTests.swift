@@ -2,7 +2,8 @@ import Rewind
 import RewindTestSupport
 import Testing
 
-// The README's five-minute tour, kept compiling and true. Names match the README's.
+// The README's five-minute tour and the middleware and features of The timeline (Rewind's
+// DocC), kept compiling and true. Names match theirs.
 @Suite("README tour")
 struct ReadmeTourTests {
     struct TourCounter: Codable, Equatable, Sendable {

@@ -1,6 +1,2 @@
-// The README's second feature, built as Counter is.
+// The README's tour declares all it uses.
 import Rewind
-
-private struct Settings: Sendable { var sound = true }
-private enum SettingsAction: Sendable { case toggleSound }
-private let settingsReducer = Reducer<Settings, SettingsAction> { settings, _ in settings.sound.toggle() }

@@ -3,11 +3,7 @@
 
 import Rewind
 
-// The README's second feature, built as Counter is.
-
-private struct Settings: Sendable { var sound = true }
-private enum SettingsAction: Sendable { case toggleSound }
-private let settingsReducer = Reducer<Settings, SettingsAction> { settings, _ in settings.sound.toggle() }
+// The README's tour declares all it uses.
 
 // README.md, block 1
 
@@ -41,56 +37,4 @@ private func snippet2() async throws {
     Task { for await state in store.states { print(state) } }   // starts with the current state
     _ = store
     _ = observation
-}
-
-// README.md, block 3
-private func snippet3() async throws {
-    let logger = Middleware<Counter, CounterAction>(didReduce: { dispatched, state, _ in
-        print(dispatched.source, dispatched.action, "→", state.count)
-    })
-
-    let autoReset = Middleware<Counter, CounterAction>(didReduce: { dispatched, state, context in
-        guard state.count > 100 else { return }
-        context.run(.run(id: "reset", cancelInFlight: true) { send in
-            try await Task.sleep(for: .seconds(1))
-            send(.reset)                  // source: this line, origin "effect"; caused by the action above
-        })
-    })
-
-    let store = Store(
-        initialState: Counter(),
-        reducer: counterReducer,
-        middleware: .combine(logger, autoReset),
-        onEffectFailure: { failure in print(failure) }  // effects never crash the store
-    )
-    _ = logger
-    _ = autoReset
-    _ = store
-}
-
-// README.md, block 4
-private struct AppState: Sendable {     // Settings: a feature built as Counter is
-    var counter = Counter()
-    var settings = Settings()
-}
-
-private enum AppAction: Sendable {
-    case counter(CounterAction)
-    case settings(SettingsAction)
-    var counter: CounterAction? { if case let .counter(a) = self { a } else { nil } }
-    var settings: SettingsAction? { if case let .settings(a) = self { a } else { nil } }
-}
-
-private func snippet4() async throws {
-    let appReducer = Reducer<AppState, AppAction>.combine(
-        counterReducer.lift(state: \AppState.counter, action: \AppAction.counter),
-        settingsReducer.lift(state: \AppState.settings, action: \AppAction.settings)
-    )
-    let appStore = Store(initialState: AppState(), reducer: appReducer)
-
-    let counterStore = appStore.scope(state: \.counter, action: AppAction.counter)
-    counterStore.dispatch(.increment)     // dispatches AppAction.counter(.increment)
-    _ = appReducer
-    _ = appStore
-    _ = counterStore
 }
