@@ -50,15 +50,20 @@ enum PostgresTestServer {
         }
     }
 
-    /// Runs `sql` on `location`'s database, outside any store.
+    /// Runs `sql` on `location`'s database, outside any store. Its errors say what went wrong,
+    /// as ``strings(_:_:)``'s do.
     static func admin(_ location: PostgresLocation, _ sql: String) async throws {
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
-            id: 99, logger: PostgresLog.logger
-        )
-        defer { Task { try? await connection.close() } }
-        for statement in SQLScript.statements(sql) {
-            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresLog.logger)
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
+                id: 99, logger: PostgresLog.logger
+            )
+            defer { Task { try? await connection.close() } }
+            for statement in SQLScript.statements(sql) {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresLog.logger)
+            }
+        } catch let error as PSQLError {
+            throw Failed(description: "\(sql.prefix(80)) on \(location.host):\(location.port): \(String(reflecting: error))")
         }
     }
 
