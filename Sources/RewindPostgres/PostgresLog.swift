@@ -153,9 +153,10 @@ public final class PostgresLog: Sendable {
     }
 
     deinit {
-        // Closed on the connection's event loop, where NIO closes a channel at once; the task
-        // holds the connection until then. (postgres-nio's connection asserts, in a debug build,
-        // that it was closed before it goes: a dropped store took the whole process with it.)
+        // Closed on the connection's event loop, where NIO closes a channel at once; the
+        // closure holds the connection until then. (postgres-nio's connection asserts, in a
+        // debug build, that it was closed before it goes: a dropped store took the whole
+        // process with it.)
         let connection = connection
         guard !connection.isClosed else { return }
         connection.eventLoop.execute { let _: EventLoopFuture<Void> = connection.close() }

@@ -35,7 +35,14 @@ struct PostgresLogOpeningTests {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<8 {
                     group.addTask {
-                        let store = try await PostgresLog.open(location)
+                        // Waiting up to 10 minutes for the migration, not the default 2: the
+                        // migrating opener's statements resume on the Swift pool, which the
+                        // parallel suite's blocking tests hold for minutes at a time; two CI
+                        // runs saw its migration outlast the 2-minute wait of the others.
+                        let store = try await PostgresLog.open(
+                            location, mode: .readWrite, connectTimeout: .seconds(60), queryTimeout: PostgresLog.defaultQueryTimeout,
+                            migrationLockWait: .seconds(600), role: nil
+                        )
                         defer { Task { await store.close() } }
                         return try await store.schemaVersion()
                     }
