@@ -50,39 +50,39 @@ enum PostgresTestServer {
         }
     }
 
-    /// Runs `sql` on `location`'s database, outside any store. Its errors say what went wrong,
-    /// as ``strings(_:_:)``'s do.
+    /// Runs `sql` on `location`'s database, outside any store.
     static func admin(_ location: PostgresLocation, _ sql: String) async throws {
-        do {
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
-                id: 99, logger: PostgresLog.logger
-            )
-            defer { Task { try? await connection.close() } }
+        try await withConnection(location, id: 99, doing: sql) { connection in
             for statement in SQLScript.statements(sql) {
                 _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresLog.logger)
             }
-        } catch let error as PSQLError {
-            throw Failed(description: "\(sql.prefix(80)) on \(location.host):\(location.port): \(String(reflecting: error))")
         }
     }
 
     /// The first column of `sql`'s rows as text, on `location`'s database.
-    ///
-    /// Its errors say what went wrong (postgres-nio's `PSQLError` describes itself generically,
-    /// to keep data out of an app's logs; a test's failure needs the details).
     static func strings(_ location: PostgresLocation, _ sql: String) async throws -> [String] {
-        do {
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
-                id: 98, logger: PostgresLog.logger
-            )
-            defer { Task { try? await connection.close() } }
+        try await withConnection(location, id: 98, doing: sql) { connection in
             var values: [String] = []
             for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresLog.logger).decode(String.self) {
                 values.append(value)
             }
             return values
+        }
+    }
+
+    /// `body` on a connection of its own to `location`'s database, closed after it. Its errors
+    /// say what went wrong: postgres-nio's `PSQLError` describes itself generically, to keep
+    /// data out of an app's logs, and a test's failure needs the details (``Failed``).
+    private static func withConnection<T>(
+        _ location: PostgresLocation, id: Int, doing sql: String, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
+                id: id, logger: PostgresLog.logger
+            )
+            defer { Task { try? await connection.close() } }
+            return try await body(connection)
         } catch let error as PSQLError {
             throw Failed(description: "\(sql.prefix(80)) on \(location.host):\(location.port): \(String(reflecting: error))")
         }
@@ -92,7 +92,7 @@ enum PostgresTestServer {
         var description: String
     }
 
-    /// A statement of ``strings(_:_:)`` that failed, with postgres-nio's details.
+    /// A statement of ``admin(_:_:)`` or ``strings(_:_:)`` that failed, with postgres-nio's details.
     struct Failed: Error, CustomStringConvertible {
         var description: String
     }
