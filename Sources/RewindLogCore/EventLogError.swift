@@ -82,6 +82,14 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether SQLite refused because another connection held the file's lock past the busy
+    /// timeout (`SQLITE_BUSY` and its extended codes): nothing was written, and the same write
+    /// may succeed a moment later.
+    package var isBusy: Bool {
+        guard case let .sqlite(_, code, _, _) = self else { return false }
+        return code & 0xFF == 5
+    }
+
     /// One sentence for a person: what went wrong, where, and what to do when there is
     /// something to do.
     public var description: String {

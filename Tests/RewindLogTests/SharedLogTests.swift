@@ -107,6 +107,29 @@ struct SharedLogTests {
         #expect(!FileManager.default.fileExists(atPath: SessionLock.folder(forLog: path)), "nothing is left beside the log")
     }
 
+    @Test("a close while another writer holds the log past the busy timeout still ends the session as closed, not as a crash")
+    func closeOutwaitsABusyLog() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("busy.rewind")
+        let writer = try Writer(path: path)
+        writer.dispatch(5, tag: "a")
+        try writer.recorder.flush()
+        let session = try #require(writer.recorder.session)
+        // Held past one busy timeout (5 s): the ending's first try is refused as busy.
+        let lock = try SQLiteWriteLock(path: path)
+        let released = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 6.5) {
+            try? lock.release()
+            released.signal()
+        }
+        let began = ContinuousClock.now
+        try writer.recorder.close()
+        released.wait()
+        #expect(ContinuousClock.now - began > .seconds(5), "the lock was held while it closed")
+        #expect(try EventLog(path: path, mode: .readOnly).session(session.id).ending?.kind == .closed)
+        #expect(writer.failures.all.isEmpty)
+    }
+
     @Test("a writer whose process stops is marked ended uncleanly by the next writer, at its last committed event; one whose lock another process holds is not")
     func uncleanEnding() throws {
         let folder = try TemporaryDirectory()

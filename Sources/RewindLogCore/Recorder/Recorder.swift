@@ -537,6 +537,10 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
     /// Writes what is buffered, stops the writer thread and refuses further actions (they are
     /// reported to `onFailure`). Calling it again does nothing.
     ///
+    /// Another process keeping a shared log file busy delays it: the session's end is tried
+    /// three times, each waiting up to SQLite's busy timeout (5 s), since a session left
+    /// unended reads as a crash to the next launch.
+    ///
     /// - Throws: The first failure since the last ``flush()-2pv67``, if any.
     public func close() throws(EventLogError) {
         guard !askToClose() else { return }

@@ -528,24 +528,39 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// Ends the session held as `kind`, recording first a loss not yet recorded (nothing came
     /// after it to resume from, but the log still says what was lost); `false`, with the
     /// failure reported, when the log could not be written.
+    ///
+    /// A log another writer keeps busy past its busy timeout is tried ``endingRetries`` more
+    /// times: this ending is the mark the next launch reads, and a session left unended is
+    /// taken for a crash once this process is gone. (A batch of events refused the same way
+    /// is a gap instead, and recording goes on: a later write says what was lost; nothing
+    /// comes after an ending to say it.)
     private func finishSession(as kind: SessionEnding.Kind, progress: inout Progress) -> Bool {
-        do throws(EventLogError) {
-            if let gap = progress.gap {
-                try startPendingSession(progress: &progress)
-                try log.recordGap(progress.gap?.record ?? gap.record)
-                progress.gap = nil
+        var retries = Self.endingRetries
+        while true {
+            do throws(EventLogError) {
+                if let gap = progress.gap {
+                    try startPendingSession(progress: &progress)
+                    try log.recordGap(progress.gap?.record ?? gap.record)
+                    progress.gap = nil
+                }
+                if let session {
+                    sealTriggerReport(progress: &progress, sessionEnding: true)
+                    try log.endSession(session.id, as: kind, at: configuration.clock())
+                }
+                return true
+            } catch where error.isBusy && retries > 0 {
+                retries -= 1
+            } catch {
+                buffer.contents.withLock { if $0.unthrownFailure == nil { $0.unthrownFailure = error } }
+                report(RecorderFailure(error: error, unrecorded: []))
+                return false
             }
-            if let session {
-                sealTriggerReport(progress: &progress, sessionEnding: true)
-                try log.endSession(session.id, as: kind, at: configuration.clock())
-            }
-            return true
-        } catch {
-            buffer.contents.withLock { if $0.unthrownFailure == nil { $0.unthrownFailure = error } }
-            report(RecorderFailure(error: error, unrecorded: []))
-            return false
         }
     }
+
+    /// How many more times ``finishSession(as:progress:)`` tries a log that was busy: with
+    /// SQLite's 5-second busy timeout, an ending waits at most 15 seconds for another writer.
+    static var endingRetries: Int { 2 }
 
     /// Writes one part of the buffer, whose events follow ticket `previous`, then wakes whoever
     /// waited for them and reports failures; returns the ticket of its last event.
