@@ -52,6 +52,12 @@ final class InFlightQueries: Sendable {
         finish?(result)
     }
 
+    /// Takes query `id` out without ending it, unless something ended it first: its caller ends
+    /// it with what the returned closure is given.
+    func take(_ id: UInt64) -> Finish? {
+        entries.withLock { $0.running.removeValue(forKey: id) }
+    }
+
     /// Ends every running query, and every later one, with `error`: the connection closed.
     func close(with error: any Error) {
         let running = entries.withLock { entries in

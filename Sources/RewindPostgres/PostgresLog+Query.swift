@@ -42,11 +42,15 @@ extension PostgresLog {
         return try await withCheckedThrowingContinuation { continuation in
             guard let id = inFlight.add({ continuation.resume(with: $0) }) else { return }
             let deadline = connection.eventLoop.scheduleTask(in: .init(timeout + .seconds(1))) {
-                inFlight.finish(id, with: .failure(EventLogError.failed(
+                // Taken out first, so that the close does not end it with its own error; ended
+                // once the close has begun (on this loop, the channel is then inactive), so that
+                // the caller finds the connection closed, as the error says.
+                let finish = inFlight.take(id)
+                connection.close().whenComplete { _ in }
+                finish?(.failure(EventLogError.failed(
                     path: location.description,
                     reason: "the server at \(location.host):\(location.port) did not \(what) within \(timeout) (the store's query timeout), so the connection was closed; run it again to resume"
                 )))
-                connection.close().whenComplete { _ in }
             }
             start { result in
                 deadline.cancel()
