@@ -77,10 +77,13 @@ enum PostgresTestServer {
         _ location: PostgresLocation, id: Int, doing sql: String, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
         do {
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable),
-                id: id, logger: PostgresLog.logger
+            var configuration = PostgresConnection.Configuration(
+                host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable
             )
+            // A test's own look at the store is not what is under test: it waits out a loaded
+            // machine's stall (CI once saw a loopback connect pass postgres-nio's 10 s default).
+            configuration.options.connectTimeout = .seconds(60)
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: PostgresLog.logger)
             defer { Task { try? await connection.close() } }
             return try await body(connection)
         } catch let error as PSQLError {
