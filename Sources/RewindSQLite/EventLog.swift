@@ -395,7 +395,7 @@ public final class EventLog: LogReader {
 
     /// Whether this log was opened to read one moment of its file: every read runs inside the
     /// read transaction ``readingConsistently(_:)`` holds open.
-    private let holdsOneSnapshot = Mutex(false)
+    let holdsOneSnapshot = Mutex(false)
 
     /// Calls `body` with a second, read-only connection to the file held in one read
     /// transaction: it sees the log as it was when the call began, whatever this or other
