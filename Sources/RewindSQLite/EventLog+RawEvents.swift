@@ -25,25 +25,34 @@ extension EventLog {
     ) throws(EventLogError) -> Bool {
         guard first <= last else { return false }
         // A short walk (a launch's restore from its snapshot, a seek) starts no thread.
-        var next = first
+        let next: Int64
         switch try readPage(session: session, from: first, through: last, body) {
         case .stopped: return true
         case .ended: return false
         case let .more(from): next = from
         }
         guard Self.readsAhead, !holdsOneSnapshot.withLock({ $0 }) else {
-            while true {
-                switch try readPage(session: session, from: next, through: last, body) {
-                case .stopped: return true
-                case .ended: return false
-                case let .more(from): next = from
-                }
+            return try readPages(session: session, from: next, through: last, body)
+        }
+        return try RawEventReadAhead.walk(reading: { [self] each throws(EventLogError) in
+            _ = try readPages(session: session, from: next, through: last, each)
+        }, body)
+    }
+
+    /// Reads page after page from `first` until `body` stops or the range ends.
+    ///
+    /// - Returns: Whether `body` stopped the walk.
+    private func readPages(
+        session: Int64, from first: Int64, through last: Int64, _ body: (RawEvent) throws(EventLogError) -> FoldStep
+    ) throws(EventLogError) -> Bool {
+        var next = first
+        while true {
+            switch try readPage(session: session, from: next, through: last, body) {
+            case .stopped: return true
+            case .ended: return false
+            case let .more(from): next = from
             }
         }
-        return try RawEventReadAhead.walk(reading: { [self, next] each throws(EventLogError) in
-            var from = next
-            while case let .more(after) = try readPage(session: session, from: from, through: last, each) { from = after }
-        }, body)
     }
 
     /// Whether a long walk reads ahead on a thread of its own: with one core, the two threads

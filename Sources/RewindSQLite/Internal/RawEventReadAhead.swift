@@ -9,9 +9,9 @@ import Synchronization
 /// long as decoding, each about two fifths of a binary action's read + decode); a second core
 /// now steps while the first decodes.
 ///
-/// Bounded: three batches of at most ``Batch/maximumEvents`` events and about
-/// ``Batch/maximumBytes`` of payloads each (one payload larger than that is a batch of its
-/// own); the reading thread waits for a batch to come back before filling another. The walk
+/// Bounded: three batches of at most ``Batch/maximumEvents`` events each, a batch closing once
+/// its payloads reach ``Batch/maximumBytes`` (so it holds at most that plus one payload); the
+/// reading thread waits for a batch to come back before filling another. The walk
 /// that stops early (its body returns `.stop` or throws) tells the reader to stop and waits for
 /// it: no read of the log outlives the call.
 final class RawEventReadAhead: Sendable {
