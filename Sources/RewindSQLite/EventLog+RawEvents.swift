@@ -11,8 +11,8 @@ extension EventLog {
     ///
     /// Each page is its own read transaction, which also loads any new codec symbols. The first
     /// page is read on this thread; a walk longer than that, on a machine with more than one
-    /// core, reads the rest ahead on a thread of its own while `body` runs on this one
-    /// (``RawEventReadAhead``): stepping SQLite and decoding then take a core each. A log held in
+    /// core, reads the rest ahead on a thread of its own while `body` runs on this one: stepping
+    /// SQLite and decoding then take a core each. A log held in
     /// one read transaction (``readingConsistently(_:)``) reads on its connection's thread only,
     /// so it reads every page on this one.
     ///
