@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 public import RewindLogCore
 
 extension EventLog {
@@ -34,6 +35,7 @@ extension EventLog {
         guard Self.readsAhead, !holdsOneSnapshot.withLock({ $0 }) else {
             return try readPages(session: session, from: next, through: last, body)
         }
+        Self.readAheadWalks.add(1, ordering: .relaxed)
         return try RawEventReadAhead.walk(reading: { [self] each throws(EventLogError) in
             _ = try readPages(session: session, from: next, through: last, each)
         }, body)
@@ -58,6 +60,10 @@ extension EventLog {
     /// Whether a long walk reads ahead on a thread of its own: with one core, the two threads
     /// would only take turns.
     private static let readsAhead = ProcessInfo.processInfo.activeProcessorCount > 1
+
+    /// How many walks have read ahead in this process: what lets a test tell that a long walk
+    /// did (its events alone would be the same either way).
+    static let readAheadWalks = Atomic<Int>(0)
 
     /// How a page's read ended.
     private enum PageEnd {

@@ -77,7 +77,13 @@ struct RawEventReadAheadTests {
         let codec: any PayloadCodec = codecName == "json" ? JSONPayloadCodec() : BinaryPayloadCodec()
         let (log, _) = try Self.log(actions, codec: codec, in: folder)
         defer { try? log.close() }
+        let walksBefore = EventLog.readAheadWalks.load(ordering: .relaxed)
         let ahead = try Self.lines(log)
+        let walksAfter = EventLog.readAheadWalks.load(ordering: .relaxed)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            // Read ahead, or this test would compare a one-thread walk with itself.
+            #expect(walksAfter > walksBefore)
+        }
         // A log held in one read transaction reads every page on its own thread.
         let oneThread = try log.readingConsistently { moment throws(EventLogError) in try Self.lines(moment) }
         #expect(ahead.count == actions.count)
