@@ -81,7 +81,8 @@ struct RawEventReadAheadTests {
         let ahead = try Self.lines(log)
         let walksAfter = EventLog.readAheadWalks.load(ordering: .relaxed)
         if ProcessInfo.processInfo.activeProcessorCount > 1 {
-            // Read ahead, or this test would compare a one-thread walk with itself.
+            // Read ahead, or this test would compare a one-thread walk with itself. (The core
+            // count is asked here, not the log's own `readsAhead`, which a mistake could turn off.)
             #expect(walksAfter > walksBefore)
         }
         // A log held in one read transaction reads every page on its own thread.
