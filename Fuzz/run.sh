@@ -8,8 +8,6 @@
 #   FUZZ_JOBS=1 Fuzz/run.sh               one target at a time (default: one per core; the last
 #                                         targets, fewer than the cores, each run as several
 #                                         processes sharing its SECONDS, so that no core idles)
-#   Fuzz/run.sh --build                   only the build (CI builds it beside the main build, and
-#                                         its run's build is then a no-op)
 #
 # New inputs that add coverage go to .build/corpus/TARGET (kept between runs); a crash, hang or
 # runaway allocation is written to .build/crashes/TARGET/ and makes the script exit 1. Turn each
@@ -17,8 +15,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-build_only=""
-if [ "${1:-}" = "--build" ]; then build_only=1; shift; fi
 seconds=${1:-60}
 shift || true
 targets=${*:-binary-payload generated-code json-payload jsonl-import report}
@@ -52,7 +48,6 @@ if ! swift build -c "$configuration" >"$build_log" 2>&1; then
 fi
 grep -E "^Build complete|warning: " "$build_log" || true
 rm -f "$build_log"
-[ -n "$build_only" ] && exit 0
 bin=.build/$configuration
 
 # Each target is one process on one core: as many run side by side as there are cores

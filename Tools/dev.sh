@@ -5,8 +5,6 @@
 #   Tools/dev.sh test [swift test options]    build and run the whole test suite (with a throwaway
 #                                             PostgreSQL server for the PostgreSQL store's tests)
 #   Tools/dev.sh build                        build everything the tests use: libraries, tools, tests
-#   Tools/dev.sh macro-tool                   build the first part of that: the @BinaryCodable macro's
-#                                             host tool (CI builds the fuzz package with it beside the rest)
 #   Tools/dev.sh bench [rewind-bench options] run the benchmarks (release build)
 #   Tools/dev.sh allocations [--json]         count allocations per dispatch, with and without the recorder
 #   Tools/dev.sh soak [store-soak options]    the PostgreSQL soak: recorder and serve through stopped
@@ -103,11 +101,6 @@ case "$job" in
         require_swift
         ensure_sqlite
         swift build "${traits[@]}" --build-tests "$@"
-        ;;
-    macro-tool)
-        require_swift
-        ensure_sqlite
-        swift build "${traits[@]}" --target RewindMacros
         ;;
     test)
         require_swift
