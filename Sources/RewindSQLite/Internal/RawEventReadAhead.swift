@@ -20,8 +20,8 @@ final class RawEventReadAhead: Sendable {
     ///
     /// Its stored properties opt out of Swift's run-time exclusivity checks: a class's are
     /// checked at every access (a thread-local access set), and `append`, once a row, made about
-    /// ten such accesses — in a profile of a binary read + decode, half of the reading thread's
-    /// time outside SQLite. No access here overlaps another: a batch is used by one thread at a
+    /// ten such accesses — in a profile of a binary read + decode, more than half of the reading
+    /// thread's time outside SQLite. No access here overlaps another: a batch is used by one thread at a
     /// time, and none of its methods calls out while it holds a property.
     final class Batch: @unchecked Sendable {
         static let maximumEvents = 1_024
