@@ -5,7 +5,9 @@
 /// decode: nested values are read by narrowing the cursor to their bytes, never by copying them
 /// or making a decoder per level. Every read is bounds-checked, so damaged bytes make a
 /// `DecodingError`, never a crash. Keys may come in any order and unknown keys are skipped, as
-/// with `Codable`; in-order keys (the usual case) are found without searching.
+/// with `Codable`; in-order keys (the usual case) are found without searching. Keys and enum
+/// cases are `StaticString`s, found by comparing their bytes with the log's names, which a
+/// decoding pass keeps in one block: no `String` is made for a key that is found.
 ///
 /// The reading paths are `@inlinable`, so the generated code in the app's module specialises
 /// them for its field types instead of calling unspecialised generic code per field (in a
@@ -17,8 +19,9 @@ public struct BinaryReader {
     @usableFromInline var position: Int
     /// The end of the value being read.
     @usableFromInline var end: Int
-    /// The log's key symbols: `names[symbol - 1]`.
-    @usableFromInline let names: [String]
+    /// The log's key symbols. Borrowed for one decode, as `bytes` is: whoever makes the reader
+    /// keeps them alive past it.
+    @usableFromInline unowned(unsafe) let symbols: SymbolNames
     /// Borrowed for one decode, as `bytes` is: whoever makes the reader keeps the context alive
     /// past it (the codec's decoder, which is the context). Unretained, so that a decode does
     /// not retain and release it (replay makes one reader per action).
@@ -27,13 +30,16 @@ public struct BinaryReader {
     @usableFromInline var depth = 0
     @usableFromInline static let maximumDepth = 512
 
-    package init(bytes: UnsafeRawBufferPointer, names: [String], context: any BinaryDecodingContext) {
+    package init(bytes: UnsafeRawBufferPointer, names: SymbolNames, context: any BinaryDecodingContext) {
         self.bytes = bytes
         position = 0
         end = bytes.count
-        self.names = names
+        symbols = names
         self.context = context
     }
+
+    /// The log's key names, `names[symbol - 1]`, for `Codable`'s decoder.
+    var names: [String] { symbols.strings }
 
     /// Whether the whole value has been read.
     package var isAtEnd: Bool { position == end }
@@ -51,24 +57,30 @@ public struct BinaryReader {
         return container
     }
 
-    /// Opens the current value as an enum's: its one key names the case, and the case's
-    /// associated values are a keyed container under it.
+    /// Opens the current value as an enum's: its one key names the case (ask ``isCase(_:_:)``
+    /// which), and the case's associated values are a keyed container under it.
     @inlinable
-    public mutating func enumCase(of type: Any.Type) throws -> (name: String, values: KeyedContainer) {
+    public mutating func enumCase(of type: Any.Type) throws -> (choice: EnumCase, values: KeyedContainer) {
         var outer = try keyedContainer()
         guard outer.count == 1 else { throw notOneCase(type, found: outer.count) }
         let entry = outer.cursor
-        let (name, range) = try nextEntry(in: &outer)
+        let (key, range) = try nextEntry(in: &outer)
         let (savedPosition, savedEnd) = (position, end)
         (position, end) = (range.lowerBound, range.upperBound)
         defer { (position, end) = (savedPosition, savedEnd) }
         do {
             var values = try keyedContainer()
             values.caseEntry = entry
-            return (name, values)
+            return (EnumCase(key: key), values)
         } catch {
-            throw Self.prefixed(error, with: name)
+            throw Self.prefixed(error, with: key.string)
         }
+    }
+
+    /// Whether the enum value's case is `name`.
+    @inlinable
+    public func isCase(_ choice: EnumCase, _ name: StaticString) -> Bool {
+        choice.key.spells(name)
     }
 
     @usableFromInline
@@ -82,9 +94,10 @@ public struct BinaryReader {
         (error as? DecodingError)?.prefixed(with: BinaryCodingKey(key)) ?? error
     }
 
-    /// The error for a case name the enum does not have.
-    public func unknownCase(_ name: String, of type: Any.Type) -> any Error {
-        DecodingError.dataCorrupted(.init(codingPath: [BinaryCodingKey(name)], debugDescription: "\(type) has no case '\(name)'"))
+    /// The error for a case the enum does not have.
+    public func unknownCase(_ choice: EnumCase, of type: Any.Type) -> any Error {
+        let name = choice.key.string
+        return DecodingError.dataCorrupted(.init(codingPath: [BinaryCodingKey(name)], debugDescription: "\(type) has no case '\(name)'"))
     }
 
     /// The error for a raw value the enum has no case for.
@@ -94,13 +107,13 @@ public struct BinaryReader {
 
     /// Reads the value of `key`.
     @inlinable
-    public mutating func decode<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T {
+    public mutating func decode<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: StaticString, in container: inout KeyedContainer) throws -> T {
         guard let range = try find(key, in: &container) else { throw keyNotFound(key, in: container) }
         return try decodeValue(in: range, at: container, key) { try T(binary: &$0) }
     }
 
     /// Reads the value of `key` through its type's `Codable` conformance (a type without the macro).
-    public mutating func decode<T: Decodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T {
+    public mutating func decode<T: Decodable>(_ type: T.Type = T.self, forKey key: StaticString, in container: inout KeyedContainer) throws -> T {
         guard let range = try find(key, in: &container) else { throw keyNotFound(key, in: container) }
         return try decodeValue(in: range, at: container, key) { try Self.readWithCodable(&$0) as T }
     }
@@ -108,13 +121,13 @@ public struct BinaryReader {
     /// Reads the value of `key`, or `nil` when the key is absent or holds `nil` (as
     /// `decodeIfPresent` does).
     @inlinable
-    public mutating func decodeIfPresent<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T? {
+    public mutating func decodeIfPresent<T: BinaryCodable>(_ type: T.Type = T.self, forKey key: StaticString, in container: inout KeyedContainer) throws -> T? {
         guard let range = try find(key, in: &container), !range.isEmpty else { return nil }
         return try decodeValue(in: range, at: container, key) { try T(binary: &$0) }
     }
 
     /// Reads the value of `key` through `Codable`, or `nil` when it is absent or `nil`.
-    public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type = T.self, forKey key: String, in container: inout KeyedContainer) throws -> T? {
+    public mutating func decodeIfPresent<T: Decodable>(_ type: T.Type = T.self, forKey key: StaticString, in container: inout KeyedContainer) throws -> T? {
         guard let range = try find(key, in: &container), !range.isEmpty else { return nil }
         return try decodeValue(in: range, at: container, key) { try Self.readWithCodable(&$0) as T }
     }
@@ -127,37 +140,37 @@ public struct BinaryReader {
 
     /// Finds `key`'s entry, searching on from the last one found and wrapping around once.
     @inlinable
-    mutating func find(_ key: String, in container: inout KeyedContainer) throws -> Range<Int>? {
+    mutating func find(_ key: StaticString, in container: inout KeyedContainer) throws -> Range<Int>? {
         for _ in 0..<container.count {
             if container.cursorIndex == container.count {
                 container.cursor = container.start
                 container.cursorIndex = 0
             }
             let (name, range) = try nextEntry(in: &container)
-            if name == key { return range }
+            if name.spells(key) { return range }
         }
         return nil
     }
 
     /// Reads the entry at the container's cursor and moves the cursor past it.
     @inlinable
-    func nextEntry(in container: inout KeyedContainer) throws -> (name: String, range: Range<Int>) {
+    func nextEntry(in container: inout KeyedContainer) throws -> (key: EntryKey, range: Range<Int>) {
         var position = container.cursor
         let symbol = try readVarInt(at: &position, end: container.end)
-        let name: String
+        let key: EntryKey
         if symbol == 0 {
             // A key written inline (a dictionary's, which generated code reads through
             // `Codable`; accepted here too, so no payload is refused for where it sits).
-            name = try inlineKey(at: &position, end: container.end)
+            key = try inlineKey(at: &position, end: container.end)
         } else {
-            name = try self.name(of: symbol)
+            key = try self.key(of: symbol)
         }
         let length = try readVarInt(at: &position, end: container.end)
         guard length <= UInt64(container.end - position) else { throw corrupt("an entry of \(length) bytes runs past its container") }
         let range = position..<(position + Int(length))
         container.cursor = range.upperBound
         container.cursorIndex += 1
-        return (name, range)
+        return (key, range)
     }
 
     /// The name of the enum case whose values `container` holds, read back from its entry; `nil`
@@ -167,42 +180,52 @@ public struct BinaryReader {
         guard container.caseEntry >= 0 else { return nil }
         var position = container.caseEntry
         guard let symbol = try? readVarInt(at: &position, end: bytes.count) else { return nil }
-        return symbol == 0 ? try? inlineKey(at: &position, end: bytes.count) : try? name(of: symbol)
+        return (symbol == 0 ? try? inlineKey(at: &position, end: bytes.count) : try? key(of: symbol))?.string
     }
 
+    /// A key written inline: its length, then its bytes, which must be UTF-8.
     @usableFromInline
-    func inlineKey(at position: inout Int, end: Int) throws -> String {
+    func inlineKey(at position: inout Int, end: Int) throws -> EntryKey {
         let length = try readVarInt(at: &position, end: end)
         guard length <= UInt64(end - position) else { throw corrupt("a key of \(length) bytes runs past its container") }
-        guard let key = ValidatedUTF8.string(UnsafeRawBufferPointer(rebasing: bytes[position..<(position + Int(length))])) else {
+        // Not empty: a varint was read from it.
+        let start = (bytes.baseAddress! + position).assumingMemoryBound(to: UInt8.self)
+        let key = UnsafeRawBufferPointer(start: start, count: Int(length))
+        let isASCII = ValidatedUTF8.isASCII(key)
+        guard isASCII || String(validating: key, as: UTF8.self) != nil else {
             throw corrupt("a key that is not valid UTF-8")
         }
         position += Int(length)
-        return key
+        return EntryKey(start: start, count: key.count, isASCII: isASCII)
     }
 
+    /// The key of `symbol`, in the log's names.
     @inlinable
-    func name(of symbol: UInt64) throws -> String {
-        guard symbol >= 1, symbol <= UInt64(names.count) else {
-            throw corrupt("unknown key symbol \(symbol) (this log knows \(names.count))")
-        }
-        return names[Int(symbol) - 1]
+    func key(of symbol: UInt64) throws -> EntryKey {
+        guard symbol >= 1, symbol <= UInt64(symbols.count) else { throw unknownSymbol(symbol) }
+        let span = symbols.spans[Int(symbol) - 1]
+        return EntryKey(start: symbols.utf8 + span.start, count: span.count, isASCII: span.isASCII)
     }
 
     @usableFromInline
-    func keyNotFound(_ key: String, in container: KeyedContainer) -> DecodingError {
+    func unknownSymbol(_ symbol: UInt64) -> DecodingError {
+        corrupt("unknown key symbol \(symbol) (this log knows \(symbols.count))")
+    }
+
+    @usableFromInline
+    func keyNotFound(_ key: StaticString, in container: KeyedContainer) -> DecodingError {
         let path = caseName(of: container).map { [BinaryCodingKey($0)] } ?? []
-        return .keyNotFound(BinaryCodingKey(key), .init(codingPath: path, debugDescription: "no value for key '\(key)'"))
+        return .keyNotFound(BinaryCodingKey("\(key)"), .init(codingPath: path, debugDescription: "no value for key '\(key)'"))
     }
 
     /// Reads the value in `range` with `read`, which must consume all of it; errors get the
     /// key (and the enum case holding it) in front of their coding path.
     @inlinable
-    mutating func decodeValue<T>(in range: Range<Int>, at container: KeyedContainer, _ key: String, _ read: (inout BinaryReader) throws -> T) throws -> T {
+    mutating func decodeValue<T>(in range: Range<Int>, at container: KeyedContainer, _ key: StaticString, _ read: (inout BinaryReader) throws -> T) throws -> T {
         do {
             return try decodeNested(in: range, read)
         } catch {
-            let inKey = Self.prefixed(error, with: key)
+            let inKey = Self.prefixed(error, with: "\(key)")
             guard let caseKey = caseName(of: container) else { throw inKey }
             throw Self.prefixed(inKey, with: caseKey)
         }

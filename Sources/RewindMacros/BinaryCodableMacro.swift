@@ -155,9 +155,8 @@ public struct BinaryCodableMacro: ExtensionMacro {
 
         var decode = ["\(access)init(binary reader: inout RewindCoding.BinaryReader) throws {"]
         decode.append(hasValues
-            ? "    var (caseName, values) = try reader.enumCase(of: Self.self)"
-            : "    let (caseName, _) = try reader.enumCase(of: Self.self)")
-        decode.append("    switch caseName {")
+            ? "    var (choice, values) = try reader.enumCase(of: Self.self)"
+            : "    let (choice, _) = try reader.enumCase(of: Self.self)")
         var json = ["\(access)init(json reader: inout RewindCoding.JSONReader) throws {"]
         json.append("    let choice = try reader.enumCase()")
         var encode = ["\(access)func encode(binary writer: inout RewindCoding.BinaryWriter) throws {"]
@@ -171,8 +170,9 @@ public struct BinaryCodableMacro: ExtensionMacro {
             let name = element.name.text
             let caseKey = literal(key(name))
             let parameters = Array(element.parameterClause?.parameters ?? [])
-            decode.append("    case \(caseKey):")
-            // The JSON reader has no case name to switch on: it compares the key's bytes.
+            // Neither reader makes the case's name a `String` to switch on: each compares the
+            // key's bytes.
+            decode.append("    \(decode.count == 2 ? "if" : "} else if") reader.isCase(choice, \(caseKey)) {")
             json.append("    \(json.count == 2 ? "if" : "} else if") reader.isCase(choice, \(caseKey)) {")
             guard !parameters.isEmpty else {
                 decode.append("        self = .\(name)")
@@ -213,8 +213,8 @@ public struct BinaryCodableMacro: ExtensionMacro {
             json.append("        self = .\(name)(\(arguments.joined(separator: ", ")))")
             encode.append("        writer.close(values)")
         }
-        decode.append("    default:")
-        decode.append("        throw reader.unknownCase(caseName, of: Self.self)")
+        decode.append("    } else {")
+        decode.append("        throw reader.unknownCase(choice, of: Self.self)")
         decode.append("    }")
         decode.append("}")
         json.append("    } else {")

@@ -110,16 +110,15 @@ struct BinaryCodableExpansionTests {
             expands: """
             extension CartAction: RewindCoding.BinaryCodable {
                 public init(binary reader: inout RewindCoding.BinaryReader) throws {
-                    var (caseName, values) = try reader.enumCase(of: Self.self)
-                    switch caseName {
-                    case "add":
+                    var (choice, values) = try reader.enumCase(of: Self.self)
+                    if reader.isCase(choice, "add") {
                         self = .add(productID: try reader.decode(forKey: "productID", in: &values), quantity: try reader.decodeIfPresent(forKey: "quantity", in: &values))
-                    case "pair":
+                    } else if reader.isCase(choice, "pair") {
                         self = .pair(try reader.decode(forKey: "_0", in: &values), try reader.decode(forKey: "_1", in: &values))
-                    case "clear":
+                    } else if reader.isCase(choice, "clear") {
                         self = .clear
-                    default:
-                        throw reader.unknownCase(caseName, of: Self.self)
+                    } else {
+                        throw reader.unknownCase(choice, of: Self.self)
                     }
                 }
 

@@ -183,6 +183,34 @@ struct GeneratedBinaryCodingTests {
     @BinaryCodable
     struct HolderOfShapes: Codable, Equatable { var shapes: [Shape] }
 
+    @BinaryCodable
+    enum Accented: Codable, Equatable { case café(Int), cafe }
+
+    @BinaryCodable
+    struct Spelled: Codable, Equatable { var K: Int; var café: String; var accented: [Accented] }
+
+    @Test("a log's names are keys as strings are: another spelling of the same string reads as with Codable")
+    func canonicalSpellings() throws {
+        // The log's names and the type's keys are compared byte for byte when both are ASCII;
+        // otherwise as strings, where a Kelvin sign is a K and an e with a combining accent an é.
+        #expect("\u{212A}" == "K")
+        #expect("cafe\u{301}" == "café")
+        let value = Spelled(K: 7, café: "x", accented: [.café(1), .cafe])
+        let writing = BinaryPayloadCodec()
+        let bytes = try writing.encode(value)
+        let respelled = writing.unpersistedSymbols().map { symbol in
+            CodecSymbol(id: symbol.id, name: ["K": "\u{212A}", "café": "cafe\u{301}"][symbol.name] ?? symbol.name)
+        }
+        #expect(respelled.map(\.name).contains("\u{212A}") && respelled.map(\.name).contains("cafe\u{301}"))
+        let reading = BinaryPayloadCodec()
+        try reading.learn(respelled)
+        #expect(try reading.decode(Spelled.self, from: bytes) == value)
+        #expect(try reading.decodeWithCodable(Spelled.self, from: bytes) == value)
+        // The plain `cafe` case stays apart from `café` under either spelling.
+        #expect(try reading.decode([Accented].self, from: writing.encode([Accented.cafe])) == [.cafe])
+    }
+
+
     /// Not annotated, and refuses to encode when told to: a failure in the middle of a value.
     struct Refusing: Codable, Equatable {
         var refuses: Bool

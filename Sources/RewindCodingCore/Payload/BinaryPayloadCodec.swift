@@ -107,9 +107,9 @@ public final class BinaryPayloadCodec: PayloadCodec {
     }
 
     /// A decoder for a run of payloads of `type`: whether the type has generated code is
-    /// looked up once, and the symbol table is copied once instead of per payload (together,
-    /// an eighth of replay's decoding before); a payload decoded after the table changed (a
-    /// symbol another writer added meanwhile) takes a fresh copy.
+    /// looked up once, and the symbol table's names are taken once instead of per payload
+    /// (together, an eighth of replay's decoding before); a payload decoded after the table
+    /// changed (a symbol another writer added meanwhile) takes the table's new names.
     public func decoder<Value: Decodable>(for type: Value.Type) -> PayloadDecoder<Value> {
         guard let generated = Value.self as? any BinaryCodable.Type else {
             return PayloadDecoder { [self] bytes in try decodeWithCodable(type, from: bytes, in: 0..<bytes.count, names: symbols.names) }
@@ -121,7 +121,9 @@ public final class BinaryPayloadCodec: PayloadCodec {
     private func decoder<Generated: BinaryCodable, Value>(_ type: Generated.Type, as: Value.Type) -> PayloadDecoder<Value> {
         let (shared, changes) = symbols.namesAndChanges
         return PayloadDecoder(generated: { [self] bytes in
-            let names = symbols.changes.load(ordering: .acquiring) == changes ? shared : symbols.names
+            let names = symbols.changes.load(ordering: .acquiring) == changes ? shared : symbols.namesForDecoding
+            // The reader borrows the names unretained: they must outlive it.
+            defer { withExtendedLifetime(names) {} }
             var reader = BinaryReader(bytes: bytes, names: names, context: self)
             let value = try Generated(binary: &reader)
             guard reader.isAtEnd else {

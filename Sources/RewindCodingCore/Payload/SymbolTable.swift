@@ -14,6 +14,16 @@ final class SymbolTable: Sendable {
         var holes = 0
         /// `ids` for the encoder's look-ups, rebuilt on first use after `ids` changes.
         var index: SymbolIndex?
+        /// `names` for decoding passes, rebuilt on first use after `names` changes.
+        var decodingNames: SymbolNames?
+
+        /// The names for a decoding pass, made now if they changed since the last one.
+        mutating func namesForDecoding() -> SymbolNames {
+            if let decodingNames { return decodingNames }
+            let made = SymbolNames(names)
+            decodingNames = made
+            return made
+        }
     }
 
     let contents = Mutex(Contents())
@@ -29,6 +39,7 @@ final class SymbolTable: Sendable {
             let id = UInt32(contents.names.count)
             contents.ids[name] = id
             contents.index = nil
+            contents.decodingNames = nil
             changes.add(1, ordering: .releasing)
             return id
         }
@@ -39,9 +50,14 @@ final class SymbolTable: Sendable {
         contents.withLock { $0.names }
     }
 
-    /// A copy of the id→name table and the count of changes it reflects.
-    var namesAndChanges: (names: [String], changes: UInt64) {
-        contents.withLock { ($0.names, changes.load(ordering: .acquiring)) }
+    /// The id→name table for a decoding pass.
+    var namesForDecoding: SymbolNames {
+        contents.withLock { $0.namesForDecoding() }
+    }
+
+    /// The id→name table for a decoding pass and the count of changes it reflects.
+    var namesAndChanges: (names: SymbolNames, changes: UInt64) {
+        contents.withLock { ($0.namesForDecoding(), changes.load(ordering: .acquiring)) }
     }
 
     /// Every symbol known so far, for look-ups without the lock.
@@ -104,6 +120,7 @@ final class SymbolTable: Sendable {
             }
             contents.holes = Int(holes)
             contents.index = nil
+            contents.decodingNames = nil
             changes.add(1, ordering: .releasing)
         }
     }
@@ -128,6 +145,7 @@ final class SymbolTable: Sendable {
                 contents.ids[contents.names.removeLast()] = nil
             }
             contents.index = nil
+            contents.decodingNames = nil
             changes.add(1, ordering: .releasing)
         }
     }
