@@ -21,7 +21,7 @@ extension BinaryReader {
         /// ASCII (the usual case), and as strings otherwise, where canonical equivalence may
         /// make different bytes equal (a Kelvin sign and a `K`) — so generated code and
         /// `Codable` read the same fields whatever the bytes.
-        @inlinable
+        @inlinable @inline(__always)
         func spells(_ name: StaticString) -> Bool {
             // A one-character literal may be a `StaticString` of one scalar, without bytes.
             guard isASCII, name.hasPointerRepresentation, name.isASCII else { return spellsAsString(name) }

@@ -78,7 +78,7 @@ public struct BinaryReader {
     }
 
     /// Whether the enum value's case is `name`.
-    @inlinable
+    @inlinable @inline(__always)
     public func isCase(_ choice: EnumCase, _ name: StaticString) -> Bool {
         choice.key.spells(name)
     }
@@ -139,7 +139,12 @@ public struct BinaryReader {
     }
 
     /// Finds `key`'s entry, searching on from the last one found and wrapping around once.
-    @inlinable
+    ///
+    /// This, ``key(of:)``, ``isCase(_:_:)`` and `EntryKey.spells` are always inlined: left to
+    /// itself the optimizer called them out of line from the generated readers, which decoded
+    /// 3–7 % slower in memory (`rewind-bench --workload json-decoding`, the binary rows, six
+    /// runs of each build alternated).
+    @inlinable @inline(__always)
     mutating func find(_ key: StaticString, in container: inout KeyedContainer) throws -> Range<Int>? {
         for _ in 0..<container.count {
             if container.cursorIndex == container.count {
@@ -200,7 +205,7 @@ public struct BinaryReader {
     }
 
     /// The key of `symbol`, in the log's names.
-    @inlinable
+    @inlinable @inline(__always)
     func key(of symbol: UInt64) throws -> EntryKey {
         guard symbol >= 1, symbol <= UInt64(symbols.count) else { throw unknownSymbol(symbol) }
         let span = symbols.spans[Int(symbol) - 1]
