@@ -275,14 +275,21 @@ struct RecorderSuspendTests {
             while !stop.load(ordering: .acquiring) {
                 store.dispatch(Self.adding("p\(index % 7)"))
                 index += 1
+                dispatched.store(index, ordering: .releasing)
                 // Now and then a pause, as between an app's actions: a suspension then finds
                 // the store idle, or in the middle of one.
                 if index % 4 == 0 { usleep(20) }
             }
-            dispatched.store(index, ordering: .releasing)
             done.signal()
         }
+        // Each suspension waits for an action dispatched since the last one: on a loaded
+        // machine this loop could otherwise run through before the dispatching thread is
+        // scheduled at all (once in CI: every action in two sessions). The deadline keeps a
+        // dispatch that never returns from hanging the test; the counts below then fail.
+        let deadline = ContinuousClock.now + .seconds(60)
         for _ in 0..<150 {
+            let seen = dispatched.load(ordering: .acquiring)
+            while dispatched.load(ordering: .acquiring) == seen, ContinuousClock.now < deadline { usleep(50) }
             try recorder.suspend()
             recorder.resume()
         }

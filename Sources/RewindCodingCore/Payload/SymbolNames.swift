@@ -5,8 +5,8 @@
 /// Made once per change of the symbol table (``SymbolTable/namesAndChanges``) and immutable
 /// after. In a profile of binary read + decode (`rewind-bench --workload replay --codec
 /// binary`), taking each entry's name as a `String`, comparing it with the key's and destroying
-/// it was about a sixth of the samples under the generated readers; by bytes, decoding in
-/// memory runs about 7 % faster (`--workload json-decoding`, the binary rows, alternated).
+/// it was about a sixth of the samples under the generated readers; by bytes, the todo app's
+/// actions decode in memory about 7 % faster (`--workload json-decoding`, alternated).
 @usableFromInline
 package final class SymbolNames: @unchecked Sendable {
     // @unchecked: the buffers are written in `init` only, and freed in `deinit`.
