@@ -201,7 +201,10 @@ struct GeneratedBinaryCodingTests {
         let respelled = writing.unpersistedSymbols().map { symbol in
             CodecSymbol(id: symbol.id, name: ["K": "\u{212A}", "café": "cafe\u{301}"][symbol.name] ?? symbol.name)
         }
-        #expect(respelled.map(\.name).contains("\u{212A}") && respelled.map(\.name).contains("cafe\u{301}"))
+        // By bytes: as strings, a name left as it was would pass for the new spelling.
+        let spellings = Set(respelled.map { Array($0.name.utf8) })
+        #expect(spellings.contains(Array("\u{212A}".utf8)) && spellings.contains(Array("cafe\u{301}".utf8)))
+        #expect(!spellings.contains(Array("K".utf8)) && !spellings.contains(Array("café".utf8)))
         let reading = BinaryPayloadCodec()
         try reading.learn(respelled)
         #expect(try reading.decode(Spelled.self, from: bytes) == value)
@@ -209,7 +212,6 @@ struct GeneratedBinaryCodingTests {
         // The plain `cafe` case stays apart from `café` under either spelling.
         #expect(try reading.decode([Accented].self, from: writing.encode([Accented.cafe])) == [.cafe])
     }
-
 
     /// Not annotated, and refuses to encode when told to: a failure in the middle of a value.
     struct Refusing: Codable, Equatable {
