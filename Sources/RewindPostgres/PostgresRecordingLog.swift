@@ -401,9 +401,9 @@ final class PostgresRecordingLog: RecordingLog {
                 hand = part[...]
                 continue
             }
-            if case let .snapshot(time, state)? = hand.first {
+            if case let .snapshot(time, state, placed)? = hand.first {
                 hand = hand.dropFirst()
-                let seq = placing.withLock { $0.last }
+                let seq = placed ?? placing.withLock { $0.last }
                 _ = try await store.rows("""
                     INSERT INTO rewind.snapshots (session_id, seq, time, kind, state) VALUES (\(session), \(seq), \(time), 'periodic', \(state))
                     ON CONFLICT DO NOTHING

@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindCoding
 import RewindLog
+import RewindReplay
 import RewindTestSupport
 import Synchronization
 import Testing
@@ -66,5 +67,83 @@ struct PendingSnapshotTests {
             let state = try JSONPayloadCodec().decode(Telling.self, from: snapshot.state)
             #expect(state.count == Int(entry.seq - session.baseSeq), "the state after event \(entry.seq)")
         }
+    }
+
+    /// A count whose encoding, at `held`, waits until the test lets it go (a gate per test case).
+    struct Gated: Codable, Sendable, Equatable {
+        static let held = 100
+        static let gates = ["flush": DispatchSemaphore(value: 0), "close": DispatchSemaphore(value: 0)]
+        static let waiting = Mutex<Set<String>>([])
+        var gate: String
+        var count = 0
+
+        func encode(to encoder: any Encoder) throws {
+            if count == Self.held, let gate = Self.gates[gate] {
+                _ = Self.waiting.withLock { $0.insert(self.gate) }
+                // Bounded, so that a broken writer fails the test rather than hanging it; long,
+                // because the whole suite beside it has stalled this process for 20 s.
+                _ = gate.wait(timeout: .now() + 120)
+            }
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(gate, forKey: .gate)
+            try container.encode(count, forKey: .count)
+        }
+    }
+
+    @Test(
+        "a snapshot still encoding is held back: the events after it are committed meanwhile, a flush or a close waits for it, and it lands at its seq",
+        .serialized, arguments: ["flush", "close"]
+    )
+    func heldBack(waitingWith call: String) async throws {
+        let gate = try #require(Gated.gates[call])
+        let folder = try TemporaryDirectory()
+        var configuration = RecorderConfiguration<Gated, Int>()
+        configuration.snapshotInterval = Gated.held
+        configuration.snapshotBudget = .infinity
+        let path = folder.file("held-\(call).rewind")
+        let recorder = Recorder<Gated, Int>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.held"), configuration: configuration)
+        let store = Store(initialState: Gated(gate: call), reducer: Reducer { state, amount in state.count += amount }, middleware: recorder.middleware)
+        var released = false
+        defer { if !released { gate.signal() } }
+        for _ in 0..<180 { store.dispatch(1) }
+
+        // The snapshot after the 100th action is being encoded, and waits: the 80 events after
+        // it are committed all the same (a writer that waited for it would commit 100 at most).
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var committed = 0
+        while ContinuousClock.now < deadline {
+            committed = try reader.sessions().reduce(0) { $0 + Int($1.eventCount) }
+            if committed == 180 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let encoding = Gated.waiting.withLock { $0.contains(call) }
+        #expect(encoding)
+        #expect(committed == 180)
+        let session = try #require(try reader.sessions().first)
+        #expect(try reader.snapshotIndex(session: session.id).allSatisfy { $0.seq == session.baseSeq }, "not written while encoding")
+
+        // A flush or a close waits for it.
+        let returned = DispatchSemaphore(value: 0)
+        let waiting = Task {
+            if call == "flush" { try await recorder.flush() } else { try await recorder.close() }
+            returned.signal()
+        }
+        let early = returned.wait(timeout: .now() + 0.3) == .success
+        #expect(!early, "\(call) returned before the snapshot held back was written")
+        released = true
+        gate.signal()
+        try await waiting.value
+        let index = try reader.snapshotIndex(session: session.id).filter { $0.seq > session.baseSeq }
+        #expect(index.map(\.seq) == [session.baseSeq + Int64(Gated.held)])
+        for entry in index {
+            let snapshot = try #require(try reader.snapshot(session: session.id, atOrBefore: entry.seq))
+            #expect(try JSONPayloadCodec().decode(Gated.self, from: snapshot.state).count == Int(entry.seq - session.baseSeq), "the state after its event")
+        }
+        try await recorder.close()
+        // The log folds to the live state from it.
+        let replayer = Replayer(log: try EventLog(path: path, mode: .readOnly), reducer: Reducer<Gated, Int> { state, amount in state.count += amount })
+        let restored = try replayer.finalState(session: session.id)
+        #expect(restored.count == 180)
     }
 }

@@ -318,8 +318,8 @@ public final class MemoryLog: LogReader, RecordingLog {
                     contents.events.append(Row(event: logged, actionID: contents.intern(event.actionCase)))
                     contents.lastSeq = seq
                     seqs = (seqs?.lowerBound ?? seq)...seq
-                case let .snapshot(time, state):
-                    try self.insertSnapshot(&contents, storage: storage, seq: contents.lastSeq, time: time, kind: "periodic", state: state)
+                case let .snapshot(time, state, placed):
+                    try self.insertSnapshot(&contents, storage: storage, seq: placed ?? contents.lastSeq, time: time, kind: "periodic", state: state)
                 }
             }
             if let seqs, var stored = contents.sessions[session.id] {

@@ -34,8 +34,10 @@ package enum LogWrite: Sendable {
 
     /// An event.
     case event(Event)
-    /// A snapshot of the state after the last event written before it.
-    case snapshot(time: Double, state: Data)
+    /// A snapshot of the state after the last event written before it, or, with `seq`, after
+    /// that event (one the recorder's writer held back while its encoding finished, written
+    /// after the events that followed it; see `RecorderWriter.HeldSnapshot`).
+    case snapshot(time: Double, state: Data, seq: Int64? = nil)
 }
 
 extension LogWrite {

@@ -419,7 +419,7 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             // While a suspended write finishes, its session's ending is still to come: waited
             // for too, even when every action is written (the writer wakes this once it is).
             let ending = contents.suspension == .wanted && !contents.writerGone
-            guard contents.written < handedOff || ending else { return (false, false) }
+            guard contents.written < handedOff || ending || contents.snapshotHeld else { return (false, false) }
             contents.writeWaiters.append((handedOff, waiter))
             return (true, buffer.markWorking(&contents))
         }

@@ -199,8 +199,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         case suspend(waiters: [DispatchSemaphore])
         /// `newest`: the last action handed off, and its index, for the crash mark to name.
         case sleep(until: ContinuousClock.Instant?, newest: (UInt64, Action)? = nil)
-        /// `events`: how many of the items are events.
-        case write([RecordingBuffer<State, Action>.Item], events: [Int], roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?)
+        /// `events`: how many of the items are events. `mayHold`: whether a snapshot at the
+        /// start of the items may be held back (see ``HeldSnapshot``): nobody waits for the
+        /// writer.
+        case write(
+            [RecordingBuffer<State, Action>.Item], events: [Int], roomWaiters: [DispatchSemaphore], stalled: StalledActions<Action>?,
+            mayHold: Bool
+        )
         /// Check retention and checkpoint the log, when due, now that the writer has caught up.
         case tidy
         case exit
@@ -268,6 +273,16 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         let suspensionPatience = configuration.hangLimit.map { $0 / 2 } ?? .zero
 
         while true {
+            // A snapshot held back is written once its bytes are done (the encoding wakes this
+            // thread as it ends), or at once, waiting for them, when the writer is asked for
+            // anything but more events: a flush, a close, a suspension, a new session, a stall.
+            if let held = progress.heldSnapshot {
+                let due = !held.snapshot.isBeingEncoded || buffer.contents.withLock { contents in
+                    contents.isClosing || !contents.writeWaiters.isEmpty || !contents.suspendWaiters.isEmpty
+                        || contents.suspension != .running || contents.stalled != nil || contents.sessionBegin != .none
+                }
+                if due { writeHeldSnapshot(progress: &progress) }
+            }
             // Only this thread begins and ends sessions: whether it holds one is settled here.
             let holding = session != nil || progress.gap != nil
             let recording = session != nil && progress.gap == nil
@@ -394,7 +409,12 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     buffer.divert.bitwiseAnd(~RecordingBuffer<State, Action>.Divert.stalled, ordering: .relaxed)
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
-                return .write(spare, events: events, roomWaiters: roomWaiters, stalled: stalled)
+                // Dispatches waiting for room do not keep a snapshot from being held back: the
+                // room is what holding it gives them.
+                let waitedFor = contents.isClosing || !contents.writeWaiters.isEmpty || !contents.suspendWaiters.isEmpty
+                return .write(
+                    spare, events: events, roomWaiters: roomWaiters, stalled: stalled, mayHold: !waitedFor && !finishing && stalled == nil
+                )
             }
             // Held for a session that does not end after all (a `resume()` came first): not
             // kept waiting while the writer sleeps. (A begin or a tidy comes back here at once.)
@@ -447,8 +467,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     }
                 }
                 buffer.contents.withLock { _ = buffer.markWorking(&$0) }
-            case let .write(items, events, roomWaiters, stalled):
+            case let .write(items, events, roomWaiters, stalled, mayHold):
                 for waiter in roomWaiters { waiter.signal() }
+                // One held at a time: a snapshot reached while another is held (its encoding
+                // queued behind that one's) first waits for that one, whose encoding is the
+                // further along, and is then held in its turn.
+                if progress.heldSnapshot != nil, case .snapshot? = items.first { writeHeldSnapshot(progress: &progress) }
+                let held = mayHold ? holdable(items.first, progress: progress, after: taken) : nil
                 // Every event handed off is in exactly one take, so this take's last is the
                 // previous take's plus its events.
                 let through = taken + UInt64(events.reduce(0, +))
@@ -457,7 +482,18 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                 // its last event.
                 var start = items.startIndex
                 for partEvents in events {
-                    let part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
+                    var part = items[start..<min(start + max(1, configuration.batchSize), items.endIndex)]
+                    if let held, start == items.startIndex {
+                        // Held back: the events after it go on without it (it is no event, so
+                        // the part's count stands).
+                        buffer.contents.withLock { $0.snapshotHeld = true }
+                        progress.heldSnapshot = held
+                        part = part.dropFirst()
+                        if part.isEmpty {
+                            start += 1
+                            continue
+                        }
+                    }
                     let began = ContinuousClock.now
                     taken = commit(part, events: partEvents, after: taken, progress: &progress)
                     let duration = ContinuousClock.now - began
@@ -590,7 +626,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             // A suspended write finishing (`.wanted`): its session ends once the buffer is
             // empty, and whoever waits (a `flush()` in the background) waits for that too
             // (`wakeWritten`), so that the session it returns to has ended as suspended.
-            guard contents.suspension != .wanted else { return }
+            // A snapshot held back: whoever waits, waits for it too (`writeHeldSnapshot`).
+            guard contents.suspension != .wanted, !contents.snapshotHeld else { return }
             wake = Self.written(through, from: &contents)
         }
         // Report before waking anyone: `flush()` drains the reports after its wait, so once it
@@ -617,7 +654,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// a commit or an idle writer's wait — not per action.
     private func wakeWritten() {
         let wake = buffer.contents.withLock { contents in
-            contents.writeWaiters.isEmpty ? [] : Self.written(contents.written, from: &contents)
+            contents.writeWaiters.isEmpty || contents.snapshotHeld ? [] : Self.written(contents.written, from: &contents)
         }
         for semaphore in wake { semaphore.signal() }
     }
@@ -669,6 +706,96 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         /// The session a suspension ended, and where a loss in it comes, until recording
         /// goes on in another: what an action under way at the ending is counted against.
         var suspended: (session: LogSession, position: Int64)?
+        /// A snapshot the writer went past while its encoding finished.
+        var heldSnapshot: HeldSnapshot?
+    }
+
+    /// A periodic snapshot the writer reached while its encoding, made ahead on a thread of
+    /// its own (``PendingSnapshot``), was still running, and went past rather than wait: the
+    /// events after it are committed meanwhile, and it is written later, in a transaction of
+    /// its own, at the seq it follows (``writeHeldSnapshot(progress:)``), once its bytes are
+    /// done. One at a time: the snapshots after it are encoded after it, and one reached while
+    /// it is held waits for it, so that a writer never waits for more than one encoding (holding
+    /// several, a fixed interval of 1,000 at full speed piled up encodings the writer then waited
+    /// for together: 134 ms).
+    ///
+    /// A grown state's encoding (the shop's 1.5 MB of JSON took 22–26 ms on the benchmark's
+    /// VM) is longer than the commits the writer paces itself to while dispatch outruns it;
+    /// the writer waiting for it let the buffer fill, and it was the longest dispatch of the
+    /// defaults burst (`rewind-bench --workload defaults`). A snapshot is derived: one lost
+    /// to a crash while held back costs a later restore some folding, never an action. It is
+    /// held only when nobody waits for the writer, and only in a log that writes snapshots in
+    /// transactions of their own (a file's): anyone who then asks for the writer (a flush, a
+    /// close, a suspension) waits for it too.
+    struct HeldSnapshot {
+        let snapshot: PendingSnapshot<State>
+        /// The log and session it belongs to: a log reopened in place (the file replaced)
+        /// does not get it.
+        let log: any RecordingLog
+        let session: LogSession
+        /// The seq of the event it follows.
+        let seq: Int64
+        /// Where it stands among the tickets, as the batch encoding counts a snapshot for the
+        /// spacing (``SnapshotSpacing/wroteSnapshot(bytes:ticket:)``): the next event's.
+        let ticket: UInt64
+    }
+
+    /// `first`, when it is a snapshot the writer may hold back: its encoding is still being made
+    /// ahead, a session is being recorded with an event before it, none is held already, and
+    /// the log keeps snapshots in transactions of their own.
+    private func holdable(_ first: RecordingBuffer<State, Action>.Item?, progress: Progress, after taken: UInt64) -> HeldSnapshot? {
+        guard case let .snapshot(snapshot)? = first, progress.heldSnapshot == nil, progress.gap == nil, let session,
+              let seq = progress.lastSeq, !log.writesSnapshotsWithEvents, snapshot.isBeingEncoded
+        else { return nil }
+        return HeldSnapshot(snapshot: snapshot, log: log, session: session, seq: seq, ticket: taken)
+    }
+
+    /// Writes the snapshot held back, waiting for its encoding if it is not done, then wakes
+    /// whoever waited for the writer.
+    private func writeHeldSnapshot(progress: inout Progress) {
+        guard let held = progress.heldSnapshot else { return }
+        progress.heldSnapshot = nil
+        write(held, progress: &progress)
+        buffer.contents.withLock { contents in
+            contents.snapshotHeld = false
+            contents.busySince = .now
+        }
+        wakeWritten()
+    }
+
+    /// Writes a snapshot held back in a transaction of its own. A failure is reported as a
+    /// snapshot that could not be written is; nothing else is lost.
+    private func write(_ held: HeldSnapshot, progress: inout Progress) {
+        // Reopened in place: the session is not in this file.
+        guard held.log === log else { return }
+        let path = log.path, redaction = configuration.redaction
+        var written = 0
+        var failure: EventLogError?
+        do throws(EventLogError) {
+            _ = try log.write(session: held.session, events: 0) { codec, emit in
+                let state: Data
+                do {
+                    state = try held.snapshot.encoded(codec: codec.name) { state in try codec.encode(redaction.scrubbed(state)) }
+                } catch {
+                    failure = .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)")
+                    return
+                }
+                written = state.count
+                emit([.snapshot(time: held.snapshot.time, state: state, seq: held.seq)])
+            }
+        } catch {
+            failure = error
+        }
+        if let failure {
+            report(RecorderFailure(error: failure, unrecorded: []))
+            return
+        }
+        // Spaced from as the batch encoding spaces from a snapshot it writes (see `commit`).
+        guard held.session.id == session?.id else { return }
+        progress.spacing.wroteSnapshot(bytes: written, ticket: held.ticket)
+        let forecast = progress.spacing.forecast
+        buffer.contents.withLock { $0.snapshotForecast = forecast }
+        buffer.divert.bitwiseOr(RecordingBuffer<State, Action>.Divert.forecast, ordering: .relaxed)
     }
 
     /// Encodes and commits one batch, `items` holding `itemEvents` events (counted from the

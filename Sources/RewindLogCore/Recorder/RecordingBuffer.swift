@@ -107,6 +107,10 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
         @usableFromInline var stalled: StalledActions<Action>?
         /// Threads waiting for `written` to reach their ticket (flush, synchronous dispatch).
         @usableFromInline var writeWaiters: [(ticket: UInt64, semaphore: DispatchSemaphore)] = []
+        /// Whether the writer holds back a snapshot whose encoding was not done when it reached
+        /// it (`RecorderWriter.HeldSnapshot`): write waiters wait for it too, so that once a
+        /// `flush()` returns, everything handed over is in the log.
+        var snapshotHeld = false
         /// Threads waiting for room in a full buffer.
         @usableFromInline var roomWaiters: [DispatchSemaphore] = []
         /// The first failure not yet thrown by `flush()`.
@@ -161,7 +165,7 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     @exclusivity(unchecked) @usableFromInline var sinceSnapshot = 0
     @exclusivity(unchecked) @usableFromInline var snapshotAfter: Int
     /// Wakes the writer thread; signalled only by whoever moves `writer` out of idle/coalescing.
-    @usableFromInline let wakeWriter = DispatchSemaphore(value: 0)
+    @usableFromInline let wakeWriter: DispatchSemaphore
     /// Signalled once when the writer thread exits.
     let writerExited = DispatchSemaphore(value: 0)
     /// Set by the writer after a failed write; the next action's `willReduce` clears it and
@@ -177,16 +181,26 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     /// (``PendingSnapshot``); `nil` for a codec with symbols.
     @usableFromInline let prepareSnapshot: (@Sendable (PendingSnapshot<State>) -> Void)?
 
+    /// - Parameter prepareSnapshot: Has a snapshot encoded ahead, calling its second argument
+    ///   once that is done: the writer is woken then, in case it went past the snapshot
+    ///   (`RecorderWriter.HeldSnapshot`).
     init(
         itemCapacity: Int, snapshotForecast: SnapshotSpacing.Forecast, crashMarking: CrashMarking? = nil, hangWatchdog: HangWatchdog<Action>? = nil,
-        prepareSnapshot: (@Sendable (PendingSnapshot<State>) -> Void)? = nil
+        prepareSnapshot: (@Sendable (PendingSnapshot<State>, _ ended: @escaping @Sendable () -> Void) -> Void)? = nil
     ) {
         contents = Mutex(Contents(snapshotForecast: snapshotForecast))
         ring = HandOffRing(size: itemCapacity)
         snapshotAfter = snapshotForecast.interval
         self.crashMarking = crashMarking
         self.hangWatchdog = hangWatchdog
-        self.prepareSnapshot = prepareSnapshot
+        let wakeWriter = DispatchSemaphore(value: 0)
+        self.wakeWriter = wakeWriter
+        if let prepareSnapshot {
+            let ended: @Sendable () -> Void = { wakeWriter.signal() }
+            self.prepareSnapshot = { snapshot in prepareSnapshot(snapshot, ended) }
+        } else {
+            self.prepareSnapshot = nil
+        }
     }
 
     /// The most items the buffer holds: its capacity in events, plus the snapshot and the fresh
