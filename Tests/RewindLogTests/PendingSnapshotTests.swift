@@ -72,7 +72,7 @@ struct PendingSnapshotTests {
     /// A count whose encoding, at `held`, waits until the test lets it go (a gate per test case).
     struct Gated: Codable, Sendable, Equatable {
         static let held = 100
-        static let gates = ["flush": DispatchSemaphore(value: 0), "close": DispatchSemaphore(value: 0)]
+        static let gates = ["flush": DispatchSemaphore(value: 0), "close": DispatchSemaphore(value: 0), "suspend": DispatchSemaphore(value: 0)]
         static let waiting = Mutex<Set<String>>([])
         var gate: String
         var count = 0
@@ -91,8 +91,8 @@ struct PendingSnapshotTests {
     }
 
     @Test(
-        "a snapshot still encoding is held back: the events after it are committed meanwhile, a flush or a close waits for it, and it lands at its seq",
-        .serialized, arguments: ["flush", "close"]
+        "a snapshot still encoding is held back: the events after it are committed meanwhile, a flush, a close or a suspension waits for it, and it lands at its seq",
+        .serialized, arguments: ["flush", "close", "suspend"]
     )
     func heldBack(waitingWith call: String) async throws {
         let gate = try #require(Gated.gates[call])
@@ -123,10 +123,14 @@ struct PendingSnapshotTests {
         let session = try #require(try reader.sessions().first)
         #expect(try reader.snapshotIndex(session: session.id).allSatisfy { $0.seq == session.baseSeq }, "not written while encoding")
 
-        // A flush or a close waits for it.
+        // A flush, a close or a suspension waits for it.
         let returned = DispatchSemaphore(value: 0)
         let waiting = Task {
-            if call == "flush" { try await recorder.flush() } else { try await recorder.close() }
+            switch call {
+            case "flush": try await recorder.flush()
+            case "close": try await recorder.close()
+            default: try await recorder.suspend()
+            }
             returned.signal()
         }
         let early = returned.wait(timeout: .now() + 0.3) == .success
@@ -134,6 +138,7 @@ struct PendingSnapshotTests {
         released = true
         gate.signal()
         try await waiting.value
+        if call == "suspend" { #expect(try reader.session(session.id).ending?.kind == .suspended) }
         let index = try reader.snapshotIndex(session: session.id).filter { $0.seq > session.baseSeq }
         #expect(index.map(\.seq) == [session.baseSeq + Int64(Gated.held)])
         for entry in index {
