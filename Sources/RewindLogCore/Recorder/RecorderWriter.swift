@@ -756,11 +756,14 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         guard let held = progress.heldSnapshot else { return }
         progress.heldSnapshot = nil
         write(held, progress: &progress)
-        buffer.contents.withLock { contents in
+        let wake = buffer.contents.withLock { contents in
             contents.snapshotHeld = false
             contents.busySince = .now
+            // As `commit` wakes them: not while a suspended write finishes (its session's end
+            // comes first).
+            return contents.suspension == .wanted ? [] : Self.written(contents.written, from: &contents)
         }
-        wakeWritten()
+        for semaphore in wake { semaphore.signal() }
     }
 
     /// Writes a snapshot held back in a transaction of its own. A failure is reported as a
