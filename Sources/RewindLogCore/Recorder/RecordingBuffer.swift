@@ -164,7 +164,9 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
     @exclusivity(unchecked) @usableFromInline var handedOff: UInt64 = 0
     @exclusivity(unchecked) @usableFromInline var sinceSnapshot = 0
     @exclusivity(unchecked) @usableFromInline var snapshotAfter: Int
-    /// Wakes the writer thread; signalled only by whoever moves `writer` out of idle/coalescing.
+    /// Wakes the writer thread; signalled by whoever moves `writer` out of idle/coalescing, and
+    /// by a snapshot's encoding ahead as it ends (the writer may hold that snapshot back). A
+    /// signal with nothing to do costs the writer one turn of its loop.
     @usableFromInline let wakeWriter: DispatchSemaphore
     /// Signalled once when the writer thread exits.
     let writerExited = DispatchSemaphore(value: 0)
