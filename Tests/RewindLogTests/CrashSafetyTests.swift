@@ -1,4 +1,10 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Rewind
 import RewindLog
 import RewindTestSupport
 import Testing
@@ -26,6 +32,38 @@ struct CrashSafetyTests {
         let log = try EventLog(path: path, mode: .readOnly)
         #expect(try log.sessions().count == 50)
         #expect(try log.checkIntegrity().isSound)
+    }
+
+    @Test("a SIGKILL while a snapshot is held back loses the snapshot, never an action: every committed action is there, the log is sound and restores")
+    func killedWhileSnapshotHeld() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.file("held.rewind")
+        // The snapshot after the 100th action never finishes encoding; the child waits until all
+        // 180 actions are committed, then kills itself.
+        let child = try await run(
+            builtProduct("rewind-stress"), ["held-snapshot", "--log", path, "--held", "100", "--after", "80"], timeout: 180
+        )
+        #expect(child.signaled && child.status == SIGKILL, "\(child.standardOutput)\(child.standardError)")
+        #expect(child.standardOutput.contains("committed 180"), "\(child.standardOutput)\(child.standardError)")
+
+        let log = try EventLog(path: path, mode: .readOnly)
+        #expect(try log.checkIntegrity().isSound)
+        let session = try #require(try log.sessions().first)
+        #expect(session.eventCount == 180)
+        #expect(try log.snapshotIndex(session: session.id).map(\.seq) == [session.baseSeq], "the held snapshot was never written")
+        var cursor = log.events(EventFilter(session: session.id))
+        let codec = try #require(log.codecs[session.codec])
+        let actions = try cursor.collect().map { try $0.decodeAction(as: Int.self, codec: codec, path: path) }
+        #expect(actions == Array(repeating: 1, count: 180))
+        // The app's next launch restores the state after the last action.
+        let restored = try log.restoredState(app: AppIdentity(id: "com.example.held"), reducer: Reducer<HeldCounter, Int> { $0.count += $1 })
+        #expect(restored?.count == 180)
+    }
+
+    /// The state of `rewind-stress held-snapshot`, as its app would decode it.
+    struct HeldCounter: Codable, Sendable {
+        var count: Int
+        var neverEncodedAt: Int
     }
 
     @Test("rewind-stress concurrent: 4 writer and 2 reader processes for 5 s; every action once, in order; no torn batch")

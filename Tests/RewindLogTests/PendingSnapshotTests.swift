@@ -80,9 +80,11 @@ struct PendingSnapshotTests {
         func encode(to encoder: any Encoder) throws {
             if count == Self.held, let gate = Self.gates[gate] {
                 _ = Self.waiting.withLock { $0.insert(self.gate) }
-                // Bounded, so that a broken writer fails the test rather than hanging it; long,
-                // because in the whole suite the test's own task may wait its turn that long.
-                _ = gate.wait(timeout: .now() + 120)
+                // Bounded, so that nothing can hang on it for good; ten minutes, because in the
+                // whole suite the test's own task waited its turn for minutes (a 120 s bound ran
+                // out, and the snapshot was written before the test looked). Every way out of
+                // `heldBack` opens the gate before it waits for the recorder.
+                _ = gate.wait(timeout: .now() + 600)
             }
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(gate, forKey: .gate)

@@ -19,7 +19,7 @@ struct RewindStress: AsyncParsableCommand {
             RecordCommand.self, KillLoopCommand.self, PowerLossCommand.self, ConcurrentCommand.self,
             TaggedWriterCommand.self, TaggedReaderCommand.self, KeyedWriterCommand.self, FuzzCommand.self,
             SharedLogCommand.self, SharedWriterCommand.self, SharedReaderCommand.self, SharedExporterCommand.self,
-            TapOverlapCommand.self, CrashCommand.self, OutboxFillCommand.self, FieldAppCommand.self,
+            TapOverlapCommand.self, CrashCommand.self, HeldSnapshotCommand.self, OutboxFillCommand.self, FieldAppCommand.self,
         ] + storeCommands
     )
 

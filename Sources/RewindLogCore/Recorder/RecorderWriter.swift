@@ -276,12 +276,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
             // A snapshot held back is written once its bytes are done (the encoding wakes this
             // thread as it ends), or at once, waiting for them, when the writer is asked for
             // anything but more events: a flush, a close, a suspension, a new session, a stall.
-            if let held = progress.heldSnapshot {
-                let due = !held.snapshot.isBeingEncoded || buffer.contents.withLock { contents in
-                    contents.isClosing || !contents.writeWaiters.isEmpty || !contents.suspendWaiters.isEmpty
-                        || contents.suspension != .running || contents.stalled != nil || contents.sessionBegin != .none
-                }
-                if due { writeHeldSnapshot(progress: &progress) }
+            if let held = progress.heldSnapshot, !held.snapshot.isBeingEncoded || buffer.contents.withLock({ $0.asksForEverything }) {
+                writeHeldSnapshot(progress: &progress)
             }
             // Only this thread begins and ends sessions: whether it holds one is settled here.
             let holding = session != nil || progress.gap != nil
@@ -388,6 +384,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     available: count, batch: batch, capacity: capacity, pushed: ring.pushed.load(ordering: .relaxed),
                     waiting: !contents.roomWaiters.isEmpty, now: .now
                 )
+                // Decided before the stall below is cleared (a stall's take holds nothing back).
+                let mayHold = !contents.asksForEverything
                 let taking = contents.stalled != nil
                     ? count : Self.takeCount(ring, count: count, batch: limit, snapshotsJoinEvents: log.writesSnapshotsWithEvents)
                 // Counted by the ring's flags, not by looking at the items (see `flags`), for
@@ -409,12 +407,7 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
                     buffer.divert.bitwiseAnd(~RecordingBuffer<State, Action>.Divert.stalled, ordering: .relaxed)
                     buffer.freshStateWanted.store(true, ordering: .releasing)
                 }
-                // Dispatches waiting for room do not keep a snapshot from being held back: the
-                // room is what holding it gives them.
-                let waitedFor = contents.isClosing || !contents.writeWaiters.isEmpty || !contents.suspendWaiters.isEmpty
-                return .write(
-                    spare, events: events, roomWaiters: roomWaiters, stalled: stalled, mayHold: !waitedFor && !finishing && stalled == nil
-                )
+                return .write(spare, events: events, roomWaiters: roomWaiters, stalled: stalled, mayHold: mayHold)
             }
             // Held for a session that does not end after all (a `resume()` came first): not
             // kept waiting while the writer sleeps. (A begin or a tidy comes back here at once.)

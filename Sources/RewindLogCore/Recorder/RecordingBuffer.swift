@@ -111,6 +111,14 @@ final class RecordingBuffer<State: Sendable, Action: Sendable>: @unchecked Senda
         /// it (`RecorderWriter.HeldSnapshot`): write waiters wait for it too, so that once a
         /// `flush()` returns, everything handed over is in the log.
         var snapshotHeld = false
+        /// Whether the writer is asked for anything but more events — a flush, a close, a
+        /// suspension, a session to begin, the actions let go on a stall — so that a snapshot
+        /// is not held back (`RecorderWriter.HeldSnapshot`), and one held is written at once.
+        /// Dispatches waiting for room do not count: the room is what holding one gives them.
+        var asksForEverything: Bool {
+            isClosing || !writeWaiters.isEmpty || !suspendWaiters.isEmpty || suspension != .running || stalled != nil
+                || sessionBegin != .none
+        }
         /// Threads waiting for room in a full buffer.
         @usableFromInline var roomWaiters: [DispatchSemaphore] = []
         /// The first failure not yet thrown by `flush()`.
