@@ -72,7 +72,10 @@ struct PendingSnapshotTests {
     /// A count whose encoding, at `held`, waits until the test lets it go (a gate per test case).
     struct Gated: Codable, Sendable, Equatable {
         static let held = 100
-        static let gates = ["flush": DispatchSemaphore(value: 0), "close": DispatchSemaphore(value: 0), "suspend": DispatchSemaphore(value: 0)]
+        static let gates = [
+            "flush": DispatchSemaphore(value: 0), "close": DispatchSemaphore(value: 0), "suspend": DispatchSemaphore(value: 0),
+            "queued": DispatchSemaphore(value: 0),
+        ]
         static let waiting = Mutex<Set<String>>([])
         var gate: String
         var count = 0
@@ -154,5 +157,54 @@ struct PendingSnapshotTests {
         let replayer = Replayer(log: try EventLog(path: path, mode: .readOnly), reducer: Reducer<Gated, Int> { state, amount in state.count += amount })
         let restored = try replayer.finalState(session: session.id)
         #expect(restored.count == 180)
+    }
+
+    @Test("a snapshot with another's encoding queued behind it is not held back: the writer waits for it, the encoder setting the pace")
+    func notHeldWithEncodingsQueued() async throws {
+        let gate = try #require(Gated.gates["queued"])
+        let folder = try TemporaryDirectory()
+        var configuration = RecorderConfiguration<Gated, Int>()
+        configuration.snapshotInterval = Gated.held
+        configuration.snapshotBudget = .infinity
+        // The writer coalesces for two seconds before its first take, so that both snapshots
+        // (after the 100th and the 200th action) are handed over, the second's encoding queued
+        // behind the first's, before it reaches the first.
+        let maxDelay = Duration.seconds(2)
+        configuration.durability = .buffered(maxDelay: maxDelay)
+        let path = folder.file("queued.rewind")
+        let recorder = Recorder<Gated, Int>(log: try EventLog(path: path), app: AppIdentity(id: "com.example.queued"), configuration: configuration)
+        let store = Store(initialState: Gated(gate: "queued"), reducer: Reducer { state, amount in state.count += amount }, middleware: recorder.middleware)
+        var released = false
+        defer { if !released { gate.signal() } }
+        for _ in 0..<250 { store.dispatch(1) }
+
+        // The writer commits the 100 events before the first snapshot, then waits for its
+        // encoding: a writer that held it back would go on to the second, 200 events in.
+        let reader = try EventLog(path: path, mode: .readOnly)
+        let deadline = ContinuousClock.now + .seconds(60)
+        var committed = 0
+        while committed < Gated.held, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            committed = try reader.sessions().reduce(0) { $0 + Int($1.eventCount) }
+        }
+        #expect(committed == Gated.held)
+        // The next take comes after another `maxDelay` (fewer than a batch wait to coalesce).
+        try await Task.sleep(for: maxDelay + .seconds(1))
+        committed = try reader.sessions().reduce(0) { $0 + Int($1.eventCount) }
+        #expect(committed == Gated.held, "the writer went past a snapshot whose encoding had another queued behind it")
+        #expect(Gated.waiting.withLock { $0.contains("queued") })
+
+        released = true
+        gate.signal()
+        try await recorder.flush()
+        let session = try #require(try reader.sessions().first)
+        #expect(session.eventCount == 250)
+        let index = try reader.snapshotIndex(session: session.id).filter { $0.seq > session.baseSeq }
+        #expect(index.map(\.seq) == [session.baseSeq + 100, session.baseSeq + 200])
+        for entry in index {
+            let snapshot = try #require(try reader.snapshot(session: session.id, atOrBefore: entry.seq))
+            #expect(try JSONPayloadCodec().decode(Gated.self, from: snapshot.state).count == Int(entry.seq - session.baseSeq), "the state after its event")
+        }
+        try await recorder.close()
     }
 }

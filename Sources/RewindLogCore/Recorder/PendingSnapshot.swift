@@ -13,8 +13,9 @@ import Synchronization
 /// dispatch of the defaults burst was that encoding. So the dispatch path, as it hands a
 /// snapshot over, has it encoded on another thread (``RecordingBuffer/prepareSnapshot``: a
 /// queue's `async`, once per snapshot) while the writer goes on committing the batches before
-/// it; reaching it, the writer takes the bytes. When they are not done yet and nobody waits
-/// for the writer, it holds the snapshot back and goes on with the events after it, writing it
+/// it; reaching it, the writer takes the bytes. When they are not done yet, nobody waits for
+/// the writer, and no other snapshot's encoding is queued behind this one
+/// (``SnapshotEncodingQueue``), it holds the snapshot back and goes on with the events after it, writing it
 /// at the seq it follows once its bytes are (`RecorderWriter.HeldSnapshot`): a grown state's
 /// encoding (the shop's 1.5 MB of JSON: 22–26 ms on the benchmark's VM) had set the defaults
 /// burst's longest dispatch, the writer waiting for it while the buffer filled.
@@ -29,8 +30,8 @@ final class PendingSnapshot<State: Sendable>: Sendable {
     private enum Encoding {
         /// Nobody has started it: the writer encodes it when it reaches it.
         case none
-        /// Being encoded ahead with the codec named; `done` is signalled when it is.
-        case running(codec: String, done: DispatchSemaphore)
+        /// Being encoded ahead with the codec named, on `queue`; `done` is signalled when it is.
+        case running(codec: String, done: DispatchSemaphore, queue: SnapshotEncodingQueue)
         case finished(codec: String, Result<Data, any Error>)
     }
 
@@ -46,17 +47,21 @@ final class PendingSnapshot<State: Sendable>: Sendable {
     /// (with the recorder's redaction), unless it was started already; calls `ended` once it is
     /// done (the writer, which may have gone past the snapshot, wakes to write it).
     func prepare(
-        on queue: DispatchQueue, codec: String, ended: @escaping @Sendable () -> Void, _ encode: @escaping @Sendable (State) throws -> Data
+        on queue: SnapshotEncodingQueue, codec: String, ended: @escaping @Sendable () -> Void, _ encode: @escaping @Sendable (State) throws -> Data
     ) {
         let done = DispatchSemaphore(value: 0)
         let starts = encoding.withLock { encoding in
             guard case .none = encoding else { return false }
-            encoding = .running(codec: codec, done: done)
+            encoding = .running(codec: codec, done: done, queue: queue)
             return true
         }
         guard starts else { return }
-        queue.async { [self] in
+        queue.outstanding.add(1, ordering: .relaxed)
+        queue.queue.async { [self] in
             let result = Result { try encode(state) }
+            // Counted off before the writer can see it done: a snapshot after it then finds
+            // the queue as it is.
+            queue.outstanding.subtract(1, ordering: .relaxed)
             encoding.withLock { $0 = .finished(codec: codec, result) }
             done.signal()
             ended()
@@ -70,11 +75,19 @@ final class PendingSnapshot<State: Sendable>: Sendable {
         }
     }
 
+    /// Whether its encoding is being made ahead, is not done yet, and others' are queued behind
+    /// it: snapshots are being handed over faster than they are encoded.
+    var hasEncodingsQueuedBehind: Bool {
+        encoding.withLock { encoding in
+            if case let .running(_, _, queue) = encoding { queue.outstanding.load(ordering: .relaxed) > 1 } else { false }
+        }
+    }
+
     /// The state's encoding with the codec named `codec`: the one made ahead, waiting for it if
     /// it is still being made, or else `encode`'s, made now.
     func encoded(codec: String, _ encode: (State) throws -> Data) throws -> Data {
         let running: DispatchSemaphore? = encoding.withLock { encoding in
-            if case let .running(name, done) = encoding, name == codec { return done }
+            if case let .running(name, done, _) = encoding, name == codec { return done }
             return nil
         }
         running?.wait()
@@ -113,10 +126,19 @@ final class SnapshotAheadEncoder<State: Encodable & Sendable>: Sendable {
     ) -> (@Sendable (PendingSnapshot<State>, _ ended: @escaping @Sendable () -> Void) -> Void)? {
         let codec = configuration.codec, redaction = configuration.redaction
         guard codec.isText else { return nil }
-        let queue = DispatchQueue(label: "RewindLog.snapshots")
+        let queue = SnapshotEncodingQueue()
         let encoder = SnapshotAheadEncoder(codec.encoder(for: State.self))
         return { snapshot, ended in
             snapshot.prepare(on: queue, codec: codec.name, ended: ended) { state in try encoder.encode(redaction.scrubbed(state)) }
         }
     }
+}
+
+/// The queue a recorder's snapshots are encoded ahead on, one at a time, in the order they are
+/// handed over, and how many it holds (queued or being encoded): the writer holds a snapshot back
+/// only while no other's encoding waits behind it (`RecorderWriter.HeldSnapshot`).
+final class SnapshotEncodingQueue: Sendable {
+    let queue = DispatchQueue(label: "RewindLog.snapshots")
+    /// Encodings queued or running, counted off as each ends.
+    let outstanding = Atomic<Int>(0)
 }
