@@ -713,8 +713,8 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     /// for together: 134 ms). And only while no other snapshot's encoding is queued behind it:
     /// snapshots then come faster than one thread encodes them, the encoder sets the pace
     /// whatever the writer does, and holding only moved the writer's wait to the next snapshot
-    /// (the fixed interval of 1,000's longest dispatch 57–60 ms holding, 43–44 ms waiting,
-    /// alternated; the default's, whose snapshots are spaced by their cost, is unchanged).
+    /// (the fixed interval of 1,000's longest dispatch 57–60 ms holding, 43–47 ms waiting,
+    /// alternated; the default's, whose snapshots are spaced by their cost, 13–15 ms either way).
     ///
     /// A grown state's encoding (the shop's 1.5 MB of JSON took 22–26 ms on the benchmark's
     /// VM) is longer than the commits the writer paces itself to while dispatch outruns it;
