@@ -239,6 +239,8 @@ final class PostgresRecordingLog: RecordingLog {
     /// A transaction here costs round trips (`BEGIN`, the seqs, `COMMIT`) whatever it holds:
     /// a periodic snapshot goes in with the events before it.
     var writesSnapshotsWithEvents: Bool { true }
+    /// A store keeps states as the codec wrote them (its own TOAST compresses large values).
+    var deflatesSnapshots: Bool { false }
 
     /// The server copies one part of a batch while the writer encodes the next (``write(session:events:_:)``).
     var sendsRowsInParts: Bool { true }
@@ -401,7 +403,7 @@ final class PostgresRecordingLog: RecordingLog {
                 hand = part[...]
                 continue
             }
-            if case let .snapshot(time, state, placed)? = hand.first {
+            if case let .snapshot(time, state, placed, _)? = hand.first {
                 hand = hand.dropFirst()
                 let seq = placed ?? placing.withLock { $0.last }
                 _ = try await store.rows("""

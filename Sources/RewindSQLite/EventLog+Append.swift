@@ -145,13 +145,13 @@ extension EventLog {
                     if first == nil { first = seq }
                     last = seq
                     count += 1
-                case let .snapshot(time, state, placed):
+                case let .snapshot(time, state, placed, deflation):
                     // The events before it go in first, in the order written.
                     try rows.flush()
                     let seq = try placed ?? last ?? Self.lastAssignedSeq(db)
                     try Self.insertSnapshot(
                         db, session: storage.session, seq: seq, time: time, kind: "periodic",
-                        columns: try storage.snapshotColumns(state, seq: seq)
+                        columns: try storage.snapshotColumns(state, deflation: deflation, seq: seq)
                     )
                 }
             }

@@ -35,6 +35,9 @@ extension EventLog: RecordingLog {
         checkpoints.isWanted
     }
 
+    /// A session in the clear stores its snapshots deflated (``SessionStorage/snapshotColumns(_:deflation:seq:)``).
+    package var deflatesSnapshots: Bool { true }
+
     /// A passive checkpoint, as SQLite runs at 1,000 pages: it never waits for readers.
     package func checkpoint() throws(EventLogError) {
         try mappingErrors(path: path) {

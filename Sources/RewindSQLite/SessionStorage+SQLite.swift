@@ -9,10 +9,12 @@ extension SessionStorage {
     }
 
     /// The columns to store for an encoded state, the snapshot at `seq`: deflated when the
-    /// session is not sealed and that saves space (``SnapshotCompression``), otherwise as
-    /// ``databaseValue(_:seq:kind:)`` stores any value.
-    func snapshotColumns(_ value: Data, seq: Int64) throws -> (state: DatabaseValue, compression: String?) {
-        if seal == nil, let deflated = SnapshotCompression.compressed(value) {
+    /// session is not sealed and that saves space (``SnapshotCompression``; `deflation`, when
+    /// it was made ahead), otherwise as ``databaseValue(_:seq:kind:)`` stores any value.
+    func snapshotColumns(
+        _ value: Data, deflation: SnapshotCompression.Deflation = .notMade, seq: Int64
+    ) throws -> (state: DatabaseValue, compression: String?) {
+        if seal == nil, let deflated = deflation.stored(value) {
             return (deflated.databaseValue, SnapshotCompression.name)
         }
         return (try databaseValue(value, seq: seq, kind: .snapshot), nil)

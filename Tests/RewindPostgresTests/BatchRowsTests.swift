@@ -18,7 +18,7 @@ struct BatchRowsTests {
     static func times(_ part: [LogWrite]?) -> [Double]? {
         part.map { rows in
             rows.map { row in
-                guard case let .snapshot(time, _, _) = row else { return -1 }
+                guard case let .snapshot(time, _, _, _) = row else { return -1 }
                 return time
             }
         }

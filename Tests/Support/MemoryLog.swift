@@ -29,6 +29,8 @@ public final class MemoryLog: LogReader, RecordingLog {
     public let writeDelay = Atomic<Int>(0)
     /// The `count` of every `eventPage` asked so far, in order (how readers page).
     public let pagesAsked = Mutex<[Int]>([])
+    /// It keeps states as the codec wrote them.
+    public var deflatesSnapshots: Bool { false }
 
     fileprivate struct Contents {
         var identity = UUID()
@@ -318,7 +320,7 @@ public final class MemoryLog: LogReader, RecordingLog {
                     contents.events.append(Row(event: logged, actionID: contents.intern(event.actionCase)))
                     contents.lastSeq = seq
                     seqs = (seqs?.lowerBound ?? seq)...seq
-                case let .snapshot(time, state, placed):
+                case let .snapshot(time, state, placed, _):
                     try self.insertSnapshot(&contents, storage: storage, seq: placed ?? contents.lastSeq, time: time, kind: "periodic", state: state)
                 }
             }

@@ -36,8 +36,9 @@ package enum LogWrite: Sendable {
     case event(Event)
     /// A snapshot of the state after the last event written before it, or, with `seq`, after
     /// that event (one the recorder's writer held back while its encoding finished, written
-    /// after the events that followed it; see `RecorderWriter.HeldSnapshot`).
-    case snapshot(time: Double, state: Data, seq: Int64? = nil)
+    /// after the events that followed it; see `RecorderWriter.HeldSnapshot`). `deflation` is
+    /// its deflated form when that was made ahead (for a log that deflates snapshots).
+    case snapshot(time: Double, state: Data, seq: Int64? = nil, deflation: SnapshotCompression.Deflation = .notMade)
 }
 
 extension LogWrite {

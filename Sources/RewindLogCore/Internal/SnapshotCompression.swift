@@ -1,5 +1,5 @@
 import CZlib
-package import Foundation
+public import Foundation
 
 /// Snapshots deflated with zlib: what `snapshots.compression = 'zlib'` (schema 10) says about
 /// a row's `state`.
@@ -14,6 +14,7 @@ package import Foundation
 /// The stored form is the state's length (8 bytes, little-endian), then its zlib stream (RFC
 /// 1950, which carries a checksum). The length lets a reader allocate once, and refuse a row
 /// that claims more than deflate can produce from its bytes before allocating anything.
+@usableFromInline
 package enum SnapshotCompression {
     /// The `snapshots.compression` value.
     package static let name = "zlib"
@@ -26,6 +27,34 @@ package enum SnapshotCompression {
     package static let level: Int32 = 1
     /// deflate expands at most about 1032 to 1; a length beyond that is damage.
     private static let largestRatio = 1_032
+
+    /// What is known of a state's stored form before it reaches the log: a recorder's
+    /// snapshot encoded ahead of its write is deflated there too, off the writer's thread
+    /// (`PendingSnapshot`), when its log deflates snapshots (`RecordingLog.deflatesSnapshots`).
+    @usableFromInline
+    package enum Deflation: Sendable {
+        /// Not tried: the log deflates the state as it writes it.
+        case notMade
+        /// ``compressed(_:)``'s result.
+        case deflated(Data)
+        /// ``compressed(_:)`` was tried and did not save an eighth: the state is stored as it is.
+        case notWorthIt
+
+        /// ``compressed(_:)`` of `state`, as a deflation.
+        package init(of state: Data) {
+            self = SnapshotCompression.compressed(state).map { .deflated($0) } ?? .notWorthIt
+        }
+
+        /// The stored form of `state`, this deflation of it: deflated when it is worth it,
+        /// making the deflation now when it was not made.
+        package func stored(_ state: Data) -> Data? {
+            switch self {
+            case .notMade: SnapshotCompression.compressed(state)
+            case let .deflated(stored): stored
+            case .notWorthIt: nil
+            }
+        }
+    }
 
     /// `state`'s stored form, or `nil` when deflating does not save an eighth of it.
     ///

@@ -98,8 +98,8 @@ struct EncodedBatch<Action: Codable & Sendable> {
     ) {
         do {
             let encoded = try snapshot.encoded(codec: codec.name) { state in try codec.encode(configuration.redaction.scrubbed(state)) }
-            spacing.wroteSnapshot(bytes: encoded.count, ticket: ticket)
-            writes.append(.snapshot(time: snapshot.time, state: encoded))
+            spacing.wroteSnapshot(bytes: encoded.state.count, ticket: ticket)
+            writes.append(.snapshot(time: snapshot.time, state: encoded.state, deflation: encoded.deflation))
         } catch {
             failures.append(RecorderFailure(error: .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)"), unrecorded: []))
         }

@@ -92,6 +92,11 @@ package final class OpeningLog: RecordingLog {
         opened.withLock { $0 }?.reportOutbox ?? ReportOutbox(besideLog: path)
     }
 
+    /// A log not yet opened has no session whose snapshots it deflates.
+    package var deflatesSnapshots: Bool {
+        opened.withLock { $0 }?.deflatesSnapshots ?? false
+    }
+
     /// A log not yet opened has nothing to vanish from under it.
     package var isInPlace: Bool {
         opened.withLock { $0 }?.isInPlace ?? true

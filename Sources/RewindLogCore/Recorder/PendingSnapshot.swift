@@ -20,6 +20,14 @@ import Synchronization
 /// encoding (the shop's 1.5 MB of JSON: 22–26 ms on the benchmark's VM) had set the defaults
 /// burst's longest dispatch, the writer waiting for it while the buffer filled.
 ///
+/// For a log that deflates snapshots (a file's, `RecordingLog/deflatesSnapshots`) the encoding
+/// is deflated there too, unless another snapshot's encoding is queued behind it: deflating
+/// the shop's grown state took the writer 7–8 ms of a held snapshot's 9–10 ms write, with a
+/// dispatch waiting for room behind it. While snapshots queue (a fixed interval of 1,000 at full
+/// speed) the encoder sets the pace, and the writer deflating one while the next is encoded
+/// keeps the two apart (deflating there too, that longest dispatch rose from 47–51 to 56–58 ms
+/// and the burst took a fifth longer).
+///
 /// Only a text codec's encoding is made ahead: a codec with symbols interns them inside the
 /// log's transaction (``EncodedBatch``), which a thread of its own cannot do.
 @usableFromInline
@@ -32,7 +40,13 @@ final class PendingSnapshot<State: Sendable>: Sendable {
         case none
         /// Being encoded ahead with the codec named, on `queue`; `done` is signalled when it is.
         case running(codec: String, done: DispatchSemaphore, queue: SnapshotEncodingQueue)
-        case finished(codec: String, Result<Data, any Error>)
+        case finished(codec: String, Result<Encoded, any Error>)
+    }
+
+    /// A state's encoding, and its deflated form when that was made too.
+    struct Encoded {
+        var state: Data
+        var deflation: SnapshotCompression.Deflation
     }
 
     private let encoding = Mutex(Encoding.none)
@@ -44,8 +58,9 @@ final class PendingSnapshot<State: Sendable>: Sendable {
     }
 
     /// Has the state encoded on `queue` with `encode`, the codec named `codec`'s encoding
-    /// (with the recorder's redaction), unless it was started already; calls `ended` once it is
-    /// done (the writer, which may have gone past the snapshot, wakes to write it).
+    /// (with the recorder's redaction), and deflated when the queue says so, unless it was
+    /// started already; calls `ended` once it is done (the writer, which may have gone past the
+    /// snapshot, wakes to write it).
     func prepare(
         on queue: SnapshotEncodingQueue, codec: String, ended: @escaping @Sendable () -> Void, _ encode: @escaping @Sendable (State) throws -> Data
     ) {
@@ -57,8 +72,16 @@ final class PendingSnapshot<State: Sendable>: Sendable {
         }
         guard starts else { return }
         queue.outstanding.add(1, ordering: .relaxed)
+        let deflates = queue.deflates.load(ordering: .relaxed)
         queue.queue.async { [self] in
-            let result = Result { try encode(state) }
+            let result = Result {
+                let encoded = try encode(state)
+                // Not while another snapshot waits to be encoded: the writer then deflates this
+                // one beside the next encoding, as a pipeline, rather than the next waiting for it.
+                let deflation = deflates && queue.outstanding.load(ordering: .relaxed) == 1
+                    ? SnapshotCompression.Deflation(of: encoded) : .notMade
+                return Encoded(state: encoded, deflation: deflation)
+            }
             // Counted off before the writer can see it done: a snapshot after it then finds
             // the queue as it is.
             queue.outstanding.subtract(1, ordering: .relaxed)
@@ -84,18 +107,18 @@ final class PendingSnapshot<State: Sendable>: Sendable {
     }
 
     /// The state's encoding with the codec named `codec`: the one made ahead, waiting for it if
-    /// it is still being made, or else `encode`'s, made now.
-    func encoded(codec: String, _ encode: (State) throws -> Data) throws -> Data {
+    /// it is still being made, or else `encode`'s, made now (and not deflated).
+    func encoded(codec: String, _ encode: (State) throws -> Data) throws -> Encoded {
         let running: DispatchSemaphore? = encoding.withLock { encoding in
             if case let .running(name, done, _) = encoding, name == codec { return done }
             return nil
         }
         running?.wait()
-        let made: Result<Data, any Error>? = encoding.withLock { encoding in
+        let made: Result<Encoded, any Error>? = encoding.withLock { encoding in
             if case let .finished(name, result) = encoding, name == codec { return result }
             return nil
         }
-        return try made?.get() ?? encode(state)
+        return try made?.get() ?? Encoded(state: encode(state), deflation: .notMade)
     }
 }
 
@@ -119,17 +142,18 @@ final class SnapshotAheadEncoder<State: Encodable & Sendable>: Sendable {
     }
 
     /// What the dispatch path calls with each snapshot it hands over under `configuration`: has
-    /// it encoded ahead, one at a time, with one encoder, then calls its second argument; `nil`
-    /// for a codec with symbols.
+    /// it encoded ahead on `queue`, one at a time, with one encoder, then calls its second
+    /// argument; `nil` for a codec with symbols.
     static func preparer<Action>(
-        for configuration: RecorderConfiguration<State, Action>
+        for configuration: RecorderConfiguration<State, Action>, on queue: SnapshotEncodingQueue
     ) -> (@Sendable (PendingSnapshot<State>, _ ended: @escaping @Sendable () -> Void) -> Void)? {
         let codec = configuration.codec, redaction = configuration.redaction
         guard codec.isText else { return nil }
-        let queue = SnapshotEncodingQueue()
         let encoder = SnapshotAheadEncoder(codec.encoder(for: State.self))
         return { snapshot, ended in
-            snapshot.prepare(on: queue, codec: codec.name, ended: ended) { state in try encoder.encode(redaction.scrubbed(state)) }
+            snapshot.prepare(on: queue, codec: codec.name, ended: ended) { state in
+                try encoder.encode(redaction.scrubbed(state))
+            }
         }
     }
 }
@@ -141,4 +165,10 @@ final class SnapshotEncodingQueue: Sendable {
     let queue = DispatchQueue(label: "RewindLog.snapshots")
     /// Encodings queued or running, counted off as each ends.
     let outstanding = Atomic<Int>(0)
+    /// Whether the session being recorded stores its snapshots deflated, so that one encoded
+    /// ahead is deflated here too: set by the writer as it changes sessions
+    /// (`RecorderWriter.hold(_:)`), read as a snapshot is handed over. Read a little late, it
+    /// costs only where the deflating happens: the log deflates a state whose deflation was
+    /// not made, and stores a sealed session's as it stores every sealed value.
+    let deflates = Atomic<Bool>(false)
 }

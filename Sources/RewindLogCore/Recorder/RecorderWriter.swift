@@ -10,6 +10,8 @@ import Synchronization
 @usableFromInline
 final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     let buffer: RecordingBuffer<State, Action>
+    /// Where snapshots are encoded ahead (``PendingSnapshot``): told whether to deflate them.
+    let snapshotEncoding: SnapshotEncodingQueue
     let configuration: RecorderConfiguration<State, Action>
     let currentSession = Mutex<LogSession?>(nil)
     /// Settings already reported as unstorable (``reportOnce(_:)``).
@@ -34,11 +36,12 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     let encode: EncodedBatch<Action>.Encoding<State>
 
     init(
-        log: any RecordingLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>,
-        encode: @escaping EncodedBatch<Action>.Encoding<State>
+        log: any RecordingLog, buffer: RecordingBuffer<State, Action>, snapshotEncoding: SnapshotEncodingQueue,
+        configuration: RecorderConfiguration<State, Action>, encode: @escaping EncodedBatch<Action>.Encoding<State>
     ) {
         target = Mutex(log)
         self.buffer = buffer
+        self.snapshotEncoding = snapshotEncoding
         self.configuration = configuration
         self.encode = encode
     }
@@ -47,10 +50,13 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         currentSession.withLock { $0 }
     }
 
-    /// Makes `session` the one being recorded (the writer thread's only way to change it), and
-    /// the one a crash marks.
+    /// Makes `session` the one being recorded (the writer thread's only way to change it), the
+    /// one a crash marks, and the one whose snapshots are deflated as they are encoded ahead
+    /// when its log deflates them in the clear.
     func hold(_ session: LogSession?) {
         currentSession.withLock { $0 = session }
+        let log = log
+        snapshotEncoding.deflates.store(session.map { log.deflatesSnapshots && $0.encryption == nil } ?? false, ordering: .relaxed)
         buffer.crashMarking?.follow(session.flatMap { log.crashMarkDescriptor(for: $0) })
         // Beginning it marked the sessions of writers that died before: report their crashes.
         if session != nil { sealCrashReports() }
@@ -773,15 +779,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         var failure: EventLogError?
         do throws(EventLogError) {
             _ = try log.write(session: held.session, events: 0) { codec, emit in
-                let state: Data
+                let encoded: PendingSnapshot<State>.Encoded
                 do {
-                    state = try held.snapshot.encoded(codec: codec.name) { state in try codec.encode(redaction.scrubbed(state)) }
+                    encoded = try held.snapshot.encoded(codec: codec.name) { state in try codec.encode(redaction.scrubbed(state)) }
                 } catch {
                     failure = .encodingFailed(path: path, seq: nil, actionCase: "state snapshot", reason: "\(error)")
                     return
                 }
-                written = state.count
-                emit([.snapshot(time: held.snapshot.time, state: state, seq: held.seq)])
+                written = encoded.state.count
+                emit([.snapshot(time: held.snapshot.time, state: encoded.state, seq: held.seq, deflation: encoded.deflation)])
             }
         } catch {
             failure = error

@@ -71,6 +71,11 @@ package protocol RecordingLog: AnyObject, Sendable {
     /// Runs the checkpoint ``wantsCheckpoint`` asks for.
     func checkpoint() throws(EventLogError)
 
+    /// Whether the log stores a snapshot of a session in the clear deflated
+    /// (``SnapshotCompression``): the recorder then has one it encodes ahead deflated with its
+    /// encoding, off the writer's thread (``LogWrite/snapshot(time:state:seq:deflation:)``).
+    var deflatesSnapshots: Bool { get }
+
     /// Whether a periodic snapshot that follows events is written in their transaction rather
     /// than beginning one of its own (see `RecorderWriter.takeCount`). A store's transaction
     /// costs round trips whatever it holds, and two per snapshot interval instead of one cost
