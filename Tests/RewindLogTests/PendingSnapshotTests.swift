@@ -2,6 +2,7 @@ import Foundation
 import Rewind
 import RewindCoding
 import RewindLog
+import RewindLogCore
 import RewindReplay
 import RewindTestSupport
 import Synchronization
@@ -74,7 +75,8 @@ struct PendingSnapshotTests {
         static let held = 100
         static let gates = [
             "flush": DispatchSemaphore(value: 0), "close": DispatchSemaphore(value: 0), "suspend": DispatchSemaphore(value: 0),
-            "queued": DispatchSemaphore(value: 0),
+            "queued": DispatchSemaphore(value: 0), "deflating": DispatchSemaphore(value: 0), "storing": DispatchSemaphore(value: 0),
+            "sealing": DispatchSemaphore(value: 0),
         ]
         static let waiting = Mutex<Set<String>>([])
         var gate: String
@@ -206,5 +208,43 @@ struct PendingSnapshotTests {
             #expect(try JSONPayloadCodec().decode(Gated.self, from: snapshot.state).count == Int(entry.seq - session.baseSeq), "the state after its event")
         }
         try await recorder.close()
+    }
+
+    @Test(
+        "a snapshot held back is deflated where it is encoded, for a log that deflates a session's snapshots in the clear; not otherwise",
+        .serialized, arguments: ["deflating", "storing", "sealing"]
+    )
+    func heldDeflatedAhead(log kind: String) async throws {
+        let gate = try #require(Gated.gates[kind])
+        var configuration = RecorderConfiguration<Gated, Int>()
+        configuration.snapshotInterval = Gated.held
+        configuration.snapshotBudget = .infinity
+        let key = try LogKey(id: "k", bytes: Data(repeating: 7, count: 32))
+        let log = MemoryLog(keys: LogKeys(current: kind == "sealing" ? key : nil), deflatesSnapshots: kind != "storing")
+        let recorder = Recorder<Gated, Int>(into: RecordingDestination(log), app: AppIdentity(id: "com.example.deflated"), configuration: configuration)
+        let store = Store(initialState: Gated(gate: kind), reducer: Reducer { state, amount in state.count += amount }, middleware: recorder.middleware)
+        var released = false
+        defer { if !released { gate.signal() } }
+        for _ in 0..<180 { store.dispatch(1) }
+
+        // Held back: the 80 events after it are committed while its encoding waits.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var committed = 0
+        while true {
+            committed = try log.sessions().reduce(0) { $0 + Int($1.eventCount) }
+            if committed == 180 || ContinuousClock.now >= deadline { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(committed == 180)
+        #expect(Gated.waiting.withLock { $0.contains(kind) })
+        released = true
+        gate.signal()
+        try await recorder.close()
+        let session = try #require(try log.sessions().first)
+        let written = log.snapshotsWritten.withLock { $0 }
+        #expect(written.map(\.seq) == [session.baseSeq + Int64(Gated.held)])
+        #expect(written.map(\.deflationMadeAhead) == [kind == "deflating"], "\(kind)")
+        let restored = try SessionReader(log: log, session: session).state(Gated.self, atOrBefore: session.baseSeq + Int64(Gated.held))
+        #expect(restored.state.count == Gated.held, "the state after its event")
     }
 }

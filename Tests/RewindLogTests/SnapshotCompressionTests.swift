@@ -157,17 +157,25 @@ struct SnapshotCompressionTests {
         let smallest = Data(repeating: UInt8(ascii: "b"), count: SnapshotCompression.threshold)
         #expect(try SnapshotCompression.decompressed(#require(SnapshotCompression.compressed(smallest))) == smallest)
     }
-    @Test("a snapshot encoded ahead is deflated on its queue when the log deflates snapshots, and not otherwise")
+    @Test("a snapshot being encoded ahead is deflated there too when asked before its encoding ends; not when not asked, nor when asked after")
     func deflatedAhead() throws {
         let state = History(entries: (1...100).map { "entry \($0): the same kind of words as every other entry" })
         let codec = JSONPayloadCodec()
-        for deflates in [true, false] {
-            let queue = SnapshotEncodingQueue()
-            queue.deflates.store(deflates, ordering: .relaxed)
+        for asked in ["while encoding", "never", "after"] {
             let snapshot = PendingSnapshot(state, time: 1)
-            let ended = DispatchSemaphore(value: 0)
-            snapshot.prepare(on: queue, codec: codec.name, ended: { ended.signal() }) { state in try codec.encode(state) }
+            let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
+            snapshot.prepare(on: SnapshotEncodingQueue(), codec: codec.name, ended: { ended.signal() }) { state in
+                started.signal()
+                // Every way out of the loop's pass opens the gate first; the bound only keeps a
+                // broken test from holding a thread for good.
+                _ = gate.wait(timeout: .now() + 600)
+                return try codec.encode(state)
+            }
+            #expect(started.wait(timeout: .now() + 60) == .success)
+            if asked == "while encoding" { snapshot.deflateOnceEncoded() }
+            gate.signal()
             #expect(ended.wait(timeout: .now() + 60) == .success)
+            if asked == "after" { snapshot.deflateOnceEncoded() }
             let made = try snapshot.encoded(codec: codec.name) { _ in
                 Issue.record("encoded again on the writer")
                 return Data()
@@ -175,38 +183,12 @@ struct SnapshotCompressionTests {
             #expect(made.state == (try codec.encode(state)))
             switch made.deflation {
             case let .deflated(stored):
-                #expect(deflates)
+                #expect(asked == "while encoding")
                 #expect(try SnapshotCompression.decompressed(stored) == made.state)
-            case .notMade: #expect(!deflates)
+            case .notMade: #expect(asked != "while encoding")
             case .notWorthIt: Issue.record("the state deflates about 10 to 1")
             }
         }
-    }
-
-    @Test("a snapshot encoded while another waits behind it is left for the writer to deflate; the last one is deflated ahead")
-    func notDeflatedWithOthersQueued() throws {
-        let state = History(entries: (1...100).map { "entry \($0): the same kind of words as every other entry" })
-        let codec = JSONPayloadCodec()
-        let queue = SnapshotEncodingQueue()
-        queue.deflates.store(true, ordering: .relaxed)
-        let first = PendingSnapshot(state, time: 1), second = PendingSnapshot(state, time: 2)
-        let started = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0), ended = DispatchSemaphore(value: 0)
-        first.prepare(on: queue, codec: codec.name, ended: { ended.signal() }) { state in
-            started.signal()
-            // Every way out of the test opens the gate first; the bound only keeps a broken
-            // test from hanging the suite.
-            _ = gate.wait(timeout: .now() + 600)
-            return try codec.encode(state)
-        }
-        #expect(started.wait(timeout: .now() + 60) == .success)
-        second.prepare(on: queue, codec: codec.name, ended: { ended.signal() }) { state in try codec.encode(state) }
-        gate.signal()
-        #expect(ended.wait(timeout: .now() + 60) == .success && ended.wait(timeout: .now() + 60) == .success)
-        let firstMade = try first.encoded(codec: codec.name) { _ in Data() }
-        let secondMade = try second.encoded(codec: codec.name) { _ in Data() }
-        guard case .notMade = firstMade.deflation else { Issue.record("the first was deflated with the second queued: \(firstMade.deflation)"); return }
-        guard case let .deflated(stored) = secondMade.deflation else { Issue.record("the last was not deflated: \(secondMade.deflation)"); return }
-        #expect(try SnapshotCompression.decompressed(stored) == secondMade.state)
     }
 
     @Test("the log stores a deflation made ahead as it was made: deflated, or as the codec wrote it when it was not worth it; a sealed session seals the state instead")
@@ -240,37 +222,6 @@ struct SnapshotCompressionTests {
             let reader = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: key.map { [$0] } ?? []))
             let restored = try SessionReader(log: reader, session: reader.session(session.id)).state(History.self, atOrBefore: seq)
             #expect(restored.seq == seq && restored.state == state, "\(name)")
-        }
-    }
-
-    @Test("a recorder has its snapshots deflated ahead for a file's session in the clear, not for a sealed one, and they read back", arguments: [false, true])
-    func recorderDeflatesAhead(sealed: Bool) async throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.file("recorded.rewind")
-        let key = try LogKey(id: "k", bytes: Data(repeating: 7, count: 32))
-        var configuration = RecorderConfiguration<History, Entry>()
-        configuration.snapshotInterval = 100
-        configuration.snapshotBudget = .infinity
-        let recorder = Recorder<History, Entry>(
-            log: try EventLog(path: path, keys: LogKeys(current: sealed ? key : nil)), app: AppIdentity(id: "history"), configuration: configuration
-        )
-        let reducer = Reducer<History, Entry> { state, entry in
-            if case let .add(text) = entry { state.entries.append(text) }
-        }
-        let store = Store(initialState: History(), reducer: reducer, middleware: recorder.middleware)
-        store.dispatch(.add("first"))
-        try await recorder.flush()
-        #expect(recorder.writer.snapshotEncoding.deflates.load(ordering: .relaxed) == !sealed)
-        for index in 2...300 { store.dispatch(.add("entry \(index): the same kind of words as every other entry")) }
-        try await recorder.close()
-        let rows = try Self.rows(path).dropFirst()
-        #expect(rows.map(\.seq) == [100, 200, 300])
-        #expect(rows.allSatisfy { $0.compression == (sealed ? nil : "zlib") }, "\(Array(rows))")
-        let log = try EventLog(path: path, mode: .readOnly, keys: LogKeys(others: [key]))
-        let reader = try SessionReader(log: log, session: log.session(1))
-        for row in rows {
-            let restored = try reader.state(History.self, atOrBefore: row.seq)
-            #expect(restored.seq == row.seq && restored.state.entries.count == Int(row.seq), "the state after event \(row.seq)")
         }
     }
 }

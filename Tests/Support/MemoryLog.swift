@@ -29,8 +29,11 @@ public final class MemoryLog: LogReader, RecordingLog {
     public let writeDelay = Atomic<Int>(0)
     /// The `count` of every `eventPage` asked so far, in order (how readers page).
     public let pagesAsked = Mutex<[Int]>([])
-    /// It keeps states as the codec wrote them.
-    public var deflatesSnapshots: Bool { false }
+    /// Whether it says it deflates snapshots (it keeps states as the codec wrote them).
+    public let deflatesSnapshots: Bool
+    /// The seq of each snapshot written, and whether its deflation came with it, made ahead
+    /// (`LogWrite.snapshot`'s `deflation`: deflated, or found not worth it).
+    public let snapshotsWritten = Mutex<[(seq: Int64, deflationMadeAhead: Bool)]>([])
 
     fileprivate struct Contents {
         var identity = UUID()
@@ -52,9 +55,10 @@ public final class MemoryLog: LogReader, RecordingLog {
         var actionID: Int
     }
 
-    public init(name: String = "memory-log", codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys()) {
+    public init(name: String = "memory-log", codecs: PayloadCodecs = .standard, keys: LogKeys = LogKeys(), deflatesSnapshots: Bool = false) {
         // Each log has its own codec instances: a binary codec's symbols are the log's.
         (self.path, self.codecs, self.keys) = (name, codecs.fresh(), keys)
+        self.deflatesSnapshots = deflatesSnapshots
         contents = Mutex(Contents())
     }
 
@@ -320,8 +324,15 @@ public final class MemoryLog: LogReader, RecordingLog {
                     contents.events.append(Row(event: logged, actionID: contents.intern(event.actionCase)))
                     contents.lastSeq = seq
                     seqs = (seqs?.lowerBound ?? seq)...seq
-                case let .snapshot(time, state, placed, _):
-                    try self.insertSnapshot(&contents, storage: storage, seq: placed ?? contents.lastSeq, time: time, kind: "periodic", state: state)
+                case let .snapshot(time, state, placed, deflation):
+                    let seq = placed ?? contents.lastSeq
+                    try self.insertSnapshot(&contents, storage: storage, seq: seq, time: time, kind: "periodic", state: state)
+                    let madeAhead = switch deflation {
+                    case .notMade: false
+                    case let .deflated(stored): (try? SnapshotCompression.decompressed(stored)) == state
+                    case .notWorthIt: true
+                    }
+                    snapshotsWritten.withLock { $0.append((seq, madeAhead)) }
                 }
             }
             if let seqs, var stored = contents.sessions[session.id] {

@@ -28,8 +28,8 @@ package enum SnapshotCompression {
     /// deflate expands at most about 1032 to 1; a length beyond that is damage.
     private static let largestRatio = 1_032
 
-    /// What is known of a state's stored form before it reaches the log: a recorder's
-    /// snapshot encoded ahead of its write is deflated there too, off the writer's thread
+    /// What is known of a state's stored form before it reaches the log: a snapshot the
+    /// recorder's writer holds back is deflated where it is encoded, off the writer's thread
     /// (`PendingSnapshot`), when its log deflates snapshots (`RecordingLog.deflatesSnapshots`).
     @usableFromInline
     package enum Deflation: Sendable {

@@ -20,13 +20,14 @@ import Synchronization
 /// encoding (the shop's 1.5 MB of JSON: 22–26 ms on the benchmark's VM) had set the defaults
 /// burst's longest dispatch, the writer waiting for it while the buffer filled.
 ///
-/// For a log that deflates snapshots (a file's, `RecordingLog/deflatesSnapshots`) the encoding
-/// is deflated there too, unless another snapshot's encoding is queued behind it: deflating
-/// the shop's grown state took the writer 7–8 ms of a held snapshot's 9–10 ms write, with a
-/// dispatch waiting for room behind it. While snapshots queue (a fixed interval of 1,000 at full
-/// speed) the encoder sets the pace, and the writer deflating one while the next is encoded
-/// keeps the two apart (deflating there too, that longest dispatch rose from 47–51 to 56–58 ms
-/// and the burst took a fifth longer).
+/// A snapshot the writer holds back is deflated there too, once encoded, when its log deflates
+/// snapshots (``deflateOnceEncoded()``): deflating the shop's grown state took the writer 7–8 ms
+/// of a held snapshot's 9–10 ms write, with a dispatch waiting for room behind it. Only a held
+/// one: deflating every snapshot ahead, the recorder's dispatch rate fell by about a twentieth
+/// (the deflating then ran beside the writer's commits on the two cores, not between them), and
+/// while snapshots queue behind each other the writer deflating one as the next is encoded is a
+/// pipeline the encoder alone is not (a fixed interval of 1,000's longest dispatch rose from
+/// 47–51 to 56–58 ms deflating there).
 ///
 /// Only a text codec's encoding is made ahead: a codec with symbols interns them inside the
 /// log's transaction (``EncodedBatch``), which a thread of its own cannot do.
@@ -50,6 +51,8 @@ final class PendingSnapshot<State: Sendable>: Sendable {
     }
 
     private let encoding = Mutex(Encoding.none)
+    /// Whether the encoding made ahead is to be deflated too (``deflateOnceEncoded()``).
+    private let deflates = Atomic<Bool>(false)
 
     @usableFromInline
     init(_ state: State, time: Double) {
@@ -58,9 +61,8 @@ final class PendingSnapshot<State: Sendable>: Sendable {
     }
 
     /// Has the state encoded on `queue` with `encode`, the codec named `codec`'s encoding
-    /// (with the recorder's redaction), and deflated when the queue says so, unless it was
-    /// started already; calls `ended` once it is done (the writer, which may have gone past the
-    /// snapshot, wakes to write it).
+    /// (with the recorder's redaction), unless it was started already; calls `ended` once it is
+    /// done (the writer, which may have gone past the snapshot, wakes to write it).
     func prepare(
         on queue: SnapshotEncodingQueue, codec: String, ended: @escaping @Sendable () -> Void, _ encode: @escaping @Sendable (State) throws -> Data
     ) {
@@ -72,14 +74,10 @@ final class PendingSnapshot<State: Sendable>: Sendable {
         }
         guard starts else { return }
         queue.outstanding.add(1, ordering: .relaxed)
-        let deflates = queue.deflates.load(ordering: .relaxed)
         queue.queue.async { [self] in
             let result = Result {
                 let encoded = try encode(state)
-                // Not while another snapshot waits to be encoded: the writer then deflates this
-                // one beside the next encoding, as a pipeline, rather than the next waiting for it.
-                let deflation = deflates && queue.outstanding.load(ordering: .relaxed) == 1
-                    ? SnapshotCompression.Deflation(of: encoded) : .notMade
+                let deflation = deflates.load(ordering: .relaxed) ? SnapshotCompression.Deflation(of: encoded) : .notMade
                 return Encoded(state: encoded, deflation: deflation)
             }
             // Counted off before the writer can see it done: a snapshot after it then finds
@@ -89,6 +87,14 @@ final class PendingSnapshot<State: Sendable>: Sendable {
             done.signal()
             ended()
         }
+    }
+
+    /// Has the encoding made ahead deflated as well (``SnapshotCompression``), once it is made:
+    /// the writer asks it of a snapshot it holds back for a log that deflates snapshots, whose
+    /// write is then an insert. Asked once the encoding is done, it changes nothing: the log
+    /// deflates the state as it writes it.
+    func deflateOnceEncoded() {
+        deflates.store(true, ordering: .relaxed)
     }
 
     /// Whether its encoding is being made ahead and is not done yet.
@@ -142,13 +148,14 @@ final class SnapshotAheadEncoder<State: Encodable & Sendable>: Sendable {
     }
 
     /// What the dispatch path calls with each snapshot it hands over under `configuration`: has
-    /// it encoded ahead on `queue`, one at a time, with one encoder, then calls its second
-    /// argument; `nil` for a codec with symbols.
+    /// it encoded ahead, one at a time, with one encoder, then calls its second argument; `nil`
+    /// for a codec with symbols.
     static func preparer<Action>(
-        for configuration: RecorderConfiguration<State, Action>, on queue: SnapshotEncodingQueue
+        for configuration: RecorderConfiguration<State, Action>
     ) -> (@Sendable (PendingSnapshot<State>, _ ended: @escaping @Sendable () -> Void) -> Void)? {
         let codec = configuration.codec, redaction = configuration.redaction
         guard codec.isText else { return nil }
+        let queue = SnapshotEncodingQueue()
         let encoder = SnapshotAheadEncoder(codec.encoder(for: State.self))
         return { snapshot, ended in
             snapshot.prepare(on: queue, codec: codec.name, ended: ended) { state in
@@ -165,10 +172,4 @@ final class SnapshotEncodingQueue: Sendable {
     let queue = DispatchQueue(label: "RewindLog.snapshots")
     /// Encodings queued or running, counted off as each ends.
     let outstanding = Atomic<Int>(0)
-    /// Whether the session being recorded stores its snapshots deflated, so that one encoded
-    /// ahead is deflated here too: set by the writer as it changes sessions
-    /// (`RecorderWriter.hold(_:)`), read as a snapshot is handed over. Read a little late, it
-    /// costs only where the deflating happens: the log deflates a state whose deflation was
-    /// not made, and stores a sealed session's as it stores every sealed value.
-    let deflates = Atomic<Bool>(false)
 }

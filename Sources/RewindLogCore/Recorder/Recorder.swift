@@ -78,17 +78,14 @@ public final class Recorder<State: Codable & Sendable, Action: Codable & Sendabl
             do throws(CrashHookError) { try CrashHook.install() } catch { hookFailure = error }
         }
         let crashMarking = configuration.crashMarks && hookFailure == nil ? CrashMarking() : nil
-        let snapshotEncoding = SnapshotEncodingQueue()
         buffer = RecordingBuffer(
             itemCapacity: RecordingBuffer<State, Action>.itemCapacity(for: configuration),
             snapshotForecast: SnapshotSpacing(interval: configuration.snapshotInterval, budget: configuration.snapshotBudget).forecast,
             crashMarking: crashMarking,
             hangWatchdog: configuration.hangLimit.flatMap { $0 > .zero ? HangWatchdog(limit: $0, crashMarking: crashMarking, clock: configuration.clock) : nil },
-            prepareSnapshot: SnapshotAheadEncoder.preparer(for: configuration, on: snapshotEncoding)
+            prepareSnapshot: SnapshotAheadEncoder.preparer(for: configuration)
         )
-        writer = RecorderWriter(
-            log: destination.target, buffer: buffer, snapshotEncoding: snapshotEncoding, configuration: configuration, encode: encode
-        )
+        writer = RecorderWriter(log: destination.target, buffer: buffer, configuration: configuration, encode: encode)
         if let hookFailure {
             writer.report(RecorderFailure(error: .failed(path: destination.name, reason: "\(hookFailure); sessions are recorded without crash marks"), unrecorded: []))
         }

@@ -10,8 +10,6 @@ import Synchronization
 @usableFromInline
 final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable>: Sendable {
     let buffer: RecordingBuffer<State, Action>
-    /// Where snapshots are encoded ahead (``PendingSnapshot``): told whether to deflate them.
-    let snapshotEncoding: SnapshotEncodingQueue
     let configuration: RecorderConfiguration<State, Action>
     let currentSession = Mutex<LogSession?>(nil)
     /// Settings already reported as unstorable (``reportOnce(_:)``).
@@ -36,12 +34,11 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
     let encode: EncodedBatch<Action>.Encoding<State>
 
     init(
-        log: any RecordingLog, buffer: RecordingBuffer<State, Action>, snapshotEncoding: SnapshotEncodingQueue,
-        configuration: RecorderConfiguration<State, Action>, encode: @escaping EncodedBatch<Action>.Encoding<State>
+        log: any RecordingLog, buffer: RecordingBuffer<State, Action>, configuration: RecorderConfiguration<State, Action>,
+        encode: @escaping EncodedBatch<Action>.Encoding<State>
     ) {
         target = Mutex(log)
         self.buffer = buffer
-        self.snapshotEncoding = snapshotEncoding
         self.configuration = configuration
         self.encode = encode
     }
@@ -50,13 +47,10 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
         currentSession.withLock { $0 }
     }
 
-    /// Makes `session` the one being recorded (the writer thread's only way to change it), the
-    /// one a crash marks, and the one whose snapshots are deflated as they are encoded ahead
-    /// when its log deflates them in the clear.
+    /// Makes `session` the one being recorded (the writer thread's only way to change it), and
+    /// the one a crash marks.
     func hold(_ session: LogSession?) {
         currentSession.withLock { $0 = session }
-        let log = log
-        snapshotEncoding.deflates.store(session.map { log.deflatesSnapshots && $0.encryption == nil } ?? false, ordering: .relaxed)
         buffer.crashMarking?.follow(session.flatMap { log.crashMarkDescriptor(for: $0) })
         // Beginning it marked the sessions of writers that died before: report their crashes.
         if session != nil { sealCrashReports() }
@@ -745,11 +739,15 @@ final class RecorderWriter<State: Codable & Sendable, Action: Codable & Sendable
 
     /// `first`, when it is a snapshot the writer may hold back: its encoding is still being made
     /// ahead with no other's queued behind it, a session is being recorded with an event before
-    /// it, none is held already, and the log keeps snapshots in transactions of their own.
+    /// it, none is held already, and the log keeps snapshots in transactions of their own. One
+    /// held for a log that deflates a session's snapshots in the clear is deflated where it is
+    /// encoded (``PendingSnapshot/deflateOnceEncoded()``): its own write is then an insert.
     private func holdable(_ first: RecordingBuffer<State, Action>.Item?, progress: Progress, after taken: UInt64) -> HeldSnapshot? {
+        let log = log
         guard case let .snapshot(snapshot)? = first, progress.heldSnapshot == nil, progress.gap == nil, let session,
               let seq = progress.lastSeq, !log.writesSnapshotsWithEvents, snapshot.isBeingEncoded, !snapshot.hasEncodingsQueuedBehind
         else { return nil }
+        if log.deflatesSnapshots, session.encryption == nil { snapshot.deflateOnceEncoded() }
         return HeldSnapshot(snapshot: snapshot, log: log, session: session, seq: seq, ticket: taken)
     }
 

@@ -72,8 +72,8 @@ package protocol RecordingLog: AnyObject, Sendable {
     func checkpoint() throws(EventLogError)
 
     /// Whether the log stores a snapshot of a session in the clear deflated
-    /// (``SnapshotCompression``): the recorder then has one it encodes ahead deflated with its
-    /// encoding, off the writer's thread (``LogWrite/snapshot(time:state:seq:deflation:)``).
+    /// (``SnapshotCompression``): the recorder then has a snapshot it holds back deflated where
+    /// it is encoded, off the writer's thread (``LogWrite/snapshot(time:state:seq:deflation:)``).
     var deflatesSnapshots: Bool { get }
 
     /// Whether a periodic snapshot that follows events is written in their transaction rather
