@@ -97,6 +97,18 @@ struct PendingSnapshotTests {
         }
     }
 
+    /// The events `log` holds once it holds `count`, or a minute has passed.
+    static func committed(_ count: Int, in log: some LogReader) async throws -> Int {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            // Read once more past the deadline: a task the suite's other tests kept from running
+            // would otherwise end on a count read long before.
+            let committed = try log.sessions().reduce(0) { $0 + Int($1.eventCount) }
+            if committed == count || ContinuousClock.now >= deadline { return committed }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     @Test(
         "a snapshot still encoding is held back: the events after it are committed meanwhile, a flush, a close or a suspension waits for it, and it lands at its seq",
         .serialized, arguments: ["flush", "close", "suspend"]
@@ -117,15 +129,7 @@ struct PendingSnapshotTests {
         // The snapshot after the 100th action is being encoded, and waits: the 80 events after
         // it are committed all the same (a writer that waited for it would commit 100 at most).
         let reader = try EventLog(path: path, mode: .readOnly)
-        let deadline = ContinuousClock.now + .seconds(60)
-        var committed = 0
-        while true {
-            // Read once more past the deadline: a task the suite's other tests kept from running
-            // would otherwise end on a count read long before.
-            committed = try reader.sessions().reduce(0) { $0 + Int($1.eventCount) }
-            if committed == 180 || ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let committed = try await Self.committed(180, in: reader)
         let encoding = Gated.waiting.withLock { $0.contains(call) }
         #expect(encoding)
         #expect(committed == 180)
@@ -228,14 +232,7 @@ struct PendingSnapshotTests {
         for _ in 0..<180 { store.dispatch(1) }
 
         // Held back: the 80 events after it are committed while its encoding waits.
-        let deadline = ContinuousClock.now + .seconds(60)
-        var committed = 0
-        while true {
-            committed = try log.sessions().reduce(0) { $0 + Int($1.eventCount) }
-            if committed == 180 || ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(committed == 180)
+        #expect(try await Self.committed(180, in: log) == 180)
         #expect(Gated.waiting.withLock { $0.contains(kind) })
         released = true
         gate.signal()
