@@ -239,7 +239,7 @@ final class PostgresRecordingLog: RecordingLog {
     /// A transaction here costs round trips (`BEGIN`, the seqs, `COMMIT`) whatever it holds:
     /// a periodic snapshot goes in with the events before it.
     var writesSnapshotsWithEvents: Bool { true }
-    /// A store keeps states as the codec wrote them (its own TOAST compresses large values).
+    /// A store keeps states as the codec wrote them (not deflated by Rewind).
     var deflatesSnapshots: Bool { false }
 
     /// The server copies one part of a batch while the writer encodes the next (``write(session:events:_:)``).

@@ -23,11 +23,12 @@ import Synchronization
 /// A snapshot the writer holds back is deflated there too, once encoded, when its log deflates
 /// snapshots (``deflateOnceEncoded()``): deflating the shop's grown state took the writer 7–8 ms
 /// of a held snapshot's 9–10 ms write, with a dispatch waiting for room behind it. Only a held
-/// one: deflating every snapshot ahead, the recorder's dispatch rate fell by about a twentieth
-/// (the deflating then ran beside the writer's commits on the two cores, not between them), and
-/// while snapshots queue behind each other the writer deflating one as the next is encoded is a
-/// pipeline the encoder alone is not (a fixed interval of 1,000's longest dispatch rose from
-/// 47–51 to 56–58 ms deflating there).
+/// one: deflating every snapshot with no other's encoding queued behind it, the recorder's
+/// dispatch ratio fell from 0.72–0.75 to 0.68–0.71 (alternated; why was not traced: the
+/// deflating then runs beside the writer's commits on the two cores rather than between them),
+/// and while snapshots queue behind each other the writer deflating one as the next is encoded
+/// is a pipeline the encoder alone is not (a fixed interval of 1,000's longest dispatch rose
+/// from 47–51 to 56–58 ms deflating there).
 ///
 /// Only a text codec's encoding is made ahead: a codec with symbols interns them inside the
 /// log's transaction (``EncodedBatch``), which a thread of its own cannot do.
