@@ -124,8 +124,10 @@ struct EventCopy {
         }
     }
 
+    /// A nibble's lowercase hex digit, from literals: `UInt8(ascii:)`, called twice a byte of
+    /// every payload, is a call of its own in a debug build.
     private static func hex(_ nibble: UInt8) -> UInt8 {
-        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ (nibble &- 10)
+        nibble < 10 ? 0x30 &+ nibble : 0x57 &+ nibble  // "0" + n, "a" + (n - 10)
     }
 
     private mutating func write(_ value: String?) {
@@ -136,11 +138,12 @@ struct EventCopy {
         let utf8 = value.utf8
         var index = plain
         while index != utf8.endIndex {
+            // Literals rather than `UInt8(ascii:)`, for every byte of every string (see `hex`).
             let escaped: UInt8? = switch utf8[index] {
-            case UInt8(ascii: "\\"): UInt8(ascii: "\\")
-            case UInt8(ascii: "\t"): UInt8(ascii: "t")
-            case UInt8(ascii: "\n"): UInt8(ascii: "n")
-            case UInt8(ascii: "\r"): UInt8(ascii: "r")
+            case 0x5C: 0x5C  // \ as \\
+            case 0x09: 0x74  // a tab as \t
+            case 0x0A: 0x6E  // a line feed as \n
+            case 0x0D: 0x72  // a carriage return as \r
             default: nil
             }
             if let escaped {
